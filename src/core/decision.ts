@@ -1,0 +1,17 @@
+import type { ToolCallView } from "./messages.js";
+
+/**
+ * What a guard decided about one pending tool call (DESIGN.md, "Decisions and escalation").
+ * `message` is the text the model reads: the directive's ToolMessage, or the stopped call's answer.
+ */
+export type Decision =
+  | { action: "allow" }
+  | { action: "warn"; reason: string; detail?: Record<string, unknown> }
+  | { action: "directive" | "stop"; reason: string; message: string; detail?: Record<string, unknown> };
+
+export interface CallDecision {
+  call: ToolCallView;
+  decision: Decision;
+}
+
+export const ALLOW: Decision = Object.freeze({ action: "allow" });

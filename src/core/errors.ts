@@ -1,0 +1,30 @@
+/** Base class of every error harness-kit throws on purpose. */
+export class HarnessKitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Thrown by a guard whose `exitBehavior` is `"throw"` when it would stop the run. */
+export class GuardStopError extends HarnessKitError {
+  constructor(
+    readonly guard: string,
+    readonly reason: string,
+    readonly toolName: string,
+    readonly toolCallId: string,
+  ) {
+    super(`${guard} stopped the run: ${reason}`);
+  }
+}
+
+/** Bad options passed to a middleware constructor. */
+export class InvalidOptionsError extends HarnessKitError {
+  constructor(
+    readonly middleware: string,
+    readonly option: string,
+    readonly problem: string,
+  ) {
+    super(`${middleware}: option "${option}" ${problem}`);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Read-only views over messages that work for LangChain message instances and for plain
+ * message dicts (`{type: "ai", tool_calls}` or `{role: "assistant"}`), so the same pure code
+ * serves live graphs and saved threads.
+ */
+
+export type MessageKind = "ai" | "tool" | "human" | "system" | "other";
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+type Loose = Record<string, unknown>;
+
+const ROLE_KINDS: Record<string, MessageKind> = {
+  ai: "ai",
+  assistant: "ai",
+  AIMessageChunk: "ai",
+  tool: "tool",
+  human: "human",
+  user: "human",
+  generic: "other",
+  system: "system",
+  developer: "system",
+};
+
+function fields(message: unknown): Loose {
+  return message !== null && typeof message === "object" ? (message as Loose) : {};
+}
+
+export function messageKind(message: unknown): MessageKind {
+  const m = fields(message);
+  const tag = typeof m.type === "string" ? m.type : typeof m.role === "string" ? m.role : undefined;
+  return (tag ? ROLE_KINDS[tag] : undefined) ?? "other";
+}
+
+/** Tool calls of an AI message; entries without a usable id or name are skipped. */
+export function toolCallsOf(message: unknown): ToolCallView[] {
+  const calls = fields(message).tool_calls;
+  if (!Array.isArray(calls)) return [];
+  const out: ToolCallView[] = [];
+  for (const call of calls) {
+    const c = fields(call);
+    if (typeof c.id !== "string" || c.id === "" || typeof c.name !== "string") continue;
+    out.push({ id: c.id, name: c.name, args: c.args });
+  }
+  return out;
+}
+
+export function toolCallIdOf(message: unknown): string | undefined {
+  const id = fields(message).tool_call_id;
+  return typeof id === "string" ? id : undefined;
+}
+
+export function contentOf(message: unknown): unknown {
+  return fields(message).content;
+}
+
+export function statusOf(message: unknown): "success" | "error" | undefined {
+  const status = fields(message).status;
+  return status === "error" || status === "success" ? status : undefined;
+}
+
+export function nameOf(message: unknown): string | undefined {
+  const name = fields(message).name;
+  return typeof name === "string" ? name : undefined;
+}
+
+/** The harness-kit mark left on messages our guards wrote (see `markOf`). */
+export interface HarnessMark {
+  guard: string;
+  action: "directive" | "stop";
+}
+
+export function markOf(message: unknown): HarnessMark | undefined {
+  const meta = fields(fields(message).response_metadata);
+  const mark = fields(meta.harness_kit);
+  return typeof mark.guard === "string" && (mark.action === "directive" || mark.action === "stop")
+    ? { guard: mark.guard, action: mark.action }
+    : undefined;
+}
+
+/** Calls of the last AI message that no ToolMessage after it answers yet. */
+export function pendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (messageKind(message) !== "ai") continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length; j++) {
+      const id = toolCallIdOf(messages[j]);
+      if (id !== undefined) answered.add(id);
+    }
+    return toolCallsOf(message).filter((call) => !answered.has(call.id));
+  }
+  return [];
+}

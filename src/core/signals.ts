@@ -1,0 +1,36 @@
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+
+/** What a guard did, other than allow. */
+export type GuardAction = "warn" | "directive" | "stop";
+
+/** Emitted for every decision other than "allow" (DESIGN.md contract 5). */
+export interface Signal {
+  guard: string;
+  action: GuardAction;
+  toolCallId?: string;
+  tool?: string;
+  reason: string;
+  detail?: Record<string, unknown>;
+}
+
+export type SignalHandler = (signal: Signal) => void;
+
+/** Name of the LangChain custom event that carries every signal. */
+export const SIGNAL_EVENT = "harness_kit_signal";
+
+/**
+ * Hands a signal to the user's handler and to LangChain callbacks. Neither may break the run:
+ * a throwing handler is ignored, and outside a runnable context there is no callback to reach.
+ */
+export async function emitSignal(signal: Signal, onSignal: SignalHandler | undefined): Promise<void> {
+  try {
+    onSignal?.(signal);
+  } catch {
+    // a faulty observer must not change what the agent does
+  }
+  try {
+    await dispatchCustomEvent(SIGNAL_EVENT, signal);
+  } catch {
+    // no parent run: nobody is listening
+  }
+}

@@ -1,0 +1,30 @@
+import { ToolMessage } from "@langchain/core/messages";
+import { isGraphBubbleUp } from "@langchain/langgraph";
+import type { Command } from "@langchain/langgraph";
+
+interface CallLike {
+  toolCall: { id?: string; name: string };
+}
+
+/**
+ * Runs the next handler of a `wrapToolCall` chain and turns a tool's exception into the error
+ * ToolMessage LangChain would have produced had no middleware wrapped the call. Without this,
+ * merely adding a `wrapToolCall` middleware makes every tool exception end the run
+ * (LANGCHAIN_FACTS.md). Interrupts and other graph signals still propagate.
+ */
+export async function runToolSafely<R extends CallLike>(
+  request: R,
+  handler: (request: R) => Promise<ToolMessage | Command> | ToolMessage | Command,
+): Promise<ToolMessage | Command> {
+  try {
+    return await handler(request);
+  } catch (error) {
+    if (isGraphBubbleUp(error)) throw error;
+    return new ToolMessage({
+      content: `${String(error)}\n Please fix your mistakes.`,
+      tool_call_id: request.toolCall.id ?? "",
+      name: request.toolCall.name,
+      status: "error",
+    });
+  }
+}

@@ -1,0 +1,105 @@
+import { ALLOW, type CallDecision, type Decision } from "../core/decision.js";
+import type { ToolCallView } from "../core/messages.js";
+import type { ToolCallObservation } from "../observe/store.js";
+
+export interface IdenticalCallsOptions {
+  warnAt: number;
+  stopAt: number;
+  /** Count among the last `window` calls; undefined counts only consecutive identical calls. */
+  window: number | undefined;
+  ignoreTools: ReadonlySet<string>;
+}
+
+/** A pending call with its tool + arguments identity (`name#argsFingerprint`). */
+export interface KeyedCall {
+  call: ToolCallView;
+  key: string;
+}
+
+/**
+ * LoopGuard's decision: how many times this exact call (name + canonical arguments) was just
+ * made, results unseen. Earlier calls of the same batch count; a new user message starts over;
+ * ignored tools neither count nor break a streak.
+ */
+export function decideIdenticalCalls(
+  observations: readonly ToolCallObservation[],
+  userTurn: number,
+  batch: readonly KeyedCall[],
+  options: IdenticalCallsOptions,
+): CallDecision[] {
+  const recent = recentKeys(observations, userTurn, options);
+  const decisions: CallDecision[] = [];
+  for (const { call, key } of batch) {
+    if (options.ignoreTools.has(call.name)) {
+      decisions.push({ call, decision: ALLOW });
+      continue;
+    }
+    recent.push(key);
+    decisions.push({ call, decision: judge(call, countRepeats(recent, options.window), options) });
+  }
+  return decisions;
+}
+
+/** Keys of the calls that can still matter, oldest first. */
+function recentKeys(
+  observations: readonly ToolCallObservation[],
+  userTurn: number,
+  options: IdenticalCallsOptions,
+): string[] {
+  const keys: string[] = [];
+  const limit = options.window ?? Number.POSITIVE_INFINITY;
+  let lastKey: string | undefined;
+  for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
+    const o = observations[i]!;
+    if (o.userTurn !== userTurn) break;
+    if (options.ignoreTools.has(o.toolName)) continue;
+    const key = `${o.toolName}#${o.argsFingerprint}`;
+    // For consecutive counting, history older than the first different call is irrelevant.
+    if (options.window === undefined && lastKey !== undefined && key !== lastKey) {
+      keys.push(key);
+      break;
+    }
+    lastKey = key;
+    keys.push(key);
+  }
+  return keys.reverse();
+}
+
+function countRepeats(keys: readonly string[], window: number | undefined): number {
+  const key = keys[keys.length - 1];
+  let count = 0;
+  if (window === undefined) {
+    for (let i = keys.length - 1; i >= 0 && keys[i] === key; i--) count++;
+  } else {
+    for (let i = keys.length - 1; i >= Math.max(0, keys.length - window); i--) if (keys[i] === key) count++;
+  }
+  return count;
+}
+
+function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions): Decision {
+  const detail = { count, window: options.window ?? "consecutive" };
+  if (count >= options.stopAt) {
+    return {
+      action: "stop",
+      reason: `"${call.name}" was called ${count} times ${inWindow(options.window)}with identical arguments.`,
+      message: identicalCallDirective(call.name, count),
+      detail,
+    };
+  }
+  if (count >= options.warnAt) {
+    return { action: "warn", reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`, detail };
+  }
+  return ALLOW;
+}
+
+function inWindow(window: number | undefined): string {
+  return window === undefined ? "in a row " : `in the last ${window} calls `;
+}
+
+/** Read by the model when an identical call is refused. */
+export function identicalCallDirective(tool: string, count: number): string {
+  return (
+    `Not run: this is call ${count} to "${tool}" with exactly the same arguments, and repeating it will not change the outcome. ` +
+    `Use the results you already have, change the arguments, or take a different approach.`
+  );
+}

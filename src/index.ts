@@ -1,0 +1,21 @@
+// Public surface of harness-kit: re-exports only.
+
+// core
+export { SIGNAL_EVENT, type GuardAction, type Signal, type SignalHandler } from "./core/signals.js";
+export { HarnessKitError, GuardStopError, InvalidOptionsError } from "./core/errors.js";
+export type { ExitBehavior } from "./middleware/batchGuardHook.js";
+
+// observation store
+export { buildObservations, ObservationStore, type ObservationOptions, type ToolCallObservation } from "./observe/store.js";
+export { makeSetMembershipDelta, type DeltaFunction, type CallResultView } from "./observe/novelty.js";
+export { DEFAULT_VOLATILE_PATTERNS } from "./observe/volatile.js";
+export { canonicalJson } from "./observe/canonical.js";
+export { loadHasher, type Hasher } from "./observe/hash.js";
+
+// loop guards
+export { LoopGuardMiddleware, LOOP_GUARD_DEFAULTS, type LoopGuardOptions } from "./middleware/LoopGuardMiddleware.js";
+export {
+  ProgressAwareLoopGuardMiddleware,
+  PROGRESS_GUARD_DEFAULTS,
+  type ProgressAwareLoopGuardOptions,
+} from "./middleware/ProgressAwareLoopGuardMiddleware.js";

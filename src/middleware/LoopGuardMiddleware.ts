@@ -1,0 +1,77 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { InvalidOptionsError } from "../core/errors.js";
+import type { ToolCallView } from "../core/messages.js";
+import type { SignalHandler } from "../core/signals.js";
+import { decideIdenticalCalls, type IdenticalCallsOptions } from "../guards/identicalCalls.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../observe/shared.js";
+import { fingerprintArgs } from "../observe/store.js";
+import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
+import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+
+export interface LoopGuardOptions {
+  /** Identical calls (this one included) at which a `warn` signal is emitted. Default 3. */
+  warnAt?: number;
+  /** Identical calls (this one included) at which `exitBehavior` applies. Default 5. */
+  stopAt?: number;
+  /** Count identical calls among the last `window` calls instead of consecutive ones. Default: consecutive. */
+  window?: number;
+  /** No-op tools that neither count nor break a streak. Default `["think"]`. */
+  ignoreTools?: readonly string[];
+  /** At `stopAt`: refuse the call with a directive, end the run cleanly, or throw `GuardStopError`. Default `"end"`. */
+  exitBehavior?: ExitBehavior;
+  /** Emit signals only; never block or stop. Default false. */
+  observeOnly?: boolean;
+  /** Receives every decision other than allow. */
+  onSignal?: SignalHandler;
+}
+
+export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 5, ignoreTools: ["think"], exitBehavior: "end" } as const;
+
+const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
+
+/**
+ * Stops an agent that calls the same tool with the same arguments again and again, without
+ * looking at results. Counts consecutive identical calls (name + canonical arguments), including
+ * duplicates inside one parallel batch; a new user message starts the count over.
+ *
+ * Ladder: `warn` signal at `warnAt`; at `stopAt`, `exitBehavior` (default: answer every pending
+ * call and end the run with a final message stating why).
+ *
+ * @example
+ * const agent = createAgent({ model, tools, middleware: [new LoopGuardMiddleware({ stopAt: 4 })] });
+ */
+export class LoopGuardMiddleware extends MiddlewareBase {
+  readonly name = "LoopGuardMiddleware";
+  private readonly settings: IdenticalCallsOptions;
+
+  constructor(options: LoopGuardOptions = {}) {
+    super();
+    const warnAt = positiveInteger(this.name, "warnAt", options.warnAt, LOOP_GUARD_DEFAULTS.warnAt);
+    const stopAt = positiveInteger(this.name, "stopAt", options.stopAt, LOOP_GUARD_DEFAULTS.stopAt);
+    if (warnAt > stopAt) throw new InvalidOptionsError(this.name, "warnAt", `(${warnAt}) must not exceed stopAt (${stopAt})`);
+    this.settings = {
+      warnAt,
+      stopAt,
+      window: options.window === undefined ? undefined : positiveInteger(this.name, "window", options.window, 1),
+      ignoreTools: new Set(options.ignoreTools ?? LOOP_GUARD_DEFAULTS.ignoreTools),
+    };
+    this.afterModel = {
+      canJumpTo: ["end", "model"],
+      hook: batchGuardHook({
+        guard: this.name,
+        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
+        observeOnly: options.observeOnly ?? false,
+        onSignal: options.onSignal,
+        decide: this.decide,
+      }),
+    };
+  }
+
+  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+
+  private readonly decide = async (messages: readonly BaseMessage[], pending: ToolCallView[]) => {
+    const { store, hash } = await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS);
+    const batch = pending.map((call) => ({ call, key: `${call.name}#${fingerprintArgs(call.args, hash)}` }));
+    return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);
+  };
+}

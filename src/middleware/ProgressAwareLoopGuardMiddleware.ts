@@ -1,0 +1,98 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ToolCallView } from "../core/messages.js";
+import type { SignalHandler } from "../core/signals.js";
+import { changesStateByName, decideNoProgress, type NoProgressOptions } from "../guards/noProgress.js";
+import type { DeltaFunction } from "../observe/novelty.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../observe/shared.js";
+import { callKeyOf, fingerprintArgs, type ObservationOptions } from "../observe/store.js";
+import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
+import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+import { InvalidOptionsError } from "../core/errors.js";
+
+export interface ProgressAwareLoopGuardOptions {
+  /** Wasted repeats (errors count double) at which a run that already ignored a directive stops. Default 3. */
+  stopAt?: number;
+  /** A result whose share of new content is at most this brought nothing new. Default 0.01. */
+  progressFloor?: number;
+  /** Novelty functions per tool, e.g. `{ write_todos: makeSetMembershipDelta("todos", "content") }`. */
+  deltaOverrides?: Readonly<Record<string, DeltaFunction>>;
+  /** Patterns replaced before results are compared. Default: ISO timestamps, UUIDs, hex ids, request-id fields. */
+  volatilePatterns?: readonly RegExp[];
+  /** No-op tools that neither count nor break a chain. Default `["think"]`. */
+  ignoreTools?: readonly string[];
+  /** Tools that only read: calling them never justifies repeating another call. */
+  readOnlyTools?: readonly string[];
+  /** Tools that change the world: a new call to one starts every judgement afresh. */
+  stateChangingTools?: readonly string[];
+  /** When the ladder reaches a stop: keep refusing with directives, end the run cleanly, or throw. Default `"end"`. */
+  exitBehavior?: ExitBehavior;
+  /** Emit signals only; never block or stop. Default false. */
+  observeOnly?: boolean;
+  onSignal?: SignalHandler;
+}
+
+export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.01, ignoreTools: ["think"], exitBehavior: "end" } as const;
+
+const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
+
+/**
+ * Intervenes only when a call repeats AND the history proves the repeat brings nothing new.
+ * Polling that sees a change, pagination and tailing pass; a poll that differs only in a
+ * timestamp, a retry that fails the same way, or an A-B-A-B cycle of stale reads does not.
+ * A state-changing call in between (an edit before re-running tests) or a new user message
+ * starts the judgement over. Tools without hints are judged by name: `get_*`, `list_*`,
+ * `read_*`, `search_*` and similar only read; everything else may change state.
+ *
+ * Ladder: a `directive` ToolMessage instead of running the useless repeat (and for a duplicate
+ * inside one parallel batch); once a directive was ignored and the waste reaches `stopAt`, a
+ * clean stop that answers every pending call and ends with a message stating why.
+ *
+ * @example
+ * const agent = createAgent({
+ *   model, tools,
+ *   middleware: [new ProgressAwareLoopGuardMiddleware({ readOnlyTools: ["job_status"] })],
+ * });
+ */
+export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
+  readonly name = "ProgressAwareLoopGuardMiddleware";
+  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+  private readonly settings: NoProgressOptions;
+  private readonly observation: ObservationOptions;
+
+  constructor(options: ProgressAwareLoopGuardOptions = {}) {
+    super();
+    const progressFloor = options.progressFloor ?? PROGRESS_GUARD_DEFAULTS.progressFloor;
+    if (!(progressFloor >= 0 && progressFloor < 1)) {
+      throw new InvalidOptionsError(this.name, "progressFloor", `must be in [0, 1), got ${String(options.progressFloor)}`);
+    }
+    this.settings = {
+      stopAt: positiveInteger(this.name, "stopAt", options.stopAt, PROGRESS_GUARD_DEFAULTS.stopAt),
+      progressFloor,
+      ignoreTools: new Set(options.ignoreTools ?? PROGRESS_GUARD_DEFAULTS.ignoreTools),
+      changesState: changesStateByName(new Set(options.readOnlyTools), new Set(options.stateChangingTools)),
+    };
+    this.observation =
+      options.deltaOverrides || options.volatilePatterns
+        ? { deltaOverrides: options.deltaOverrides, volatilePatterns: options.volatilePatterns }
+        : DEFAULT_OBSERVATION_OPTIONS;
+    this.afterModel = {
+      canJumpTo: ["end", "model"],
+      hook: batchGuardHook({
+        guard: this.name,
+        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
+        observeOnly: options.observeOnly ?? false,
+        onSignal: options.onSignal,
+        decide: this.decide,
+      }),
+    };
+  }
+
+  private readonly decide = async (messages: readonly BaseMessage[], pending: ToolCallView[]) => {
+    const { store, hash } = await observationsFor(messages, this.observation);
+    const batch = pending.map((call) => ({
+      call,
+      key: callKeyOf(call.name, fingerprintArgs(call.args, hash), this.observation.deltaOverrides),
+    }));
+    return decideNoProgress(store.observations, store.userTurn, batch, this.settings);
+  };
+}

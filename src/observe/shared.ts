@@ -1,0 +1,38 @@
+import { loadHasher, type Hasher } from "./hash.js";
+import { ObservationStore, type ObservationOptions } from "./store.js";
+
+/** The options every guard uses unless it has novelty or normalisation options of its own. */
+export const DEFAULT_OBSERVATION_OPTIONS: ObservationOptions = Object.freeze({});
+
+const stores = new WeakMap<ObservationOptions, WeakMap<object, ObservationStore>>();
+
+/**
+ * The observation store for a history, shared by every guard that passes the same options
+ * object. It is a cache, not state: stores are found by the history's first message, and a store
+ * that does not match the history rebuilds itself, so a restored or foreign thread gets the
+ * same answer as a full rebuild.
+ */
+export async function observationsFor(
+  messages: readonly unknown[],
+  options: ObservationOptions,
+): Promise<{ store: ObservationStore; hash: Hasher }> {
+  const hash = await loadHasher();
+  const head = messages[0];
+  if (head === null || typeof head !== "object") {
+    const store = new ObservationStore(hash, options);
+    store.update(messages);
+    return { store, hash };
+  }
+  let byHead = stores.get(options);
+  if (!byHead) {
+    byHead = new WeakMap();
+    stores.set(options, byHead);
+  }
+  let store = byHead.get(head);
+  if (!store) {
+    store = new ObservationStore(hash, options);
+    byHead.set(head, store);
+  }
+  store.update(messages);
+  return { store, hash };
+}

@@ -1,0 +1,256 @@
+import { canonicalJson } from "./canonical.js";
+import { contentText } from "./content.js";
+import { loadHasher, type Hasher } from "./hash.js";
+import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
+import { DEFAULT_VOLATILE_PATTERNS, normaliseVolatile } from "./volatile.js";
+import {
+  contentOf,
+  markOf,
+  messageKind,
+  statusOf,
+  toolCallIdOf,
+  toolCallsOf,
+  type HarnessMark,
+} from "../core/messages.js";
+
+/** One answered tool call, as every guard sees it. */
+export interface ToolCallObservation {
+  /** Position among answered calls, in the order their results arrived. */
+  index: number;
+  toolCallId: string;
+  toolName: string;
+  /** Index of the AI message (model turn) that made the call. */
+  turn: number;
+  /** Number of human messages before the call: a new user message starts a new judgement. */
+  userTurn: number;
+  /** xxhash64 of the canonical JSON of the arguments. */
+  argsFingerprint: string;
+  /** What counts as "the same call": tool + arguments, or the tool alone when it has a delta override. */
+  callKey: string;
+  /** xxhash64 of the result text after volatile-field normalisation. */
+  resultFingerprint: string;
+  status: "success" | "error";
+  /** For errors: the first `SomethingError`/`SomethingException` named in the result, else "Error". */
+  errorClass?: string;
+  /** Result size in characters (binary payloads count by their encoded size). */
+  resultSize: number;
+  /** Earlier answered calls with the same tool and arguments. */
+  sameArgsRepeatCount: number;
+  /** Share of this result not seen in earlier results of the same call, in [0, 1]; 1 for a first call. */
+  newInformationDelta: number;
+  /** Set when a harness-kit guard answered the call instead of the tool. */
+  answeredBy?: HarnessMark;
+}
+
+export interface ObservationOptions {
+  /** Replaced by a placeholder in results before hashing and novelty. Default: DEFAULT_VOLATILE_PATTERNS. */
+  volatilePatterns?: readonly RegExp[];
+  /** Novelty functions per tool name; see `DeltaFunction`. */
+  deltaOverrides?: Readonly<Record<string, DeltaFunction>>;
+}
+
+interface PendingCall {
+  name: string;
+  args: unknown;
+  argsFingerprint: string;
+  callKey: string;
+  turn: number;
+  userTurn: number;
+}
+
+interface CallGroup {
+  /** Lines of every earlier real result, built when the group gets its second result. */
+  seen?: Set<string>;
+  /** The only result so far, kept until a second one arrives. */
+  first?: string;
+  /** Earlier results, kept only for tools with a delta override. */
+  views?: CallResultView[];
+}
+
+const ERROR_PREFIX = /^\s*(?:error|exception|traceback)\b/i;
+const ERROR_CLASS = /\b([A-Z][A-Za-z0-9_]*(?:Error|Exception))\b/;
+
+export function fingerprintArgs(args: unknown, hash: Hasher): string {
+  return hash(canonicalJson(args ?? {}));
+}
+
+export function callKeyOf(
+  name: string,
+  argsFingerprint: string,
+  deltaOverrides: ObservationOptions["deltaOverrides"],
+): string {
+  return deltaOverrides?.[name] ? `${name}#*` : `${name}#${argsFingerprint}`;
+}
+
+/**
+ * Observations of one message history, kept up to date incrementally: `update` processes only
+ * the messages added since the last call. When the history was rewritten instead of extended
+ * (summarised, trimmed, a message replaced at the end) it rebuilds, so the answer always equals
+ * a full rebuild.
+ */
+export class ObservationStore {
+  private readonly patterns: readonly RegExp[];
+  private readonly overrides: ObservationOptions["deltaOverrides"];
+  private list: ToolCallObservation[] = [];
+  /** How many messages were processed, and the first and last of them, to tell an extension from a rewrite. */
+  private count = 0;
+  private first: unknown;
+  private last: unknown;
+  private pending = new Map<string, PendingCall>();
+  private groups = new Map<string, CallGroup>();
+  private argsCounts = new Map<string, number>();
+  private aiTurns = 0;
+  private humanMessages = 0;
+
+  constructor(
+    private readonly hash: Hasher,
+    options: ObservationOptions = {},
+  ) {
+    this.patterns = options.volatilePatterns ?? DEFAULT_VOLATILE_PATTERNS;
+    this.overrides = options.deltaOverrides;
+  }
+
+  get observations(): readonly ToolCallObservation[] {
+    return this.list;
+  }
+
+  /** Number of human messages seen so far. */
+  get userTurn(): number {
+    return this.humanMessages;
+  }
+
+  update(messages: readonly unknown[]): readonly ToolCallObservation[] {
+    if (!this.extends(messages)) this.reset();
+    for (let i = this.count; i < messages.length; i++) this.add(messages[i]);
+    this.count = messages.length;
+    this.first = messages[0];
+    this.last = messages[messages.length - 1];
+    return this.list;
+  }
+
+  private extends(messages: readonly unknown[]): boolean {
+    if (this.count === 0) return true;
+    return messages.length >= this.count && messages[0] === this.first && messages[this.count - 1] === this.last;
+  }
+
+  private reset(): void {
+    this.list = [];
+    this.count = 0;
+    this.pending = new Map();
+    this.groups = new Map();
+    this.argsCounts = new Map();
+    this.aiTurns = 0;
+    this.humanMessages = 0;
+  }
+
+  private add(message: unknown): void {
+    switch (messageKind(message)) {
+      case "human":
+        this.humanMessages++;
+        return;
+      case "ai":
+        this.addCalls(message);
+        return;
+      case "tool":
+        this.addResult(message);
+        return;
+    }
+  }
+
+  private addCalls(message: unknown): void {
+    const turn = this.aiTurns++;
+    for (const call of toolCallsOf(message)) {
+      if (this.pending.has(call.id)) continue;
+      const argsFingerprint = fingerprintArgs(call.args, this.hash);
+      this.pending.set(call.id, {
+        name: call.name,
+        args: call.args,
+        argsFingerprint,
+        callKey: callKeyOf(call.name, argsFingerprint, this.overrides),
+        turn,
+        userTurn: this.humanMessages,
+      });
+    }
+  }
+
+  private addResult(message: unknown): void {
+    const id = toolCallIdOf(message);
+    const call = id === undefined ? undefined : this.pending.get(id);
+    if (id === undefined || call === undefined) return;
+    this.pending.delete(id);
+
+    const raw = contentText(contentOf(message));
+    const text = normaliseVolatile(raw, this.patterns);
+    const isError = statusOf(message) === "error" || ERROR_PREFIX.test(raw);
+    const answeredBy = markOf(message);
+    const argsKey = `${call.name}#${call.argsFingerprint}`;
+    const sameArgsRepeatCount = this.argsCounts.get(argsKey) ?? 0;
+    this.argsCounts.set(argsKey, sameArgsRepeatCount + 1);
+
+    const view: CallResultView = { toolName: call.name, args: call.args, text, status: isError ? "error" : "success" };
+    const observation: ToolCallObservation = {
+      index: this.list.length,
+      toolCallId: id,
+      toolName: call.name,
+      turn: call.turn,
+      userTurn: call.userTurn,
+      argsFingerprint: call.argsFingerprint,
+      callKey: call.callKey,
+      resultFingerprint: this.hash(text),
+      status: view.status,
+      resultSize: raw.length,
+      sameArgsRepeatCount,
+      newInformationDelta: answeredBy ? 0 : this.novelty(call.callKey, view),
+    };
+    if (isError) observation.errorClass = ERROR_CLASS.exec(raw)?.[1] ?? "Error";
+    if (answeredBy) observation.answeredBy = answeredBy;
+    this.list.push(observation);
+  }
+
+  /** Novelty against earlier real results of the same call, then remembers this one. */
+  private novelty(callKey: string, view: CallResultView): number {
+    const override = this.overrides?.[view.toolName];
+    let group = this.groups.get(callKey);
+    if (!group) {
+      group = {};
+      this.groups.set(callKey, group);
+    }
+    if (override) {
+      const earlier = (group.views ??= []);
+      const delta = earlier.length === 0 ? 1 : safeDelta(override, view, earlier);
+      earlier.push(view);
+      return delta;
+    }
+    if (group.seen === undefined && group.first === undefined) {
+      group.first = view.text;
+      return 1;
+    }
+    if (group.seen === undefined) {
+      group.seen = new Set();
+      addLines(group.first ?? "", group.seen);
+      group.first = undefined;
+    }
+    const delta = lineNovelty(view.text, group.seen);
+    addLines(view.text, group.seen);
+    return delta;
+  }
+}
+
+/** A user's novelty function that throws or returns nonsense counts as "all new": never block on a bug. */
+function safeDelta(override: DeltaFunction, view: CallResultView, earlier: readonly CallResultView[]): number {
+  try {
+    const delta = override(view, earlier);
+    return Number.isFinite(delta) ? Math.min(1, Math.max(0, delta)) : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** Observations of a whole history, computed from scratch. */
+export async function buildObservations(
+  messages: readonly unknown[],
+  options: ObservationOptions = {},
+): Promise<ToolCallObservation[]> {
+  const store = new ObservationStore(await loadHasher(), options);
+  return [...store.update(messages)];
+}
