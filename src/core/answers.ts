@@ -23,10 +23,46 @@ export function notRunText(guard: string): string {
   return `Not run: ${guard} stopped the run before this call executed.`;
 }
 
-/** Read by the user: the run's last message, stating why it ended. */
-export function stopNotice(guard: string, reason: string): AIMessage {
+/**
+ * Read by the user: the run's last message, stating why it ended. `explanation`, when given,
+ * follows the machine-readable `reason` (which is also `response_metadata.harness_kit.stopReason`).
+ */
+export function stopNotice(guard: string, reason: string, explanation?: string): AIMessage {
   return new AIMessage({
-    content: `Run stopped by ${guard}: ${reason}`,
+    content: `Run stopped by ${guard}: ${reason}${explanation ? ` — ${explanation}` : ""}`,
     response_metadata: { harness_kit: { guard, action: "stop", stopReason: reason } },
+  });
+}
+
+/** A guard's mark with the reason it acted and fields of its own, for later decisions and replay. */
+export interface ToolMessageMark {
+  guard: string;
+  action: "warn" | "directive" | "stop";
+  reason: string;
+  [field: string]: unknown;
+}
+
+/**
+ * `result` with its content, status or mark changed. Everything else is kept: id, name,
+ * tool_call_id, artifact, additional_kwargs, metadata and the other response_metadata keys
+ * (DESIGN.md contract 3). A mark replaces any earlier `harness_kit` mark.
+ */
+export function rewriteToolMessage(
+  result: ToolMessage,
+  changes: { content?: ToolMessage["content"]; status?: "success" | "error"; mark?: ToolMessageMark },
+): ToolMessage {
+  const responseMetadata = changes.mark
+    ? { ...result.response_metadata, harness_kit: changes.mark }
+    : result.response_metadata;
+  return new ToolMessage({
+    content: changes.content ?? result.content,
+    tool_call_id: result.tool_call_id,
+    name: result.name,
+    id: result.id,
+    status: changes.status ?? result.status,
+    artifact: result.artifact,
+    additional_kwargs: result.additional_kwargs,
+    response_metadata: responseMetadata,
+    metadata: result.metadata,
   });
 }

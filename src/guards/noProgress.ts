@@ -97,7 +97,7 @@ function chainOf(
       if (isWorldChange(o, options)) break;
       continue;
     }
-    if (oldest === undefined) {
+    if (chain.lastStatus === undefined && !o.answeredBy) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
     }
@@ -142,7 +142,7 @@ function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Dec
   const detail = { wasted: chain.wasted, refused: chain.refused, occurrences: chain.occurrences, lastStatus: chain.lastStatus };
   const failing = chain.lastStatus === "error";
   const reason = failing
-    ? `"${tool}" keeps failing with the same ${chain.errorClass ?? "error"} for the same arguments (${chain.occurrences} attempts, nothing changed in between).`
+    ? `"${tool}" keeps failing with the same ${chain.errorClass && chain.errorClass !== "Error" ? chain.errorClass : "error"} for the same arguments (${chain.occurrences} attempts, nothing changed in between).`
     : `"${tool}" keeps returning nothing new for the same arguments (${chain.occurrences} calls, nothing changed in between).`;
   if (chain.refused > 0 && chain.wasted >= options.stopAt) {
     return { action: "stop", reason, message: noProgressDirective(tool, failing), detail };

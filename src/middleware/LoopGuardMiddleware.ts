@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionsError } from "../core/errors.js";
+import type { CallDecision } from "../core/decision.js";
 import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { decideIdenticalCalls, type IdenticalCallsOptions } from "../guards/identicalCalls.js";
@@ -62,14 +63,18 @@ export class LoopGuardMiddleware extends MiddlewareBase {
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
         observeOnly: options.observeOnly ?? false,
         onSignal: options.onSignal,
-        decide: this.decide,
+        decide: this.evaluate,
       }),
     };
   }
 
   readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
 
-  private readonly decide = async (messages: readonly BaseMessage[], pending: ToolCallView[]) => {
+  /**
+   * The guard's decision for a batch of pending calls, given the history that precedes them.
+   * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
+   */
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => {
     const { store, hash } = await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS);
     const batch = pending.map((call) => ({ call, key: `${call.name}#${fingerprintArgs(call.args, hash)}` }));
     return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);

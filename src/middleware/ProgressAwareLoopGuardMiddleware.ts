@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import type { CallDecision } from "../core/decision.js";
 import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { changesStateByName, decideNoProgress, type NoProgressOptions } from "../guards/noProgress.js";
@@ -82,12 +83,16 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
         observeOnly: options.observeOnly ?? false,
         onSignal: options.onSignal,
-        decide: this.decide,
+        decide: this.evaluate,
       }),
     };
   }
 
-  private readonly decide = async (messages: readonly BaseMessage[], pending: ToolCallView[]) => {
+  /**
+   * The guard's decision for a batch of pending calls, given the history that precedes them.
+   * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
+   */
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => {
     const { store, hash } = await observationsFor(messages, this.observation);
     const batch = pending.map((call) => ({
       call,

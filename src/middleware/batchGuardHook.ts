@@ -13,7 +13,7 @@ export interface BatchGuardSettings {
   exitBehavior: ExitBehavior;
   observeOnly: boolean;
   onSignal?: SignalHandler;
-  decide: (messages: readonly BaseMessage[], pending: ToolCallView[]) => Promise<CallDecision[]>;
+  decide: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
 }
 
 interface HookResult {

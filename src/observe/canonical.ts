@@ -4,10 +4,10 @@
  * get explicit, stable spellings instead of JSON.stringify's errors or silent drops.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, new Set());
+  return write(value, []);
 }
 
-function write(value: unknown, path: Set<object>): string {
+function write(value: unknown, path: object[]): string {
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
@@ -26,17 +26,20 @@ function write(value: unknown, path: Set<object>): string {
   }
   if (value === null) return "null";
   const object = value as object;
-  if (path.has(object)) return JSON.stringify("[circular]");
-  path.add(object);
-  try {
-    return writeObject(object, path);
-  } finally {
-    path.delete(object);
-  }
+  // `path` holds the objects being written above this one: a short array beats a Set here.
+  if (path.includes(object)) return '"[circular]"';
+  path.push(object);
+  const text = writeObject(object, path);
+  path.pop();
+  return text;
 }
 
-function writeObject(object: object, path: Set<object>): string {
-  if (Array.isArray(object)) return `[${object.map((item) => write(item, path)).join(",")}]`;
+function writeObject(object: object, path: object[]): string {
+  if (Array.isArray(object)) {
+    let out = "[";
+    for (let i = 0; i < object.length; i++) out += (i ? "," : "") + write(object[i], path);
+    return `${out}]`;
+  }
   if (object instanceof Date) return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString());
   if (object instanceof Map) {
     const entries = [...object.entries()].map(([k, v]) => `[${write(k, path)},${write(v, path)}]`).sort();
@@ -48,13 +51,28 @@ function writeObject(object: object, path: Set<object>): string {
   }
   if (ArrayBuffer.isView(object)) return `{"$bytes":"${bytesToHex(object)}"}`;
   const record = object as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
+  const keys = Object.keys(record).sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
     const item = record[key];
     if (item === undefined) continue;
-    parts.push(`${JSON.stringify(key)}:${write(item, path)}`);
+    out += `${first ? "" : ","}${quotedKey(key)}:${write(item, path)}`;
+    first = false;
   }
-  return `{${parts.join(",")}}`;
+  return `${out}}`;
+}
+
+// Argument keys repeat across calls; quoting each once saves most of the work on large histories.
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 function bytesToHex(view: ArrayBufferView): string {

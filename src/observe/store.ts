@@ -2,7 +2,7 @@ import { canonicalJson } from "./canonical.js";
 import { contentText } from "./content.js";
 import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
-import { DEFAULT_VOLATILE_PATTERNS, normaliseVolatile } from "./volatile.js";
+import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import {
   contentOf,
   markOf,
@@ -89,7 +89,7 @@ export function callKeyOf(
  * a full rebuild.
  */
 export class ObservationStore {
-  private readonly patterns: readonly RegExp[];
+  private readonly normalise: (text: string) => string;
   private readonly overrides: ObservationOptions["deltaOverrides"];
   private list: ToolCallObservation[] = [];
   /** How many messages were processed, and the first and last of them, to tell an extension from a rewrite. */
@@ -106,7 +106,7 @@ export class ObservationStore {
     private readonly hash: Hasher,
     options: ObservationOptions = {},
   ) {
-    this.patterns = options.volatilePatterns ?? DEFAULT_VOLATILE_PATTERNS;
+    this.normalise = volatileNormaliser(options.volatilePatterns ?? DEFAULT_VOLATILE_PATTERNS);
     this.overrides = options.deltaOverrides;
   }
 
@@ -180,7 +180,7 @@ export class ObservationStore {
     this.pending.delete(id);
 
     const raw = contentText(contentOf(message));
-    const text = normaliseVolatile(raw, this.patterns);
+    const text = this.normalise(raw);
     const isError = statusOf(message) === "error" || ERROR_PREFIX.test(raw);
     const answeredBy = markOf(message);
     const argsKey = `${call.name}#${call.argsFingerprint}`;

@@ -5,23 +5,38 @@
  * normalised: a call with a different timestamp argument is a different call.
  */
 export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([
-  // ISO 8601 date-times: 2024-05-01T12:30:00.123Z, 2024-05-01 12:30:00+02:00
-  /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b/g,
-  // UUIDs
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
-  // hex ids of 16+ digits that mix letters and numbers (request ids, trace ids, nonces)
-  /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{16,}\b/gi,
-  // JSON fields that name an id of a request, trace or span, whatever the value looks like
-  /("(?:request|trace|span|correlation|x-request)[_-]?id"\s*:\s*)"[^"]*"/gi,
+  // One alternation, so a result is scanned once: ISO 8601 date-times (2024-05-01T12:30:00.123Z),
+  // UUIDs, and hex ids of 16+ digits mixing letters and numbers (request ids, trace ids, nonces).
+  /\b(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|(?=[0-9a-fA-F]{16})(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{16,})\b/g,
+  // a JSON field naming a request, trace or span id, whatever its value looks like
+  /"(?:request|trace|span|correlation|x-request)[_-]?id"\s*:\s*"[^"]*"/gi,
 ]);
 
-export function normaliseVolatile(text: string, patterns: readonly RegExp[]): string {
-  let out = text;
+export const VOLATILE_PLACEHOLDER = "<volatile>";
+
+/**
+ * Compiles patterns into one replace pass: patterns with the same flags and no numbered
+ * backreferences are joined into a single alternation, so a result is scanned once, not once
+ * per pattern.
+ */
+export function volatileNormaliser(patterns: readonly RegExp[]): (text: string) => string {
+  const passes: RegExp[] = [];
+  const byFlags = new Map<string, string[]>();
   for (const pattern of patterns) {
-    pattern.lastIndex = 0;
-    out = out.replace(pattern, (match, fieldPrefix: unknown) =>
-      typeof fieldPrefix === "string" && match.startsWith(fieldPrefix) ? `${fieldPrefix}"<volatile>"` : "<volatile>",
-    );
+    const flags = pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`;
+    if (/\\[1-9]/.test(pattern.source)) {
+      passes.push(new RegExp(pattern.source, flags));
+      continue;
+    }
+    const group = byFlags.get(flags) ?? [];
+    group.push(`(?:${pattern.source})`);
+    byFlags.set(flags, group);
   }
-  return out;
+  for (const [flags, sources] of byFlags) passes.unshift(new RegExp(sources.join("|"), flags));
+  if (passes.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const pass of passes) out = out.replace(pass, VOLATILE_PLACEHOLDER);
+    return out;
+  };
 }

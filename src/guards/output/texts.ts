@@ -1,0 +1,56 @@
+/** Text the model reads when OutputValidatorMiddleware steps in. Each starts with what happened, then what to do. */
+
+/** Read by the model (fail_closed): the answer that replaces an invalid output. */
+export function invalidOutputText(tool: string, reason: string, chars: number): string {
+  return (
+    `${reason}\n` +
+    `The output of "${tool}" (${chars} characters) was discarded because it failed validation. ` +
+    `Do not guess what it said: retry if the fault may be temporary, otherwise tell the user this data is unavailable.`
+  );
+}
+
+/** Read by the model (degrade, no cached value): the explicit "unavailable" partial. */
+export function unavailableText(tool: string, reason: string, pausesWrites: boolean): string {
+  return (
+    `${reason}\n` +
+    `The output of "${tool}" was invalid and was discarded, so this data is unavailable; do not guess it.` +
+    safeModeSentence(tool, pausesWrites)
+  );
+}
+
+/** Read by the model (degrade, cached value): the last valid output of the same call, flagged as possibly stale. */
+export function lastKnownGoodText(tool: string, reason: string, storedAt: number, content: string, pausesWrites: boolean): string {
+  return (
+    `${reason}\n` +
+    `The output of "${tool}" was invalid and was discarded. Below is the last valid output of the same call, ` +
+    `from ${new Date(storedAt).toISOString()}; it may be out of date.` +
+    safeModeSentence(tool, pausesWrites) +
+    `\n\n${content}`
+  );
+}
+
+function safeModeSentence(tool: string, pausesWrites: boolean): string {
+  return pausesWrites ? ` Tools that change things are paused until "${tool}" returns a valid output.` : "";
+}
+
+/** Read by the model: a write call refused while a degraded tool has not recovered. */
+export function safeModeBlockedText(tool: string, degradedTools: readonly string[]): string {
+  const names = degradedTools.map((name) => `"${name}"`).join(", ");
+  return (
+    `Not run: "${tool}" changes things, and this run is in safe mode because ${names} returned invalid output. ` +
+    `Call ${names} again and get a valid result first, or finish without changing anything.`
+  );
+}
+
+/** Read by the model: a write call refused after the kill switch tripped. */
+export function killSwitchBlockedText(tool: string, invalid: number, outOf: number): string {
+  return (
+    `Not run: "${tool}" changes things, and tools that change things are disabled for the rest of this run ` +
+    `because ${invalid} of the last ${outOf} checked tool outputs were invalid. Finish with read-only tools and tell the user what could not be done.`
+  );
+}
+
+/** Read by the user: the explanation after the stop reason `invalid_tool_output`. */
+export function invalidOutputStopText(tool: string, reason: string): string {
+  return `"${tool}" returned invalid output (${reason}).`;
+}

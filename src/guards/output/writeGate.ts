@@ -1,0 +1,29 @@
+import { ALLOW, type Decision } from "../../core/decision.js";
+import type { RunState } from "./runState.js";
+import { killSwitchBlockedText, safeModeBlockedText } from "./texts.js";
+
+/**
+ * Whether a call to a write tool may run, given the current run's state: the kill switch
+ * blocks every write for the rest of the run; safe mode blocks them while a degraded tool has
+ * not returned a valid output since.
+ */
+export function decideWriteCall(tool: string, state: RunState): Decision {
+  if (state.killSwitch) {
+    const { invalid, outOf } = state.killSwitch;
+    return {
+      action: "directive",
+      reason: `kill_switch: ${invalid} of the last ${outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
+      message: killSwitchBlockedText(tool, invalid, outOf),
+      detail: { invalid, outOf },
+    };
+  }
+  if (state.degradedTools.length > 0) {
+    return {
+      action: "directive",
+      reason: `safe_mode: ${state.degradedTools.join(", ")} returned invalid output in this run`,
+      message: safeModeBlockedText(tool, state.degradedTools),
+      detail: { degradedTools: state.degradedTools },
+    };
+  }
+  return ALLOW;
+}

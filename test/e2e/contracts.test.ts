@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { createAgent } from "langchain";
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
+import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+
+/**
+ * DESIGN.md contracts 1 and 2 under random agent behaviour: whatever the model calls (repeats,
+ * parallel batches, unknown tools) and whatever the tools return (errors, exceptions, odd content
+ * shapes), every run ends normally with every tool call answered exactly once.
+ */
+
+const RESULTS: Array<() => unknown> = [
+  () => "same",
+  () => `fresh ${Math.random()}`,
+  () => "",
+  () => [{ type: "text", text: "block" }],
+  () => [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }],
+  () => "Error: failed",
+  () => {
+    throw new Error("tool crashed");
+  },
+  () => "x".repeat(5000),
+];
+
+const callArb = fc.record({
+  name: fc.constantFrom("alpha", "beta", "think", "ghost"),
+  args: fc.oneof(fc.constant({}), fc.record({ k: fc.integer({ min: 0, max: 2 }) }), fc.record({ deep: fc.record({ list: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }) }) })),
+});
+const turnArb = fc.oneof(
+  { weight: 8, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 4 }).map((calls): ScriptedTurn => ({ toolCalls: calls })) },
+  { weight: 1, arbitrary: fc.constant<ScriptedTurn>({ text: "done" }) },
+);
+
+export const GUARD_STACKS: Record<string, () => unknown[]> = {
+  "loop guards (default)": () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()],
+  "loop guards (directive, tight)": () => [
+    new LoopGuardMiddleware({ warnAt: 1, stopAt: 2, exitBehavior: "directive" }),
+    new ProgressAwareLoopGuardMiddleware({ stopAt: 1, exitBehavior: "directive" }),
+  ],
+};
+
+describe("contracts 1 and 2 hold for random histories", () => {
+  for (const [label, stack] of Object.entries(GUARD_STACKS)) {
+    it(label, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat({ max: RESULTS.length - 1 }), { minLength: 1, maxLength: 8 }), async (turns, picks) => {
+          let n = 0;
+          const behaviour = () => RESULTS[picks[n++ % picks.length]!]!();
+          const tools = ["alpha", "beta", "think"].map((name) =>
+            tool(async () => behaviour() as string, { name, description: name, schema: z.object({}).passthrough() }),
+          );
+          const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: stack() as never });
+          const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
+          assertToolCallPairing(result.messages);
+          expect(result.messages.length).toBeGreaterThan(1);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  }
+});
