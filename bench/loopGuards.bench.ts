@@ -1,4 +1,4 @@
-import { createAgent, createMiddleware } from "langchain";
+import { createAgent, createMiddleware, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -54,12 +54,12 @@ async function storeNumbers(rows: string[]): Promise<void> {
 
 const STEPS = 200;
 
-async function agentRun(middleware: unknown[]): Promise<number> {
+async function agentRun(middleware: AgentMiddleware[]): Promise<number> {
   const model = new ScriptedChatModel({
     turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
   });
   const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "lookup", schema: z.object({ key: z.string() }) });
-  const agent = createAgent({ model, tools: [lookup], middleware: middleware as never });
+  const agent = createAgent({ model, tools: [lookup], middleware });
   const start = nowMicros();
   await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
   return nowMicros() - start;
@@ -72,7 +72,7 @@ function passThrough(name: string) {
 
 async function agentNumbers(rows: string[]): Promise<void> {
   const configs = {
-    bare: () => [],
+    bare: (): AgentMiddleware[] => [],
     passThrough: () => [passThrough("PassA"), passThrough("PassB")],
     guards: () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()],
   };

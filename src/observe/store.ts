@@ -7,6 +7,7 @@ import {
   contentOf,
   markOf,
   messageKind,
+  originalOf,
   statusOf,
   toolCallIdOf,
   toolCallsOf,
@@ -59,6 +60,8 @@ interface PendingCall {
 }
 
 interface CallGroup {
+  /** Fingerprints of every earlier real result: an exact repeat needs no line comparison. */
+  fingerprints: Set<string>;
   /** Lines of every earlier real result, built when the group gets its second result. */
   seen?: Set<string>;
   /** The only result so far, kept until a second one arrives. */
@@ -183,6 +186,9 @@ export class ObservationStore {
     const text = this.normalise(raw);
     const isError = statusOf(message) === "error" || ERROR_PREFIX.test(raw);
     const answeredBy = markOf(message);
+    // A result replaced in history (a budget preview) is judged by what the tool really returned.
+    const original = originalOf(message);
+    const fingerprint = original?.fingerprint ?? this.hash(text);
     const argsKey = `${call.name}#${call.argsFingerprint}`;
     const sameArgsRepeatCount = this.argsCounts.get(argsKey) ?? 0;
     this.argsCounts.set(argsKey, sameArgsRepeatCount + 1);
@@ -196,11 +202,11 @@ export class ObservationStore {
       userTurn: call.userTurn,
       argsFingerprint: call.argsFingerprint,
       callKey: call.callKey,
-      resultFingerprint: this.hash(text),
+      resultFingerprint: fingerprint,
       status: view.status,
-      resultSize: raw.length,
+      resultSize: original?.size ?? raw.length,
       sameArgsRepeatCount,
-      newInformationDelta: answeredBy ? 0 : this.novelty(call.callKey, view),
+      newInformationDelta: answeredBy ? 0 : this.novelty(call.callKey, view, fingerprint),
     };
     if (isError) observation.errorClass = ERROR_CLASS.exec(raw)?.[1] ?? "Error";
     if (answeredBy) observation.answeredBy = answeredBy;
@@ -208,13 +214,15 @@ export class ObservationStore {
   }
 
   /** Novelty against earlier real results of the same call, then remembers this one. */
-  private novelty(callKey: string, view: CallResultView): number {
+  private novelty(callKey: string, view: CallResultView, fingerprint: string): number {
     const override = this.overrides?.[view.toolName];
     let group = this.groups.get(callKey);
     if (!group) {
-      group = {};
+      group = { fingerprints: new Set() };
       this.groups.set(callKey, group);
     }
+    const exactRepeat = group.fingerprints.has(fingerprint);
+    group.fingerprints.add(fingerprint);
     if (override) {
       const earlier = (group.views ??= []);
       const delta = earlier.length === 0 ? 1 : safeDelta(override, view, earlier);
@@ -225,6 +233,7 @@ export class ObservationStore {
       group.first = view.text;
       return 1;
     }
+    if (exactRepeat) return 0;
     if (group.seen === undefined) {
       group.seen = new Set();
       addLines(group.first ?? "", group.seen);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createAgent } from "langchain";
+import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -35,7 +35,7 @@ const turnArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant<ScriptedTurn>({ text: "done" }) },
 );
 
-export const GUARD_STACKS: Record<string, () => unknown[]> = {
+export const GUARD_STACKS: Record<string, () => AgentMiddleware[]> = {
   "loop guards (default)": () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()],
   "loop guards (directive, tight)": () => [
     new LoopGuardMiddleware({ warnAt: 1, stopAt: 2, exitBehavior: "directive" }),
@@ -53,7 +53,7 @@ describe("contracts 1 and 2 hold for random histories", () => {
           const tools = ["alpha", "beta", "think"].map((name) =>
             tool(async () => behaviour() as string, { name, description: name, schema: z.object({}).passthrough() }),
           );
-          const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: stack() as never });
+          const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: stack() });
           const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
           assertToolCallPairing(result.messages);
           expect(result.messages.length).toBeGreaterThan(1);

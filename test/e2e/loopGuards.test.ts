@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAgent } from "langchain";
-import { tool } from "@langchain/core/tools";
+import { createAgent, type AgentMiddleware } from "langchain";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
@@ -24,10 +24,10 @@ function countingTool(name: string, run: (input: Record<string, unknown>, n: num
 const repeat = (n: number, turn: ScriptedTurn): ScriptedTurn[] => Array.from({ length: n }, () => turn);
 const call = (name: string, args: Record<string, unknown> = {}): ScriptedTurn => ({ toolCalls: [{ name, args }] });
 
-async function run(middleware: unknown[], tools: unknown[], turns: ScriptedTurn[]) {
+async function run(middleware: AgentMiddleware[], tools: StructuredToolInterface[], turns: ScriptedTurn[]) {
   const signals: Signal[] = [];
   const model = new ScriptedChatModel({ turns });
-  const agent = createAgent({ model, tools: tools as never, middleware: middleware as never });
+  const agent = createAgent({ model, tools, middleware });
   const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });
   assertToolCallPairing(result.messages);
   return { messages: result.messages as BaseMessage[], model, signals };
@@ -85,7 +85,7 @@ describe("ProgressAwareLoopGuardMiddleware in createAgent", () => {
   it("catches an A-B-A-B cycle where neither side returns anything new", async () => {
     const click = countingTool("click", () => "Page: Results (1 of 3)");
     const back = countingTool("go_back", () => "Page: Search");
-    const turns = repeat(6, 0).flatMap(() => [call("click", { element: "Next" }), call("go_back")]);
+    const turns = Array.from({ length: 6 }, () => [call("click", { element: "Next" }), call("go_back")]).flat();
     const signals: Signal[] = [];
     await run([new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) })], [click.tool, back.tool], turns);
     expect(signals[0]).toMatchObject({ action: "directive", tool: "go_back" });

@@ -86,7 +86,9 @@ describe("ScriptedChatModel on its own", () => {
 
   it("answers '(script finished)' once exhausted by default", async () => {
     const model = new ScriptedChatModel({ turns: [{ text: "only" }] });
+    expect(model.remainingTurns).toBe(1);
     await model.invoke("a");
+    expect(model.remainingTurns).toBe(0);
     const extra = await model.invoke("b");
     expect(extra.text).toBe(SCRIPT_FINISHED_TEXT);
     expect(extra.tool_calls).toEqual([]);

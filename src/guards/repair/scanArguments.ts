@@ -72,11 +72,6 @@ export function scanArguments(raw: string): ArgumentScan {
     }
     if (f.expect === "after") repairs.add("missing_commas");
     if (f.object && f.expect === "colon") repairs.add("missing_colons");
-    if (f.object && (f.expect === "key" || (f.expect === "after" && f.object))) {
-      // a value where a key belongs: jsonrepair pairs it as a key; the scan follows suit
-      f.expect = "colon";
-      return;
-    }
     f.expect = "after";
     f.afterComma = false;
   };
@@ -136,10 +131,6 @@ export function scanArguments(raw: string): ArgumentScan {
     }
     if (ch === "{" || ch === "[") {
       valueSeen(i);
-      if (f?.object && frame()?.expect === "colon") {
-        // a container where a key belongs cannot be a key: treat it as this key's value
-        frame()!.expect = "after";
-      }
       stack.push({ object: ch === "{", expect: ch === "{" ? "key" : "value", key: "", keyAt: i, afterComma: false });
       last = { type: "punct", end: i + 1 };
       i++;
@@ -225,10 +216,9 @@ export function scanArguments(raw: string): ArgumentScan {
       last = { type: "number", end: i };
       continue;
     }
-    if (ch === "`" || WORD_START.test(ch)) {
+    if (WORD_START.test(ch)) {
       const start = i;
       while (i < n && WORD_CHAR.test(text[i]!)) i++;
-      if (i === start) i++;
       const word = text.slice(start, i);
       if (f?.object && (f.expect === "key" || f.expect === "after")) {
         repairs.add("unquoted_keys");

@@ -1,0 +1,98 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { guardToolMessage } from "../core/answers.js";
+import type { CallDecision } from "../core/decision.js";
+import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import type { GuardAction } from "../core/signals.js";
+import type { ExitBehavior } from "../middleware/batchGuardHook.js";
+
+/** A loop guard as replay sees it: its name and the decision function its live hook calls. */
+export interface ReplayGuard {
+  readonly name: string;
+  readonly evaluate: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
+}
+
+/** A guard in a middleware stack, with the two settings that change what later guards see. */
+export interface StackedGuard {
+  guard: ReplayGuard;
+  /** Observe-only guards signal but never answer a call. */
+  observeOnly: boolean;
+  /** `"directive"` keeps refusing at a stop instead of ending the run. */
+  exitBehavior: ExitBehavior;
+}
+
+/** A decision other than allow, as the live middleware would have signalled it. */
+export interface ReplayedDecision {
+  guard: string;
+  action: GuardAction;
+  toolCallId: string;
+  tool: string;
+  reason: string;
+  /** Position of the call among all tool calls of the thread, from 0. */
+  callIndex: number;
+  /** Index of the AI message that made the call. */
+  messageIndex: number;
+  detail?: Record<string, unknown>;
+}
+
+export interface ReplayResult {
+  toolCalls: number;
+  decisions: ReplayedDecision[];
+}
+
+/**
+ * Replays a saved thread through a stack of loop guards (given in middleware order, as passed to
+ * `createAgent`). At every AI message with tool calls, each guard's `evaluate` gets the history up
+ * to that message, exactly as its live `afterModel` hook would. After-hooks run last middleware
+ * first, so a later guard only sees the calls an earlier one left unanswered, and none after a
+ * stop. A recorded thread goes on past a call a guard would have refused: the call really ran,
+ * and replay keeps judging the history as recorded.
+ */
+export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
+  const hookOrder = [...stack].reverse();
+  const decisions: ReplayedDecision[] = [];
+  let toolCalls = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (messageKind(message) !== "ai") continue;
+    const calls = toolCallsOf(message);
+    if (calls.length === 0) continue;
+    const firstCallIndex = toolCalls;
+    toolCalls += calls.length;
+    const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
+    await replayBatch(messages.slice(0, i + 1), calls, hookOrder, (call, decision) => {
+      decisions.push({ ...decision, toolCallId: call.id, tool: call.name, callIndex: position.get(call.id) ?? firstCallIndex, messageIndex: i });
+    });
+  }
+  return { toolCalls, decisions };
+}
+
+type Record_ = Omit<ReplayedDecision, "toolCallId" | "tool" | "callIndex" | "messageIndex">;
+
+async function replayBatch(
+  history: BaseMessage[],
+  calls: ToolCallView[],
+  hookOrder: readonly StackedGuard[],
+  record: (call: ToolCallView, decision: Record_) => void,
+): Promise<void> {
+  let seen = history;
+  let pending = calls;
+  for (const { guard, observeOnly, exitBehavior } of hookOrder) {
+    if (pending.length === 0) return;
+    const judged = await guard.evaluate(seen, pending);
+    const answers: BaseMessage[] = [];
+    let stopped = false;
+    for (const { call, decision } of judged) {
+      if (decision.action === "allow") continue;
+      record(call, { guard: guard.name, action: decision.action, reason: decision.reason, ...(decision.detail ? { detail: decision.detail } : {}) });
+      if (decision.action === "warn" || observeOnly) continue;
+      if (decision.action === "stop" && exitBehavior !== "directive") stopped = true;
+      answers.push(guardToolMessage(call, guard.name, "directive", decision.message));
+    }
+    if (stopped) return;
+    if (answers.length === 0) continue;
+    // The next guard's hook sees these answers in the state, and only the calls still open.
+    const answered = new Set(answers.map((answer) => (answer as { tool_call_id?: string }).tool_call_id));
+    seen = [...seen, ...answers];
+    pending = pending.filter((call) => !answered.has(call.id));
+  }
+}

@@ -1,0 +1,62 @@
+import { jsonrepair } from "jsonrepair";
+import { firstDuplicateKey } from "./duplicateKeys.js";
+import { scanArguments, type MeaningChange, type SyntaxRepair } from "./scanArguments.js";
+
+/** Why a raw argument text cannot be used as it is or after a safe repair. */
+export type ArgumentProblem =
+  | MeaningChange
+  | { kind: "duplicate_key"; key: string; path: string }
+  | { kind: "not_an_object"; found: string }
+  | { kind: "unrepairable"; detail: string }
+  | { kind: "missing" };
+
+export type ParsedArguments =
+  | { ok: true; args: Record<string, unknown>; repairs: readonly SyntaxRepair[] }
+  | { ok: false; problem: ArgumentProblem };
+
+/**
+ * Turns the raw argument text of a tool call into arguments, or says why it cannot.
+ * Strict `JSON.parse` first; only when that fails, `jsonrepair`, and its result is kept only when
+ * the repair fixed syntax alone. A value cut off at the end, a key left without a value, prose
+ * around the JSON, elided items (`...`) and duplicate keys are refused, because any value chosen
+ * for them would be a guess about what the model meant.
+ */
+export function parseToolArguments(raw: unknown): ParsedArguments {
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    return { ok: true, args: raw as Record<string, unknown>, repairs: [] };
+  }
+  if (typeof raw !== "string" || raw.trim() === "") return { ok: false, problem: { kind: "missing" } };
+
+  const strict = tryParse(raw);
+  if (strict.ok) return accept(strict.value, raw, []);
+
+  const scan = scanArguments(raw);
+  const meaningChange = scan.meaningChanges[0];
+  if (meaningChange) return { ok: false, problem: meaningChange };
+  let repaired: string;
+  try {
+    repaired = jsonrepair(raw);
+  } catch (error) {
+    return { ok: false, problem: { kind: "unrepairable", detail: error instanceof Error ? error.message : String(error) } };
+  }
+  const parsed = tryParse(repaired);
+  if (!parsed.ok) return { ok: false, problem: { kind: "unrepairable", detail: "the repaired text is still not JSON" } };
+  return accept(parsed.value, repaired, scan.syntaxRepairs);
+}
+
+function accept(value: unknown, json: string, repairs: readonly SyntaxRepair[]): ParsedArguments {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, problem: { kind: "not_an_object", found: Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}` } };
+  }
+  const duplicate = firstDuplicateKey(json);
+  if (duplicate) return { ok: false, problem: { kind: "duplicate_key", ...duplicate } };
+  return { ok: true, args: value as Record<string, unknown>, repairs };
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}

@@ -1,0 +1,110 @@
+import { closestNames } from "./closestNames.js";
+import { parseToolArguments } from "./parseArguments.js";
+import type { SyntaxRepair } from "./scanArguments.js";
+import { malformedCallText, repairedButInvalidText, unknownToolText } from "./texts.js";
+import { checkArguments } from "./validateArguments.js";
+
+/** What the model can call: a tool's name and its argument schema (Zod or JSON Schema). */
+export interface ToolSpec {
+  name: string;
+  schema?: unknown;
+}
+
+/** The verdict on one call of a model turn, kept on the AI message (see `REVIEW_KEY`). */
+export type CallReview =
+  | { id: string; name: string; verdict: "repaired"; repairs: SyntaxRepair[] }
+  | { id: string; name: string; verdict: "rejected"; problem: string; text: string }
+  | { id: string; name: string; verdict: "unknown_tool"; closest: string[]; text: string };
+
+export interface ReviewedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface TurnReview {
+  /** Every call of the turn, the formerly invalid ones included, in a form providers accept. */
+  toolCalls: ReviewedCall[];
+  reviews: CallReview[];
+}
+
+interface CallLike {
+  id?: string;
+  name?: string;
+  args?: unknown;
+}
+
+/**
+ * `response_metadata` key of an AI message under which the reviews of its calls are kept, so the
+ * answers to rejected calls and the escalation count derive from the history alone.
+ */
+export const REVIEW_KEY = "harness_kit_review";
+
+/** The name given to an invalid call that arrived without one; it matches every provider's name pattern. */
+export const UNNAMED_CALL = "unnamed_tool_call";
+
+/** Structured-output tools that createAgent adds after the middlewares ran; never phantoms. */
+const STRUCTURED_OUTPUT_PREFIX = "extract-";
+
+/**
+ * Reviews one model turn: repairs each invalid call when that is safe, rejects it otherwise, and
+ * flags calls to tools that do not exist. Every invalid call comes back as a regular call (with
+ * empty arguments when rejected) because the provider converters drop `invalid_tool_calls`: an
+ * answer to a call the provider never sees is an orphan the API refuses.
+ * Returns undefined when the turn needs nothing.
+ */
+export async function reviewTurn(
+  toolCalls: readonly CallLike[],
+  invalidToolCalls: readonly CallLike[],
+  tools: ReadonlyMap<string, ToolSpec>,
+  fallbackId: (index: number) => string,
+): Promise<TurnReview | undefined> {
+  const known = (name: string) => tools.has(name) || name.startsWith(STRUCTURED_OUTPUT_PREFIX);
+  const calls: ReviewedCall[] = [];
+  const reviews: CallReview[] = [];
+  const names = [...tools.keys()];
+
+  for (const call of toolCalls) {
+    const reviewed = { id: call.id ?? "", name: call.name ?? "", args: (call.args ?? {}) as Record<string, unknown> };
+    calls.push(reviewed);
+    if (!known(reviewed.name)) reviews.push(unknownTool(reviewed.id, reviewed.name, names));
+  }
+  if (invalidToolCalls.length === 0 && reviews.length === 0) return undefined;
+
+  for (const [index, call] of invalidToolCalls.entries()) {
+    const id = call.id || fallbackId(index);
+    const name = call.name || UNNAMED_CALL;
+    const parsed = parseToolArguments(call.args);
+    if (!known(name)) {
+      calls.push({ id, name, args: parsed.ok ? parsed.args : {} });
+      reviews.push(unknownTool(id, call.name ?? "", names));
+      continue;
+    }
+    if (!parsed.ok) {
+      calls.push({ id, name, args: {} });
+      reviews.push({ id, name, verdict: "rejected", problem: parsed.problem.kind, text: malformedCallText(name, parsed.problem, call.args) });
+      continue;
+    }
+    calls.push({ id, name, args: parsed.args });
+    const check = await checkArguments(tools.get(name)?.schema, parsed.args);
+    if (!check.ok) {
+      reviews.push({ id, name, verdict: "rejected", problem: "schema_mismatch", text: repairedButInvalidText(name, check.issues) });
+      continue;
+    }
+    reviews.push({ id, name, verdict: "repaired", repairs: [...parsed.repairs] });
+  }
+  return { toolCalls: calls, reviews };
+}
+
+function unknownTool(id: string, name: string, available: readonly string[]): CallReview {
+  const closest = closestNames(name, available);
+  return { id, name: name || UNNAMED_CALL, verdict: "unknown_tool", closest, text: unknownToolText(name, closest) };
+}
+
+/** The reviews kept on an AI message (instance or plain dict); empty when it was never reviewed. */
+export function reviewsOf(message: unknown): CallReview[] {
+  if (message === null || typeof message !== "object") return [];
+  const meta = (message as { response_metadata?: Record<string, unknown> }).response_metadata;
+  const reviews = meta?.[REVIEW_KEY];
+  return Array.isArray(reviews) ? (reviews as CallReview[]) : [];
+}
