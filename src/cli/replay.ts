@@ -59,40 +59,51 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    await replayBatch(messages.slice(0, i + 1), calls, hookOrder, (call, decision) => {
-      decisions.push({ ...decision, toolCallId: call.id, tool: call.name, callIndex: position.get(call.id) ?? firstCallIndex, messageIndex: i });
-    });
+    for (const { guard, call, decision } of await replayBatch(messages.slice(0, i + 1), calls, hookOrder)) {
+      decisions.push({
+        guard,
+        action: decision.action,
+        toolCallId: call.id,
+        tool: call.name,
+        reason: decision.reason,
+        callIndex: position.get(call.id) ?? firstCallIndex,
+        messageIndex: i,
+        ...(decision.detail ? { detail: decision.detail } : {}),
+      });
+    }
   }
   return { toolCalls, decisions };
 }
 
-type Record_ = Omit<ReplayedDecision, "toolCallId" | "tool" | "callIndex" | "messageIndex">;
+type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
+/** The non-allow decisions of every guard on one batch, in hook order. */
 async function replayBatch(
   history: BaseMessage[],
   calls: ToolCallView[],
   hookOrder: readonly StackedGuard[],
-  record: (call: ToolCallView, decision: Record_) => void,
-): Promise<void> {
+): Promise<Array<{ guard: string; call: ToolCallView; decision: NonAllow }>> {
+  const out: Array<{ guard: string; call: ToolCallView; decision: NonAllow }> = [];
   let seen = history;
   let pending = calls;
   for (const { guard, observeOnly, exitBehavior } of hookOrder) {
-    if (pending.length === 0) return;
-    const judged = await guard.evaluate(seen, pending);
+    if (pending.length === 0) break;
     const answers: BaseMessage[] = [];
+    const answered = new Set<string>();
     let stopped = false;
-    for (const { call, decision } of judged) {
+    for (const { call, decision } of await guard.evaluate(seen, pending)) {
       if (decision.action === "allow") continue;
-      record(call, { guard: guard.name, action: decision.action, reason: decision.reason, ...(decision.detail ? { detail: decision.detail } : {}) });
+      out.push({ guard: guard.name, call, decision });
       if (decision.action === "warn" || observeOnly) continue;
       if (decision.action === "stop" && exitBehavior !== "directive") stopped = true;
       answers.push(guardToolMessage(call, guard.name, "directive", decision.message));
+      answered.add(call.id);
     }
-    if (stopped) return;
+    if (stopped) break;
     if (answers.length === 0) continue;
     // The next guard's hook sees these answers in the state, and only the calls still open.
-    const answered = new Set(answers.map((answer) => (answer as { tool_call_id?: string }).tool_call_id));
     seen = [...seen, ...answers];
     pending = pending.filter((call) => !answered.has(call.id));
   }
+  return out;
 }

@@ -54,18 +54,88 @@ interface PendingCall {
   name: string;
   args: unknown;
   argsFingerprint: string;
+  /** tool + arguments, for the repeat count */
+  argsKey: string;
   callKey: string;
   turn: number;
   userTurn: number;
 }
 
+/**
+ * A tool result whose normalised text and fingerprint are computed on first use: most calls never
+ * repeat, so most results are never normalised, which keeps a full rebuild cheap.
+ */
+class ResultText {
+  private normalised?: string;
+  private fingerprintCache?: string;
+
+  constructor(
+    readonly raw: string,
+    private readonly normalise: (text: string) => string,
+    private readonly hash: Hasher,
+    recordedFingerprint?: string,
+  ) {
+    this.fingerprintCache = recordedFingerprint;
+  }
+
+  get text(): string {
+    return (this.normalised ??= this.normalise(this.raw));
+  }
+
+  get fingerprint(): string {
+    return (this.fingerprintCache ??= this.hash(this.text));
+  }
+}
+
+/** A ToolCallObservation whose result fingerprint is computed when first read. */
+class Observation implements ToolCallObservation {
+  readonly toolName: string;
+  readonly turn: number;
+  readonly userTurn: number;
+  readonly argsFingerprint: string;
+  readonly callKey: string;
+  readonly errorClass?: string;
+  readonly answeredBy?: HarnessMark;
+  readonly #result: ResultText;
+
+  constructor(
+    readonly index: number,
+    readonly toolCallId: string,
+    call: PendingCall,
+    result: ResultText,
+    readonly status: "success" | "error",
+    errorClass: string | undefined,
+    readonly resultSize: number,
+    readonly sameArgsRepeatCount: number,
+    readonly newInformationDelta: number,
+    answeredBy: HarnessMark | undefined,
+  ) {
+    this.toolName = call.name;
+    this.turn = call.turn;
+    this.userTurn = call.userTurn;
+    this.argsFingerprint = call.argsFingerprint;
+    this.callKey = call.callKey;
+    this.#result = result;
+    if (errorClass !== undefined) this.errorClass = errorClass;
+    if (answeredBy !== undefined) this.answeredBy = answeredBy;
+  }
+
+  get resultFingerprint(): string {
+    return this.#result.fingerprint;
+  }
+
+  toJSON(): ToolCallObservation {
+    return { ...this, resultFingerprint: this.resultFingerprint };
+  }
+}
+
 interface CallGroup {
-  /** Fingerprints of every earlier real result: an exact repeat needs no line comparison. */
-  fingerprints: Set<string>;
-  /** Lines of every earlier real result, built when the group gets its second result. */
-  seen?: Set<string>;
   /** The only result so far, kept until a second one arrives. */
-  first?: string;
+  first?: ResultText;
+  /** Fingerprints of every earlier real result: an exact repeat needs no line comparison. */
+  fingerprints?: Set<string>;
+  /** Lines of every earlier real result. */
+  seen?: Set<string>;
   /** Earlier results, kept only for tools with a delta override. */
   views?: CallResultView[];
 }
@@ -165,11 +235,13 @@ export class ObservationStore {
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
       const argsFingerprint = fingerprintArgs(call.args, this.hash);
+      const argsKey = `${call.name}#${argsFingerprint}`;
       this.pending.set(call.id, {
         name: call.name,
         args: call.args,
         argsFingerprint,
-        callKey: callKeyOf(call.name, argsFingerprint, this.overrides),
+        argsKey,
+        callKey: this.overrides?.[call.name] ? callKeyOf(call.name, argsFingerprint, this.overrides) : argsKey,
         turn,
         userTurn: this.humanMessages,
       });
@@ -183,64 +255,60 @@ export class ObservationStore {
     this.pending.delete(id);
 
     const raw = contentText(contentOf(message));
-    const text = this.normalise(raw);
-    const isError = statusOf(message) === "error" || ERROR_PREFIX.test(raw);
-    const answeredBy = markOf(message);
     // A result replaced in history (a budget preview) is judged by what the tool really returned.
     const original = originalOf(message);
-    const fingerprint = original?.fingerprint ?? this.hash(text);
-    const argsKey = `${call.name}#${call.argsFingerprint}`;
-    const sameArgsRepeatCount = this.argsCounts.get(argsKey) ?? 0;
-    this.argsCounts.set(argsKey, sameArgsRepeatCount + 1);
+    const result = new ResultText(raw, this.normalise, this.hash, original?.fingerprint);
+    const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
+    const answeredBy = markOf(message);
+    const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
+    this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
 
-    const view: CallResultView = { toolName: call.name, args: call.args, text, status: isError ? "error" : "success" };
-    const observation: ToolCallObservation = {
-      index: this.list.length,
-      toolCallId: id,
-      toolName: call.name,
-      turn: call.turn,
-      userTurn: call.userTurn,
-      argsFingerprint: call.argsFingerprint,
-      callKey: call.callKey,
-      resultFingerprint: fingerprint,
-      status: view.status,
-      resultSize: original?.size ?? raw.length,
-      sameArgsRepeatCount,
-      newInformationDelta: answeredBy ? 0 : this.novelty(call.callKey, view, fingerprint),
-    };
-    if (isError) observation.errorClass = ERROR_CLASS.exec(raw)?.[1] ?? "Error";
-    if (answeredBy) observation.answeredBy = answeredBy;
-    this.list.push(observation);
+    this.list.push(
+      new Observation(
+        this.list.length,
+        id,
+        call,
+        result,
+        status,
+        status === "error" ? (ERROR_CLASS.exec(raw)?.[1] ?? "Error") : undefined,
+        original?.size ?? raw.length,
+        sameArgsRepeatCount,
+        answeredBy ? 0 : this.novelty(call, result, status),
+        answeredBy,
+      ),
+    );
   }
 
   /** Novelty against earlier real results of the same call, then remembers this one. */
-  private novelty(callKey: string, view: CallResultView, fingerprint: string): number {
-    const override = this.overrides?.[view.toolName];
-    let group = this.groups.get(callKey);
+  private novelty(call: PendingCall, result: ResultText, status: "success" | "error"): number {
+    let group = this.groups.get(call.callKey);
     if (!group) {
-      group = { fingerprints: new Set() };
-      this.groups.set(callKey, group);
+      group = {};
+      this.groups.set(call.callKey, group);
     }
-    const exactRepeat = group.fingerprints.has(fingerprint);
-    group.fingerprints.add(fingerprint);
+    const override = this.overrides?.[call.name];
     if (override) {
+      const view: CallResultView = { toolName: call.name, args: call.args, text: result.text, status };
       const earlier = (group.views ??= []);
       const delta = earlier.length === 0 ? 1 : safeDelta(override, view, earlier);
       earlier.push(view);
       return delta;
     }
-    if (group.seen === undefined && group.first === undefined) {
-      group.first = view.text;
-      return 1;
-    }
-    if (exactRepeat) return 0;
-    if (group.seen === undefined) {
+    if (group.fingerprints === undefined) {
+      if (group.first === undefined) {
+        group.first = result;
+        return 1;
+      }
+      group.fingerprints = new Set([group.first.fingerprint]);
       group.seen = new Set();
-      addLines(group.first ?? "", group.seen);
+      addLines(group.first.text, group.seen);
       group.first = undefined;
     }
-    const delta = lineNovelty(view.text, group.seen);
-    addLines(view.text, group.seen);
+    if (group.fingerprints.has(result.fingerprint)) return 0;
+    group.fingerprints.add(result.fingerprint);
+    const seen = group.seen!;
+    const delta = lineNovelty(result.text, seen);
+    addLines(result.text, seen);
     return delta;
   }
 }

@@ -2,6 +2,7 @@ import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manage
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { DynamicStructuredTool, StructuredTool } from "@langchain/core/tools";
 import { InvalidOptionsError } from "../core/errors.js";
+import { emptyResultText } from "../guards/repair/texts.js";
 import { renderValue } from "./renderValue.js";
 
 type CallTool = (input: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig) => unknown;
@@ -38,26 +39,26 @@ export function withSafeResults<T extends StructuredTool>(original: T): DynamicS
     defaultConfig: original.defaultConfig,
     func: (input: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig) => {
       const raw = callOriginal(input, runManager, config);
-      if (isAsyncGenerator(raw)) return renderGeneratorResult(raw, contentAndArtifact);
-      return Promise.resolve(raw).then((result) => safeResult(result, contentAndArtifact));
+      if (isAsyncGenerator(raw)) return renderGeneratorResult(raw, original.name, contentAndArtifact);
+      return Promise.resolve(raw).then((result) => safeResult(result, original.name, contentAndArtifact));
     },
   });
 }
 
-async function* renderGeneratorResult(generator: AsyncGenerator<unknown, unknown>, contentAndArtifact: boolean) {
+async function* renderGeneratorResult(generator: AsyncGenerator<unknown, unknown>, toolName: string, contentAndArtifact: boolean) {
   const result: unknown = yield* generator;
-  return safeResult(result, contentAndArtifact);
+  return safeResult(result, toolName, contentAndArtifact);
 }
 
-function safeResult(result: unknown, contentAndArtifact: boolean): unknown {
-  if (contentAndArtifact && Array.isArray(result) && result.length === 2) return [safeContent(result[0]), result[1]];
-  return safeContent(result);
+function safeResult(result: unknown, toolName: string, contentAndArtifact: boolean): unknown {
+  if (contentAndArtifact && Array.isArray(result) && result.length === 2) return [safeContent(result[0], toolName), result[1]];
+  return safeContent(result, toolName);
 }
 
 /** What LangChain can put into a ToolMessage as it is; anything else becomes rendered text. */
-function safeContent(value: unknown): unknown {
+function safeContent(value: unknown, toolName: string): unknown {
   if (typeof value === "string") return value;
-  if (value === undefined) return "(no output)";
+  if (value === undefined) return emptyResultText(toolName);
   if (isDirectOutput(value)) return value;
   if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return value;
   return renderValue(value);

@@ -12,6 +12,7 @@ import {
   VALID_ACCOUNT,
   accountSchema,
   buildHarness,
+  harnessMark,
   readAccount,
   run,
   textOf,
@@ -56,7 +57,7 @@ describe("OutputValidatorMiddleware in a createAgent graph: fail_closed", () => 
     const h = buildHarness({ turns: [{ toolCalls: [readAccount] }, { text: "done" }] });
     const [answer] = toolMessages(await run(h));
     expect(textOf(answer)).toBe(VALID_ACCOUNT);
-    expect(answer!.response_metadata.harness_kit).toBeUndefined();
+    expect(harnessMark(answer)).toBeUndefined();
     expect(h.signals).toEqual([]);
   });
 
@@ -80,7 +81,7 @@ describe("OutputValidatorMiddleware in a createAgent graph: fail_closed", () => 
     expect(toolMessages(messages).map((m) => (m as { status?: string }).status).sort()).toEqual(["error", "success"]);
     const last = messages.at(-1)!;
     expect(last.type).toBe("ai");
-    expect(last.response_metadata.harness_kit).toMatchObject({ action: "stop", stopReason: "invalid_tool_output" });
+    expect(harnessMark(last)).toMatchObject({ action: "stop", stopReason: "invalid_tool_output" });
     expect(textOf(last)).toMatch(/^Run stopped by OutputValidatorMiddleware: invalid_tool_output — "get_account" returned invalid output \(ToolOutputInvalid: json_truncated/);
     expect(h.signals.map((s) => s.action)).toEqual(["stop"]);
   });

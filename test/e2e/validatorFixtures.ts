@@ -1,5 +1,5 @@
 import { createAgent } from "langchain";
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { z } from "zod";
@@ -82,8 +82,13 @@ export async function run(harness: Harness, text = "go", config?: Record<string,
 export const readAccount = { name: "get_account", args: { id: 7 } };
 export const writeAccount = { name: "update_account", args: { id: 7, seats: 4 } };
 
-export function toolMessages(messages: readonly BaseMessage[]): BaseMessage[] {
-  return messages.filter((m) => m.type === "tool");
+export function toolMessages(messages: readonly BaseMessage[]): ToolMessage[] {
+  return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+}
+
+/** The `response_metadata.harness_kit` mark of a message, if any. */
+export function harnessMark(message: BaseMessage | undefined): Record<string, unknown> | undefined {
+  return (message?.response_metadata as { harness_kit?: Record<string, unknown> } | undefined)?.harness_kit;
 }
 
 export function textOf(message: BaseMessage | undefined): string {

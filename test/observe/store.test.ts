@@ -45,7 +45,20 @@ describe("buildObservations", () => {
       ]),
     );
     expect(obs[1]!.newInformationDelta).toBe(0);
+    expect(obs[1]!.resultFingerprint).toBe(obs[0]!.resultFingerprint);
     expect(obs[2]!.argsFingerprint).not.toBe(obs[1]!.argsFingerprint);
+    expect(plain(obs)[0]).toHaveProperty("resultFingerprint", obs[0]!.resultFingerprint);
+  });
+
+  it("judges a result replaced in history by the original recorded in its metadata", async () => {
+    const messages = history([{ tool: "dump", result: "big original" }, { tool: "dump", result: "preview A" }, { tool: "dump", result: "preview B" }]);
+    const hash = await loadHasher();
+    const tools = messages.filter((m) => m.type === "tool");
+    for (const m of tools.slice(1)) m.response_metadata = { harness_kit: { original: { fingerprint: hash("big original"), size: 2_000_000 } } };
+    const obs = await buildObservations(messages);
+    expect(obs.map((o) => o.resultSize)).toEqual([12, 2_000_000, 2_000_000]);
+    expect(new Set(obs.map((o) => o.resultFingerprint)).size).toBe(1);
+    expect(obs.map((o) => o.newInformationDelta)).toEqual([1, 0, 0]);
   });
 
   it("reads content blocks, objects and odd shapes without throwing", async () => {
@@ -94,6 +107,9 @@ const stepArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ human: fc.constant("again") }) },
 );
 
+/** Every field, the lazily computed result fingerprint included. */
+const plain = (observations: readonly unknown[]) => JSON.parse(JSON.stringify(observations)) as unknown[];
+
 describe("ObservationStore", () => {
   it("gives the same answer incrementally as a full rebuild, for any split of any history", async () => {
     const hash = await loadHasher();
@@ -103,7 +119,7 @@ describe("ObservationStore", () => {
         const store = new ObservationStore(hash);
         for (const cut of [...cuts].sort((x, y) => x - y)) store.update(messages.slice(0, cut % (messages.length + 1)));
         store.update(messages);
-        expect(store.observations).toEqual(await buildObservations(messages));
+        expect(plain(store.observations)).toEqual(plain(await buildObservations(messages)));
       }),
       { numRuns: 200 },
     );
@@ -119,7 +135,7 @@ describe("ObservationStore", () => {
         // a summariser keeps a tail and writes new messages; or a message at the end is replaced
         const rewritten = [new HumanMessage("summary"), ...first.slice(keep % first.length), ...history(after)];
         store.update(rewritten);
-        expect(store.observations).toEqual(await buildObservations(rewritten));
+        expect(plain(store.observations)).toEqual(plain(await buildObservations(rewritten)));
       }),
       { numRuns: 150 },
     );

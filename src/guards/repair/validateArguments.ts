@@ -1,4 +1,4 @@
-import { Validator, type JSONSchema } from "@langchain/core/utils/json_schema";
+import { Validator } from "@langchain/core/utils/json_schema";
 import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
 
 export type SchemaCheck = { ok: true } | { ok: false; issues: string[] };
@@ -34,7 +34,7 @@ export async function checkArguments(schema: unknown, args: unknown): Promise<Sc
 function validatorFor(schema: object): Validator {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = new Validator(schema as JSONSchema, "7", false);
+    validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], "7", false);
     validators.set(schema, validator);
   }
   return validator;

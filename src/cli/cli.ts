@@ -1,0 +1,167 @@
+import { parseArgs } from "node:util";
+import { HarnessKitError } from "../core/errors.js";
+import { ThreadLoadError } from "../testing/errors.js";
+import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "./config.js";
+import { CliUsageError } from "./errors.js";
+import { evaluateSources, type ThreadSource } from "./evaluate.js";
+import { inspectThread } from "./inspect.js";
+import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
+import { collectThreadFiles, loadThreadFile } from "./sources.js";
+import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
+
+/** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
+export interface CliIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+}
+
+export const USAGE = `Usage:
+  harness-kit inspect <thread.json> [--json] [--config <file.json>]
+  harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>]
+  harness-kit eval <files or folders...> [--jsonl] [--config <file.json>]
+  harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>]
+
+Replays saved threads through the loop guards and reports what they would have done.
+inspect  the observation table of one thread, with every decision other than allow
+eval     totals over many threads; --jsonl prints one JSON line per decision instead
+--config a JSON file naming the guard stack and its options, e.g.
+         {"guards": {"LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {}}}
+         (default: both guards with their default options)
+Thread files hold an array of messages or an object with a "messages" array: LangChain
+message dicts, LangChain stored messages, or OpenAI chat messages.`;
+
+/** Exit codes: 0 done, 1 some thread could not be loaded, 2 bad command line or config. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { command, values, positionals } = parseCommandLine(argv);
+    if (command === "help") {
+      io.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const setup = values.config ? loadReplayConfig(values.config) : buildReplaySetup();
+    return command === "inspect" ? await inspect(positionals, values, setup, io) : await evaluate(positionals, values, setup, io);
+  } catch (error) {
+    if (error instanceof CliUsageError) {
+      io.stderr.write(`harness-kit: ${error.problem}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ThreadLoadError) {
+      io.stderr.write(`${problemLine(error, io)}\n`);
+      return 1;
+    }
+    if (error instanceof HarnessKitError) {
+      io.stderr.write(`harness-kit: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+interface Flags {
+  json?: boolean;
+  jsonl?: boolean;
+  config?: string;
+  sqlite?: string;
+  thread?: string;
+}
+
+function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect" | "eval"; values: Flags; positionals: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: "boolean" },
+        jsonl: { type: "boolean" },
+        config: { type: "string" },
+        sqlite: { type: "string" },
+        thread: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+  }
+  const [command, ...positionals] = parsed.positionals;
+  const { help, ...values } = parsed.values;
+  if (help || command === undefined || command === "help") return { command: "help", values, positionals };
+  if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
+  if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
+  if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
+  if (values.thread !== undefined && values.sqlite === undefined) throw new CliUsageError("--thread needs --sqlite <db>");
+  return { command, values, positionals };
+}
+
+async function inspect(positionals: string[], values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
+  let thread;
+  if (values.sqlite !== undefined) {
+    if (values.thread === undefined) throw new CliUsageError("inspect --sqlite needs --thread <id>");
+    if (positionals.length > 0) throw new CliUsageError("inspect takes one thread: a file, or --sqlite with --thread");
+    thread = await loadCheckpointThread(values.sqlite, values.thread);
+  } else {
+    if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
+    thread = loadThreadFile(positionals[0]!);
+  }
+  const report = await inspectThread(thread, setup);
+  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)))}\n`);
+  return 0;
+}
+
+const PROGRESS_AFTER_MS = 500;
+const PROGRESS_EVERY_MS = 100;
+
+async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
+  if (positionals.length === 0 && values.sqlite === undefined) throw new CliUsageError("eval needs thread files, folders, or --sqlite <db>");
+  const { files, problems } = collectThreadFiles(positionals);
+  const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
+  if (values.sqlite !== undefined) {
+    try {
+      const threadIds = values.thread !== undefined ? [values.thread] : await listCheckpointThreads(values.sqlite);
+      sources.push(...threadIds.map((threadId): ThreadSource => ({ kind: "sqlite", db: values.sqlite!, threadId })));
+    } catch (error) {
+      if (!(error instanceof ThreadLoadError)) throw error;
+      problems.push(error);
+    }
+  }
+  for (const problem of problems) io.stderr.write(`${problemLine(problem, io)}\n`);
+
+  const showProgress = io.stderr.isTTY === true;
+  let progressShown = false;
+  let lastProgress = 0;
+  const summary = await evaluateSources(sources, setup, {
+    onProblem: (problem) => {
+      if (progressShown) io.stderr.write(CLEAR_LINE);
+      io.stderr.write(`${problemLine(problem, io)}\n`);
+    },
+    onThread: values.jsonl
+      ? (thread, replay) => {
+          let out = "";
+          for (const d of replay.decisions) {
+            out += `${JSON.stringify({ thread: thread.id, toolCallId: d.toolCallId, tool: d.tool, guard: d.guard, action: d.action, reason: d.reason })}\n`;
+          }
+          if (out) io.stdout.write(out);
+        }
+      : undefined,
+    onProgress: showProgress
+      ? (done, total, toolCalls, elapsedMs) => {
+          if (elapsedMs < PROGRESS_AFTER_MS || elapsedMs - lastProgress < PROGRESS_EVERY_MS || done === total) return;
+          lastProgress = elapsedMs;
+          progressShown = true;
+          io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
+        }
+      : undefined,
+  });
+  if (progressShown) io.stderr.write(CLEAR_LINE);
+  summary.failed += problems.length;
+  // With --jsonl, stdout carries only decisions; the summary goes to the terminal.
+  const out = values.jsonl ? io.stderr : io.stdout;
+  out.write(`${renderSummary(summary, palette(wantsColour(out.isTTY, io.env)))}\n`);
+  return summary.failed > 0 ? 1 : 0;
+}
+
+function problemLine(problem: ThreadLoadError, io: CliIo): string {
+  return palette(wantsColour(io.stderr.isTTY, io.env)).error(`error: ${problem.file}: ${problem.reason}`);
+}

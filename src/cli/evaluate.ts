@@ -1,0 +1,85 @@
+import type { GuardAction } from "../core/signals.js";
+import { ThreadLoadError } from "../testing/errors.js";
+import type { LoadedThread } from "../testing/threads.js";
+import type { ReplaySetup } from "./config.js";
+import { replayThread, type ReplayResult } from "./replay.js";
+import { loadThreadFile } from "./sources.js";
+import { loadCheckpointThread } from "./sqlite.js";
+
+/** Where a thread comes from: a JSON file, or a thread of a SQLite checkpoint database. */
+export type ThreadSource = { kind: "file"; path: string } | { kind: "sqlite"; db: string; threadId: string };
+
+export const ACTIONS: readonly GuardAction[] = ["warn", "directive", "stop"];
+
+export type ActionCounts = Record<GuardAction, number>;
+
+export interface EvalSummary {
+  /** Guards replayed, in middleware order. */
+  guards: string[];
+  threads: number;
+  /** Sources that could not be loaded. */
+  failed: number;
+  toolCalls: number;
+  /** Decisions per guard and action. */
+  decisions: Record<string, ActionCounts>;
+  /** Threads with at least one decision, per guard and action. */
+  threadsWith: Record<string, ActionCounts>;
+  elapsedMs: number;
+}
+
+export interface EvalHooks {
+  /** Each replayed thread, in source order. */
+  onThread?: (thread: LoadedThread, replay: ReplayResult) => void;
+  /** A source that could not be loaded; the run goes on. */
+  onProblem?: (problem: ThreadLoadError) => void;
+  /** After each source. */
+  onProgress?: (done: number, total: number, toolCalls: number, elapsedMs: number) => void;
+}
+
+/** Replays every source through the guard stack and totals what the guards would have done. */
+export async function evaluateSources(sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary> {
+  const started = process.hrtime.bigint();
+  const elapsedMs = () => Number(process.hrtime.bigint() - started) / 1e6;
+  const guards = setup.stack.map(({ guard }) => guard.name);
+  const summary: EvalSummary = {
+    guards,
+    threads: 0,
+    failed: 0,
+    toolCalls: 0,
+    decisions: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
+    threadsWith: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
+    elapsedMs: 0,
+  };
+  for (const [done, source] of sources.entries()) {
+    let thread: LoadedThread;
+    try {
+      thread = source.kind === "file" ? loadThreadFile(source.path) : await loadCheckpointThread(source.db, source.threadId);
+    } catch (error) {
+      if (!(error instanceof ThreadLoadError)) throw error;
+      summary.failed++;
+      hooks.onProblem?.(error);
+      hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
+      continue;
+    }
+    const replay = await replayThread(thread.messages, setup.stack);
+    summary.threads++;
+    summary.toolCalls += replay.toolCalls;
+    const flagged = new Set<string>();
+    for (const { guard, action } of replay.decisions) {
+      summary.decisions[guard]![action]++;
+      flagged.add(`${guard}\u0000${action}`);
+    }
+    for (const key of flagged) {
+      const [guard, action] = key.split("\u0000") as [string, GuardAction];
+      summary.threadsWith[guard]![action]++;
+    }
+    hooks.onThread?.(thread, replay);
+    hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
+  }
+  summary.elapsedMs = elapsedMs();
+  return summary;
+}
+
+function zeroCounts(): ActionCounts {
+  return { warn: 0, directive: 0, stop: 0 };
+}

@@ -1,0 +1,128 @@
+import type { GuardAction } from "../core/signals.js";
+import { ACTIONS, type EvalSummary } from "./evaluate.js";
+import type { InspectReport } from "./inspect.js";
+
+/** Colours for people at a terminal; plain text everywhere else. */
+export interface Palette {
+  action(action: GuardAction, text: string): string;
+  error(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
+const ACTION_COLOURS: Record<GuardAction, (text: string) => string> = { warn: sgr("36"), directive: sgr("33"), stop: sgr("1;31") };
+
+export function palette(colour: boolean): Palette {
+  if (!colour) {
+    const plain = (text: string) => text;
+    return { action: (_action, text) => text, error: plain, dim: plain, bold: plain };
+  }
+  return { action: (action, text) => ACTION_COLOURS[action](text), error: sgr("31"), dim: sgr("2"), bold: sgr("1") };
+}
+
+/** Colour only on a terminal that accepts it (https://no-color.org). */
+export function wantsColour(isTTY: boolean | undefined, env: Record<string, string | undefined>): boolean {
+  return isTTY === true && env.NO_COLOR === undefined && env.TERM !== "dumb";
+}
+
+type Cell = { text: string; paint?: (text: string) => string };
+type Align = "left" | "right";
+
+/** Columns padded to their widest cell (measured before colouring), two spaces apart. */
+export function table(rows: ReadonlyArray<ReadonlyArray<Cell | string>>, align: readonly Align[]): string[] {
+  const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: cell } : cell)));
+  const widths = align.map((_, c) => Math.max(0, ...cells.map((row) => row[c]?.text.length ?? 0)));
+  return cells.map((row) => {
+    const last = row.length - 1;
+    return row
+      .map((cell, c) => {
+        const pad = " ".repeat(Math.max(0, widths[c]! - cell.text.length));
+        const text = cell.paint ? cell.paint(cell.text) : cell.text;
+        if (c === last && align[c] === "left") return text;
+        return align[c] === "right" ? pad + text : text + pad;
+      })
+      .join("  ")
+      .trimEnd();
+  });
+}
+
+const MAX_TOOL_WIDTH = 32;
+
+function clip(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+}
+
+const number = new Intl.NumberFormat("en-US");
+
+export function renderInspect(report: InspectReport, p: Palette): string {
+  const header = [
+    p.bold(`thread ${report.thread}`) + (report.source !== report.thread ? p.dim(`  (${report.source})`) : ""),
+    `${number.format(report.messages)} messages, ${number.format(report.toolCalls)} tool calls; guards: ${report.guards.join(", ") || "none"}`,
+    "",
+  ];
+  const rows: Array<Array<Cell | string>> = [["#", "tool", "args", "repeat", "new", "status", "size", "decision"].map((text) => ({ text, paint: p.dim }))];
+  for (const row of report.rows) {
+    const o = row.observation;
+    const status = !o ? "unanswered" : o.answeredBy ? `${o.answeredBy.action}` : o.status === "error" ? "error" : "ok";
+    const statusCell: Cell = { text: status, paint: o?.status === "error" || !o ? p.error : undefined };
+    const base: Array<Cell | string> = [
+      String(row.callIndex),
+      clip(row.tool, MAX_TOOL_WIDTH),
+      row.argsFingerprint.slice(0, 8),
+      o ? String(o.sameArgsRepeatCount) : "",
+      o ? o.newInformationDelta.toFixed(2) : "",
+      statusCell,
+      o ? number.format(o.resultSize) : "",
+    ];
+    if (row.decisions.length === 0) {
+      rows.push(base);
+      continue;
+    }
+    row.decisions.forEach((d, k) => {
+      const cells = k === 0 ? base : base.map(() => "");
+      rows.push([...cells, { text: `${d.action} ${d.guard}: ${d.reason}`, paint: (text) => p.action(d.action, text) }]);
+    });
+  }
+  const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"]);
+  const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
+  const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
+  return [...header, ...lines, ...footer].join("\n");
+}
+
+export function renderSummary(summary: EvalSummary, p: Palette): string {
+  const seconds = summary.elapsedMs / 1000;
+  const rate = seconds > 0 ? summary.toolCalls / seconds : 0;
+  const lines = [
+    p.bold("harness-kit eval"),
+    `threads     ${number.format(summary.threads)}${summary.failed ? p.error(`  (${number.format(summary.failed)} could not be loaded)`) : ""}`,
+    `tool calls  ${number.format(summary.toolCalls)}`,
+    `throughput  ${number.format(Math.round(rate))} tool calls/s  (${seconds.toFixed(2)} s)`,
+    "",
+  ];
+  const header: Cell[] = ["guard", ...ACTIONS.map((a) => `${a}s`), ...ACTIONS.map((a) => `threads with ${a}`)].map((text) => ({ text, paint: p.dim }));
+  const rows: Array<Array<Cell | string>> = [header];
+  for (const guard of summary.guards) {
+    const decisions = summary.decisions[guard]!;
+    const threads = summary.threadsWith[guard]!;
+    rows.push([
+      guard,
+      ...ACTIONS.map((a) => ({ text: number.format(decisions[a]), paint: decisions[a] ? (t: string) => p.action(a, t) : undefined })),
+      ...ACTIONS.map((a) => `${number.format(threads[a])} (${percent(threads[a], summary.threads)})`),
+    ]);
+  }
+  lines.push(...table(rows, ["left", "right", "right", "right", "right", "right", "right"]));
+  return lines.join("\n");
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/** A one-line, self-overwriting progress report for a terminal. */
+export function progressLine(done: number, total: number, toolCalls: number, elapsedMs: number): string {
+  const rate = elapsedMs > 0 ? Math.round((toolCalls * 1000) / elapsedMs) : 0;
+  return `\r\x1b[Kreplaying ${number.format(done)}/${number.format(total)} threads, ${number.format(toolCalls)} tool calls, ${number.format(rate)} calls/s`;
+}
+
+export const CLEAR_LINE = "\r\x1b[K";

@@ -1,0 +1,200 @@
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
+import { toolErrorMiddleware, type ToolCallHandler, type ToolCallRequest } from "langchain";
+import { guardToolMessage, rewriteToolMessage } from "../core/answers.js";
+import type { ToolCallView } from "../core/messages.js";
+import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { decideReviewedCalls } from "../guards/repair/decideReviewedCalls.js";
+import { degradedResult } from "../guards/repair/degradedResult.js";
+import { REVIEW_KEY, reviewTurn, type ToolSpec } from "../guards/repair/reviewTurn.js";
+import { emptyResultText, lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "../guards/repair/texts.js";
+import { checkArguments } from "../guards/repair/validateArguments.js";
+import { describeBytes, hexPreview } from "../tools/renderValue.js";
+import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
+import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+
+export interface ToolCallRepairOptions {
+  /**
+   * Unusable calls (a tool that does not exist, or arguments that are not valid JSON and cannot be
+   * repaired safely) since the last user message at which `exitBehavior` applies. Default 3.
+   */
+  stopAt?: number;
+  /** At `stopAt`: keep answering with directives, end the run cleanly, or throw `GuardStopError`. Default `"end"`. */
+  exitBehavior?: ExitBehavior;
+  /**
+   * The text the model reads when a tool throws. Default: `Tool "<name>" failed: <error class>:
+   * <first line of the message>`, without stack trace.
+   */
+  formatToolError?: (error: unknown, call: ToolCallView) => string;
+  /** Receives every decision other than allow. */
+  onSignal?: SignalHandler;
+}
+
+export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as const;
+
+const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
+
+interface ModelRequestLike {
+  tools?: readonly unknown[];
+}
+
+/**
+ * Makes bad tool calls visible to the model instead of fatal or silent:
+ * - arguments that did not parse (`invalid_tool_calls`, which createAgent would end the run on)
+ *   are repaired with `jsonrepair` when the repair only fixes syntax and the result matches the
+ *   tool's schema; otherwise the model is told what is wrong and asked to resend;
+ * - a call to a tool that does not exist is answered with the closest real tool names;
+ * - arguments are checked against the tool's schema before it runs, with a one-line answer;
+ * - a tool's exception becomes a short error ToolMessage (LangChain's `toolErrorMiddleware`
+ *   does the catching; interrupts still propagate);
+ * - a result LangChain could not turn into text ("[object Object]", "", one number per byte) is
+ *   replaced by an explicit error or a bounded description.
+ *
+ * Ladder: directives for each unusable call; at `stopAt` unusable calls since the last user
+ * message, `exitBehavior` (default: answer every pending call and end with a final message).
+ *
+ * Put it last in `middleware`: its wrapModelCall then sees every tool other middlewares add, its
+ * afterModel runs first (other guards see the repaired calls) and its wrapToolCall sits next to the tool.
+ *
+ * @example
+ * const agent = createAgent({ model, tools, middleware: [new LoopGuardMiddleware(), new ToolCallRepairMiddleware()] });
+ */
+export class ToolCallRepairMiddleware extends MiddlewareBase {
+  readonly name = "ToolCallRepairMiddleware";
+  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+  private readonly onSignal: SignalHandler | undefined;
+  private readonly formatToolError: (error: unknown, call: ToolCallView) => string;
+  private readonly toolErrors: { wrapToolCall?: unknown };
+  private readonly specsByTools = new WeakMap<readonly unknown[], ReadonlyMap<string, ToolSpec>>();
+
+  constructor(options: ToolCallRepairOptions = {}) {
+    super();
+    const stopAt = positiveInteger(this.name, "stopAt", options.stopAt, TOOL_CALL_REPAIR_DEFAULTS.stopAt);
+    this.onSignal = options.onSignal;
+    const custom = options.formatToolError;
+    this.formatToolError = custom
+      ? (error, call) => {
+          try {
+            return custom(error, call);
+          } catch {
+            return toolFailedText(call.name, error);
+          }
+        }
+      : (error, call) => toolFailedText(call.name, error);
+    this.toolErrors = toolErrorMiddleware({ onError: this.onToolError });
+    this.afterModel = {
+      canJumpTo: ["end", "model"],
+      hook: batchGuardHook({
+        guard: this.name,
+        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
+        observeOnly: false,
+        onSignal: options.onSignal,
+        decide: async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => decideReviewedCalls(messages, pending, { stopAt }),
+      }),
+    };
+  }
+
+  /** Reviews the model's turn where the tools are known, and keeps the verdicts on the message. */
+  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: (request: R) => Promise<AIMessage> | AIMessage): Promise<AIMessage> => {
+    const response = await handler(request);
+    if (!AIMessage.isInstance(response)) return response;
+    const invalid = response.invalid_tool_calls ?? [];
+    const calls = response.tool_calls ?? [];
+    if (invalid.length === 0 && calls.length === 0) return response;
+    try {
+      const review = await reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), (index) => `${response.id ?? "call"}_invalid_${index}`);
+      if (!review) return response;
+      return new AIMessage({
+        id: response.id,
+        name: response.name,
+        content: response.content,
+        additional_kwargs: response.additional_kwargs,
+        usage_metadata: response.usage_metadata,
+        response_metadata: { ...response.response_metadata, [REVIEW_KEY]: review.reviews },
+        tool_calls: review.toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
+        invalid_tool_calls: [],
+      });
+    } catch (error) {
+      await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
+      return response;
+    }
+  };
+
+  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolMessage | Command> => {
+    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+    const refusal = await this.schemaRefusal(call, request.tool);
+    if (refusal) return refusal;
+    const wrap = this.toolErrors.wrapToolCall as (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>) => Promise<ToolMessage | Command>;
+    const result = await wrap(request, handler);
+    return ToolMessage.isInstance(result) ? this.readableResult(result, call) : result;
+  };
+
+  private readonly onToolError = async (error: unknown, request: ToolCallRequest): Promise<string> => {
+    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+    await this.signal({ action: "warn", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
+    return this.formatToolError(error, call);
+  };
+
+  private async schemaRefusal(call: ToolCallView, tool: unknown): Promise<ToolMessage | undefined> {
+    if (tool === null || typeof tool !== "object") return undefined;
+    let check;
+    try {
+      check = await checkArguments((tool as { schema?: unknown }).schema, call.args);
+    } catch {
+      return undefined; // the tool validates again itself; its error is caught like any other
+    }
+    if (check.ok) return undefined;
+    await this.signal({ action: "directive", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues } });
+    return guardToolMessage(call, this.name, "directive", schemaMismatchText(call.name, check.issues));
+  }
+
+  private async readableResult(result: ToolMessage, call: ToolCallView): Promise<ToolMessage> {
+    if (result.status === "error") return result;
+    const degraded = degradedResult(result.content);
+    if (!degraded) return result;
+    const where = { toolCallId: call.id, tool: call.name };
+    switch (degraded.kind) {
+      case "lost":
+        await this.signal({ action: "directive", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result" } });
+        return rewriteToolMessage(result, {
+          content: lostResultText(call.name),
+          status: "error",
+          mark: { guard: this.name, action: "directive", reason: "unserialisable_result" },
+        });
+      case "empty":
+        await this.signal({ action: "warn", reason: "empty_result", ...where });
+        return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: this.name, action: "warn", reason: "empty_result" } });
+      case "binary":
+        await this.signal({ action: "warn", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length } });
+        return rewriteToolMessage(result, {
+          content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
+          mark: { guard: this.name, action: "warn", reason: "binary_result" },
+        });
+    }
+  }
+
+  private specsOf(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
+    let specs = this.specsByTools.get(tools);
+    if (!specs) {
+      specs = toolSpecs(tools);
+      this.specsByTools.set(tools, specs);
+    }
+    return specs;
+  }
+
+  private signal(signal: Omit<Parameters<typeof emitSignal>[0], "guard">): Promise<void> {
+    return emitSignal({ guard: this.name, ...signal }, this.onSignal);
+  }
+}
+
+/** Names and argument schemas of the tools a model request offers (client tools and function dicts). */
+function toolSpecs(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
+  const specs = new Map<string, ToolSpec>();
+  for (const tool of tools) {
+    if (tool === null || typeof tool !== "object") continue;
+    const t = tool as { name?: unknown; schema?: unknown; function?: { name?: unknown; parameters?: unknown } };
+    if (typeof t.name === "string") specs.set(t.name, { name: t.name, schema: t.schema });
+    else if (typeof t.function?.name === "string") specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
+  }
+  return specs;
+}

@@ -1,0 +1,231 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { getCurrentTaskInput } from "@langchain/langgraph";
+import { InvalidOptionsError } from "../core/errors.js";
+import { markOf, messageKind, toolCallsOf } from "../core/messages.js";
+import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { runToolSafely } from "../core/toolErrors.js";
+import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
+import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
+import { assessContent, MIN_LIMIT, planBudget, renderBudgeted } from "../guards/budgetPlan.js";
+import { offloadKey } from "../offload/keys.js";
+import type { OffloadContext, OffloadStore } from "../offload/OffloadStore.js";
+import { createRetrievalTool } from "../offload/retrievalTool.js";
+import { contentText } from "../observe/content.js";
+import { loadHasher } from "../observe/hash.js";
+import { resultFingerprint } from "../observe/resultFingerprint.js";
+import { MiddlewareBase, oneOf } from "./base.js";
+import { rewriteToolMessages, withContent, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
+
+export interface ToolResultBudgetOptions {
+  /** Largest tool result the model gets, in `unit`s. Default 20,000 characters (5,000 with `unit: "tokens"`). */
+  limit?: number;
+  /** What `limit` counts: `"chars"` or `"tokens"`. Default `"chars"`. */
+  unit?: BudgetUnit;
+  /** Token counter for `unit: "tokens"`, e.g. your model's tokenizer. Default: about 4 characters per token. */
+  countTokens?: CountTokens;
+  /** Limits of particular tools, in `unit`s, e.g. `{ search: 8000 }`. */
+  toolLimits?: Readonly<Record<string, number>>;
+  /** Tools whose results are never budgeted. */
+  excludeTools?: readonly string[];
+  /**
+   * Budget shared by all results of one model turn (its parallel calls): each call gets an equal
+   * share, never less than the minimum limit. Default: none, each call has its own limit.
+   */
+  turnLimit?: number;
+  /**
+   * Where oversized results are kept so the model can read them back (a retrieval tool is then
+   * registered). Default: none; the result is cut and the notice says the rest was not kept.
+   */
+  store?: OffloadStore;
+  /** Receives a signal for every result the budget changed. */
+  onSignal?: SignalHandler;
+}
+
+export const TOOL_RESULT_BUDGET_DEFAULTS = { limit: { chars: 20_000, tokens: 5_000 }, unit: "chars" } as const;
+
+const UNITS: readonly BudgetUnit[] = ["chars", "tokens"];
+
+/** How the result was changed, as recorded in `response_metadata.harness_kit.budget.action`. */
+export type BudgetAction = "offload" | "truncate" | "drop-media";
+
+/**
+ * Keeps each tool result within a budget. An oversized result is stored in `store` and replaced
+ * by a preview: its head and tail around `[... N characters omitted ...]`, its total size, and how
+ * to read the rest (the `read_stored_result` tool this middleware registers, or the store's own
+ * hint, such as deepagents' `read_file`). Media blocks count by their base64 size; one that does
+ * not fit is replaced by a note. Without a store, or when the store fails, the result is cut and
+ * the notice says plainly that the rest was not kept. The ToolMessage keeps its id, name, status,
+ * artifact and metadata, and records the original's fingerprint and size in
+ * `response_metadata.harness_kit.original` for the loop guards.
+ *
+ * Order: list it after the loop guards and before `BinaryReadGuardMiddleware`, so the binary
+ * guard judges the raw result first (wrapToolCall: earlier = outer).
+ *
+ * @example
+ * const agent = createAgent({
+ *   model, tools,
+ *   middleware: [
+ *     new ProgressAwareLoopGuardMiddleware(),
+ *     new ToolResultBudgetMiddleware({ limit: 20_000, store: new MemoryOffloadStore() }),
+ *     new BinaryReadGuardMiddleware(),
+ *   ],
+ * });
+ */
+export class ToolResultBudgetMiddleware extends MiddlewareBase {
+  readonly name = "ToolResultBudgetMiddleware";
+  /** The retrieval tool when a store is set, else none. */
+  readonly tools: StructuredToolInterface[];
+  private readonly limit: number;
+  private readonly minimum: number;
+  private readonly measure: Measure;
+  private readonly toolLimits: ReadonlyMap<string, number>;
+  private readonly excluded: ReadonlySet<string>;
+  private readonly turnLimit: number | undefined;
+  private readonly store: OffloadStore | undefined;
+  private readonly onSignal: SignalHandler | undefined;
+
+  constructor(options: ToolResultBudgetOptions = {}) {
+    super();
+    const unit = oneOf(this.name, "unit", options.unit, UNITS, TOOL_RESULT_BUDGET_DEFAULTS.unit);
+    if (options.countTokens !== undefined && unit !== "tokens") {
+      throw new InvalidOptionsError(this.name, "countTokens", 'needs unit: "tokens"');
+    }
+    if (options.countTokens !== undefined && typeof options.countTokens !== "function") {
+      throw new InvalidOptionsError(this.name, "countTokens", "must be a function");
+    }
+    this.minimum = MIN_LIMIT[unit];
+    this.measure = createMeasure(unit, options.countTokens);
+    this.limit = this.checkLimit("limit", options.limit ?? TOOL_RESULT_BUDGET_DEFAULTS.limit[unit]);
+    this.toolLimits = new Map(Object.entries(options.toolLimits ?? {}).map(([tool, value]) => [tool, this.checkLimit(`toolLimits.${tool}`, value)]));
+    this.turnLimit = options.turnLimit === undefined ? undefined : this.checkLimit("turnLimit", options.turnLimit);
+    this.excluded = new Set([...(options.excludeTools ?? []), RETRIEVAL_TOOL_NAME]);
+    this.store = options.store;
+    this.onSignal = options.onSignal;
+    this.tools = this.store ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure })] : [];
+  }
+
+  private checkLimit(option: string, value: number): number {
+    if (!Number.isInteger(value) || value < this.minimum) {
+      throw new InvalidOptionsError(this.name, option, `must be a whole number >= ${this.minimum} (${this.measure.unit}), got ${String(value)}`);
+    }
+    return value;
+  }
+
+  readonly wrapToolCall = async (
+    request: { toolCall: { id?: string; name: string }; state?: { messages?: unknown[] } },
+    handler: (request: never) => Promise<ToolCallResult> | ToolCallResult,
+  ): Promise<ToolCallResult> => {
+    const result = await runToolSafely(request, handler as (r: typeof request) => Promise<ToolCallResult>);
+    const tool = request.toolCall.name;
+    if (this.excluded.has(tool)) return result;
+    const limit = this.limitFor(tool, request.toolCall.id, request.state?.messages);
+    return rewriteToolMessages(result, (message) => this.fit(message, tool, limit));
+  };
+
+  /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
+  private limitFor(tool: string, callId: string | undefined, messages: unknown[] | undefined): number {
+    const own = this.toolLimits.get(tool) ?? this.limit;
+    if (this.turnLimit === undefined) return own;
+    const calls = messages ? turnCalls(messages, callId).filter((name) => !this.excluded.has(name)).length : 1;
+    return Math.min(own, Math.max(this.minimum, Math.floor(this.turnLimit / Math.max(calls, 1))));
+  }
+
+  private readonly fit = async (message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> => {
+    try {
+      return await this.fitOrThrow(message, tool, limit);
+    } catch (error) {
+      // A bug here must neither crash the run nor let the flood through.
+      const text = contentText(message.content);
+      if (this.measure.text(text) <= limit) return undefined;
+      const kept = text.slice(0, Math.floor(limit / 2));
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
+      return { message: withContent(message, emergencyCutText(kept, text.length), { harnessKit: { budget: { action: "truncate", limit, unit: this.measure.unit } } }) };
+    }
+  };
+
+  private async fitOrThrow(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> {
+    const assessment = assessContent(message.content, this.measure);
+    if (assessment.size <= limit) return undefined;
+    const plan = planBudget(assessment, limit, this.measure);
+
+    const key = offloadKey(tool, message.tool_call_id);
+    let outcome: PreviewOutcome = { kind: "not-stored", reason: undefined };
+    let stateUpdate: Record<string, unknown> | undefined;
+    if (plan.cutText && this.store) {
+      try {
+        const receipt = await this.store.put(key, assessment.split.text, this.contextFor(tool, message.tool_call_id));
+        outcome = { kind: "stored", key, readHint: receipt?.readHint };
+        stateUpdate = receipt?.stateUpdate;
+      } catch (error) {
+        outcome = { kind: "not-stored", reason: storeFailureReason(error) };
+      }
+    }
+    const facts = { tool, chars: assessment.split.text.length, size: assessment.textSize, unit: this.measure.unit, limit, outcome };
+    const { content, cut } = renderBudgeted(assessment, plan, facts, this.measure);
+
+    const action: BudgetAction = !plan.cutText ? "drop-media" : outcome.kind === "stored" ? "offload" : "truncate";
+    const original = {
+      fingerprint: resultFingerprint(message.content, await loadHasher()),
+      size: contentText(message.content).length,
+      ...(outcome.kind === "stored" ? { offloadKey: key } : {}),
+    };
+    const budget = {
+      action,
+      limit,
+      unit: this.measure.unit,
+      ...(cut ? { head: cut.head.length, tail: cut.tail.length, omitted: cut.omitted } : {}),
+      ...(plan.dropped.length > 0 ? { mediaRemoved: plan.dropped.length } : {}),
+    };
+    const mark = markOf(message) ? { original, budget } : { guard: this.name, action, original, budget };
+    const rewritten = withContent(message, content as ToolMessage["content"], { harnessKit: mark });
+
+    await emitSignal(
+      {
+        guard: this.name,
+        action: "directive",
+        toolCallId: message.tool_call_id,
+        tool,
+        reason: signalReason(action, outcome),
+        detail: { ...budget, size: assessment.size, chars: original.size, ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }) },
+      },
+      this.onSignal,
+    );
+    return stateUpdate ? { message: rewritten, stateUpdate } : { message: rewritten };
+  }
+
+  private contextFor(toolName: string, toolCallId: string): OffloadContext {
+    return { toolName, toolCallId, state: currentState() };
+  }
+}
+
+function signalReason(action: BudgetAction, outcome: PreviewOutcome): string {
+  if (action === "offload") return "result_offloaded";
+  if (action === "drop-media") return "media_removed";
+  return outcome.kind === "not-stored" && outcome.reason ? "store_failed" : "result_truncated";
+}
+
+/** Names of the calls in the AI message that made `callId` (the turn running in parallel). */
+function turnCalls(messages: readonly unknown[], callId: string | undefined): string[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messageKind(messages[i]) !== "ai") continue;
+    const calls = toolCallsOf(messages[i]);
+    if (callId === undefined || calls.some((call) => call.id === callId)) return calls.map((call) => call.name);
+  }
+  return [];
+}
+
+/** The whole graph state of the running task (a wrapToolCall request only carries messages). */
+function currentState(): Readonly<Record<string, unknown>> {
+  try {
+    const input = getCurrentTaskInput();
+    return input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Read by the model when the budget itself failed and fell back to a plain cut. */
+export function emergencyCutText(kept: string, total: number): string {
+  return `${kept}\n[... ${total - kept.length} characters omitted ...]\n[The result had ${total} characters; only the first ${kept.length} are shown and the rest was not kept. Call the tool again with narrower arguments if you need more.]`;
+}

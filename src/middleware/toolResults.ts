@@ -1,0 +1,97 @@
+import { ToolMessage } from "@langchain/core/messages";
+import { Command, isCommand } from "@langchain/langgraph";
+
+/** What a `wrapToolCall` handler returns. */
+export type ToolCallResult = ToolMessage | Command;
+
+/** A replacement for one ToolMessage, with graph state to write alongside it. */
+export interface ToolMessageRewrite {
+  message: ToolMessage;
+  stateUpdate?: Record<string, unknown>;
+}
+
+/**
+ * Applies `rewrite` to the ToolMessages of a handler's result: the result itself, or those in a
+ * Command's `update.messages` (deepagents' tools answer with Commands that also update state).
+ * Everything else in a Command (other messages, state keys, goto) is kept; a result with nothing
+ * to rewrite comes back as the same object.
+ */
+export async function rewriteToolMessages(
+  result: ToolCallResult,
+  rewrite: (message: ToolMessage) => Promise<ToolMessageRewrite | undefined>,
+): Promise<ToolCallResult> {
+  if (ToolMessage.isInstance(result)) {
+    const done = await rewrite(result);
+    if (!done) return result;
+    return done.stateUpdate ? new Command({ update: { ...done.stateUpdate, messages: [done.message] } }) : done.message;
+  }
+  if (!isCommand(result)) return result;
+  const command = result as Command;
+  const update = command.update;
+  if (update === undefined || update === null) return result;
+  const entries: [string, unknown][] = Array.isArray(update) ? update.map(([k, v]) => [k, v]) : Object.entries(update);
+
+  let changed = false;
+  const extra: Record<string, unknown>[] = [];
+  const rewritten: [string, unknown][] = [];
+  for (const [key, value] of entries) {
+    if (key !== "messages") {
+      rewritten.push([key, value]);
+      continue;
+    }
+    const list = Array.isArray(value) ? value : [value];
+    const out: unknown[] = [];
+    for (const message of list) {
+      const done = ToolMessage.isInstance(message) ? await rewrite(message) : undefined;
+      if (!done) {
+        out.push(message);
+        continue;
+      }
+      changed = true;
+      out.push(done.message);
+      if (done.stateUpdate) extra.push(done.stateUpdate);
+    }
+    rewritten.push([key, Array.isArray(value) ? out : out[0]]);
+  }
+  if (!changed) return result;
+  const merged: Record<string, unknown> = Object.fromEntries(rewritten);
+  for (const update of extra) {
+    for (const [key, value] of Object.entries(update)) merged[key] = mergeValue(merged[key], value);
+  }
+  return new Command({ graph: command.graph, goto: command.goto, resume: command.resume, update: merged });
+}
+
+/** Two object updates of one key (deepagents' `files`) are merged; anything else is replaced. */
+function mergeValue(existing: unknown, added: unknown): unknown {
+  if (isPlainObject(existing) && isPlainObject(added)) return { ...existing, ...added };
+  return added;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A copy of `message` with new content, keeping every field the model and the application rely
+ * on (id, name, tool_call_id, status, artifact, additional_kwargs, response_metadata, metadata).
+ * `harnessKit` is merged into `response_metadata.harness_kit`.
+ */
+export function withContent(
+  message: ToolMessage,
+  content: ToolMessage["content"],
+  changes: { status?: "success" | "error"; harnessKit: Record<string, unknown> },
+): ToolMessage {
+  const responseMetadata = (message.response_metadata ?? {}) as Record<string, unknown>;
+  const existing = isPlainObject(responseMetadata.harness_kit) ? responseMetadata.harness_kit : {};
+  return new ToolMessage({
+    content,
+    tool_call_id: message.tool_call_id,
+    name: message.name,
+    id: message.id,
+    status: changes.status ?? message.status,
+    artifact: message.artifact,
+    metadata: message.metadata,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: { ...responseMetadata, harness_kit: { ...existing, ...changes.harnessKit } },
+  });
+}

@@ -1,0 +1,89 @@
+import { OffloadStoreError } from "./errors.js";
+import { isOffloadKey } from "./keys.js";
+import type { OffloadContext, OffloadReceipt, OffloadStore } from "./OffloadStore.js";
+
+/** The part of a deepagents backend (`BackendProtocol`) this store uses. */
+export interface AgentFilesBackend {
+  write(filePath: string, content: string): unknown;
+  readRaw?(filePath: string): unknown;
+}
+
+export interface AgentFilesOffloadStoreOptions {
+  /** Folder of the agent's filesystem the results go to. Default `"/large_tool_results"` (deepagents' own). */
+  dir?: string;
+  /**
+   * The backend you gave `createDeepAgent`, when it is not the default state backend
+   * (a `FilesystemBackend`, `StoreBackend`, `CompositeBackend`...). Default: write the agent's
+   * `files` state directly, which is where deepagents' default backend keeps files.
+   */
+  backend?: AgentFilesBackend;
+}
+
+export const AGENT_FILES_DEFAULTS = { dir: "/large_tool_results" } as const;
+
+const STORE = "AgentFilesOffloadStore";
+
+/**
+ * Offloads into a deep agent's own virtual filesystem, so the agent pages through a large result
+ * with its `read_file` (and searches it with `grep`) like any other file. Works inside
+ * `createDeepAgent`; in an agent without deepagents' filesystem every write fails and the budget
+ * truncates with a notice instead.
+ *
+ * @example
+ * createDeepAgent({ model, middleware: [new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() })] });
+ */
+export class AgentFilesOffloadStore implements OffloadStore {
+  private readonly dir: string;
+  private readonly backend: AgentFilesBackend | undefined;
+
+  constructor(options: AgentFilesOffloadStoreOptions = {}) {
+    this.dir = (options.dir ?? AGENT_FILES_DEFAULTS.dir).replace(/\/+$/, "");
+    this.backend = options.backend;
+  }
+
+  /** The file a key is kept in. */
+  pathFor(key: string): string {
+    return `${this.dir}/${key}.txt`;
+  }
+
+  async put(key: string, content: string, context: OffloadContext): Promise<OffloadReceipt> {
+    if (!isOffloadKey(key)) throw new OffloadStoreError(STORE, key, "the key is not a safe file name");
+    const path = this.pathFor(key);
+    const readHint = `use read_file with file_path "${path}" (offset and limit count lines)`;
+    if (this.backend) {
+      const result = fields(await this.backend.write(path, content));
+      if (typeof result.error === "string") throw new OffloadStoreError(STORE, key, result.error);
+      const filesUpdate = result.filesUpdate;
+      return filesUpdate && typeof filesUpdate === "object" ? { readHint, stateUpdate: { files: filesUpdate } } : { readHint };
+    }
+    if (!("files" in context.state)) {
+      throw new OffloadStoreError(STORE, key, "this agent has no files state; use this store inside createDeepAgent or pass its backend");
+    }
+    const now = new Date().toISOString();
+    return {
+      readHint,
+      stateUpdate: { files: { [path]: { content, mimeType: "text/plain", created_at: now, modified_at: now } } },
+    };
+  }
+
+  async get(key: string, context: OffloadContext): Promise<string | undefined> {
+    if (!isOffloadKey(key)) return undefined;
+    const path = this.pathFor(key);
+    let file: Record<string, unknown>;
+    if (this.backend?.readRaw) {
+      const raw = fields(await this.backend.readRaw(path));
+      // Current backends answer {data: FileData} or {error}; older ones the FileData itself.
+      file = "data" in raw || "error" in raw ? fields(raw.data) : raw;
+    } else {
+      file = fields(fields(context.state.files)[path]);
+    }
+    const content = file.content;
+    if (typeof content === "string") return content;
+    if (Array.isArray(content) && content.every((line) => typeof line === "string")) return content.join("\n");
+    return undefined;
+  }
+}
+
+function fields(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+}
