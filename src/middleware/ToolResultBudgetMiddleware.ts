@@ -2,7 +2,8 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { getCurrentTaskInput } from "@langchain/langgraph";
 import { InvalidOptionsError } from "../core/errors.js";
-import { markOf, messageKind, toolCallsOf } from "../core/messages.js";
+import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
+import { messageKind, toolCallsOf } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
@@ -15,7 +16,7 @@ import { contentText } from "../observe/content.js";
 import { loadHasher } from "../observe/hash.js";
 import { resultFingerprint } from "../observe/resultFingerprint.js";
 import { MiddlewareBase, oneOf } from "./base.js";
-import { rewriteToolMessages, withContent, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
+import { rewriteToolMessages, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
 
 export interface ToolResultBudgetOptions {
   /** Largest tool result the model gets, in `unit`s. Default 20,000 characters (5,000 with `unit: "tokens"`). */
@@ -139,8 +140,10 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       const text = contentText(message.content);
       if (this.measure.text(text) <= limit) return undefined;
       const kept = text.slice(0, Math.floor(limit / 2));
-      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
-      return { message: withContent(message, emergencyCutText(kept, text.length), { harnessKit: { budget: { action: "truncate", limit, unit: this.measure.unit } } }) };
+      const reason = "budget_failed";
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason, detail: { error: String(error) } }, this.onSignal);
+      const budget = { action: "truncate", limit, unit: this.measure.unit };
+      return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, reason, { budget }) }) };
     }
   };
 
@@ -177,21 +180,37 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       ...(cut ? { head: cut.head.length, tail: cut.tail.length, omitted: cut.omitted } : {}),
       ...(plan.dropped.length > 0 ? { mediaRemoved: plan.dropped.length } : {}),
     };
-    const mark = markOf(message) ? { original, budget } : { guard: this.name, action, original, budget };
-    const rewritten = withContent(message, content as ToolMessage["content"], { harnessKit: mark });
+    const reason = signalReason(action, outcome);
+    const rewritten = rewriteToolMessage(message, {
+      content: content as ToolMessage["content"],
+      mark: this.markFor(message, reason, { original, budget }),
+    });
 
     await emitSignal(
       {
         guard: this.name,
-        action: "directive",
+        action: "warn",
         toolCallId: message.tool_call_id,
         tool,
-        reason: signalReason(action, outcome),
+        reason,
         detail: { ...budget, size: assessment.size, chars: original.size, ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }) },
       },
       this.onSignal,
     );
     return stateUpdate ? { message: rewritten, stateUpdate } : { message: rewritten };
+  }
+
+  /**
+   * The budget's mark is a "warn": the call ran and its result reached the model, so the loop
+   * guards must not count it as refused. Another guard's mark on the message is kept, with the
+   * budget's fields added.
+   */
+  private markFor(message: ToolMessage, reason: string, fields: Record<string, unknown>): ToolMessageMark {
+    const existing = (message.response_metadata as Record<string, unknown> | undefined)?.harness_kit;
+    if (existing !== null && typeof existing === "object" && typeof (existing as ToolMessageMark).guard === "string") {
+      return { ...(existing as ToolMessageMark), ...fields };
+    }
+    return { guard: this.name, action: "warn", reason, ...fields };
   }
 
   private contextFor(toolName: string, toolCallId: string): OffloadContext {

@@ -70,28 +70,3 @@ function mergeValue(existing: unknown, added: unknown): unknown {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
-
-/**
- * A copy of `message` with new content, keeping every field the model and the application rely
- * on (id, name, tool_call_id, status, artifact, additional_kwargs, response_metadata, metadata).
- * `harnessKit` is merged into `response_metadata.harness_kit`.
- */
-export function withContent(
-  message: ToolMessage,
-  content: ToolMessage["content"],
-  changes: { status?: "success" | "error"; harnessKit: Record<string, unknown> },
-): ToolMessage {
-  const responseMetadata = (message.response_metadata ?? {}) as Record<string, unknown>;
-  const existing = isPlainObject(responseMetadata.harness_kit) ? responseMetadata.harness_kit : {};
-  return new ToolMessage({
-    content,
-    tool_call_id: message.tool_call_id,
-    name: message.name,
-    id: message.id,
-    status: changes.status ?? message.status,
-    artifact: message.artifact,
-    metadata: message.metadata,
-    additional_kwargs: message.additional_kwargs,
-    response_metadata: { ...responseMetadata, harness_kit: { ...existing, ...changes.harnessKit } },
-  });
-}

@@ -73,6 +73,25 @@ describe("ProgressAwareLoopGuardMiddleware in createAgent", () => {
     expect(lastText(messages)).toMatch(/Run stopped/);
   });
 
+  it("catches a failing call interleaved with reads that return nothing new", async () => {
+    const book = countingTool("book_reservation", () => "Error: seat 12A is not available");
+    const details = countingTool("get_reservation_details", () => '{"id":"R1","seat":"12A"}');
+    const turns = Array.from({ length: 6 }, () => [call("book_reservation", { seat: "12A" }), call("get_reservation_details", { id: "R1" })]).flat();
+    const { messages } = await run([new ProgressAwareLoopGuardMiddleware()], [book.tool, details.tool], turns);
+    expect(book.counter.runs).toBe(2);
+    expect(lastText(messages)).toMatch(/"book_reservation" keeps failing/);
+  });
+
+  it("stops a loop of identical errors sooner than a loop of identical successes", async () => {
+    const modelCallsUntilStop = async (answer: string) => {
+      const t = countingTool("fetch_report", () => answer);
+      const { model, messages } = await run([new ProgressAwareLoopGuardMiddleware()], [t.tool], repeat(20, call("fetch_report", { id: 1 })));
+      expect(lastText(messages)).toMatch(/Run stopped/);
+      return model.callCount;
+    };
+    expect(await modelCallsUntilStop("Error: upstream timeout")).toBeLessThan(await modelCallsUntilStop("report: 3 rows"));
+  });
+
   it("does not interfere when tests are re-run after each edit", async () => {
     const tests = countingTool("run_tests", () => "1 failed: test_parse");
     const edit = countingTool("edit_file", () => "edited");

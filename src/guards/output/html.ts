@@ -3,7 +3,11 @@ const HTML_DOCUMENT = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!docty
 
 /** True when `text` is an HTML page (not merely text that mentions a tag). */
 export function isHtmlDocument(text: string): boolean {
-  return HTML_DOCUMENT.test(text.slice(0, 4096));
+  let start = 0;
+  while (start < text.length && text.charCodeAt(start) <= 32) start++;
+  // Most strings fail here; the regex only runs on text that starts with a tag.
+  if (text.charCodeAt(start) !== 60) return false;
+  return HTML_DOCUMENT.test(text.slice(start, start + 4096));
 }
 
 /**
