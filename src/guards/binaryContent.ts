@@ -10,7 +10,7 @@ export type BinaryEvidence =
 
 /** What the binary guard found in one tool result. */
 export interface BinaryFinding {
-  /** Read by the model: what the payload is, e.g. "PNG image" or "binary data of unknown type". */
+  /** Read by the model: what the payload is, e.g. "PNG image" or "binary file of unknown type". */
   label: string;
   mediaType: string | undefined;
   evidence: BinaryEvidence;
@@ -113,7 +113,7 @@ function textFinding(evidence: TextEvidence, size: number): BinaryFinding {
       return { label: labelForMediaType(evidence.mediaType), mediaType: evidence.mediaType, evidence: evidence.kind, fileName: undefined, size, detail: {} };
     default:
       return {
-        label: "binary data of unknown type",
+        label: "binary file of unknown type",
         mediaType: undefined,
         evidence: evidence.kind,
         fileName: undefined,

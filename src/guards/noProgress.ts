@@ -1,5 +1,5 @@
 import { ALLOW, type CallDecision, type Decision } from "../core/decision.js";
-import type { ToolCallObservation } from "../observe/store.js";
+import { groupsWholeTool, type ToolCallObservation } from "../observe/store.js";
 import type { KeyedCall } from "./identicalCalls.js";
 
 export interface NoProgressOptions {
@@ -119,7 +119,7 @@ function chainOf(
 }
 
 function isStaleRepeat(o: ToolCallObservation, options: NoProgressOptions): boolean {
-  const isRepeat = o.sameArgsRepeatCount > 0 || o.callKey.endsWith("#*");
+  const isRepeat = o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey);
   return isRepeat && o.newInformationDelta <= options.progressFloor;
 }
 

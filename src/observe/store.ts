@@ -147,12 +147,19 @@ export function fingerprintArgs(args: unknown, hash: Hasher): string {
   return hash(canonicalJson(args ?? {}));
 }
 
+const ANY_ARGS = "#*";
+
 export function callKeyOf(
   name: string,
   argsFingerprint: string,
   deltaOverrides: ObservationOptions["deltaOverrides"],
 ): string {
-  return deltaOverrides?.[name] ? `${name}#*` : `${name}#${argsFingerprint}`;
+  return deltaOverrides?.[name] ? `${name}${ANY_ARGS}` : `${name}#${argsFingerprint}`;
+}
+
+/** Whether a call key groups every call of its tool (a tool with a delta override). */
+export function groupsWholeTool(callKey: string): boolean {
+  return callKey.endsWith(ANY_ARGS);
 }
 
 /**

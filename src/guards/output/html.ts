@@ -13,25 +13,38 @@ export function isHtmlDocument(text: string): boolean {
 /**
  * Where a parsed JSON value carries an HTML page in one of its strings (a gateway wrapping its
  * error page as `{"status": 200, "body": "<!DOCTYPE html>…"}`): the path of the first such
- * string, or undefined. Depth is bounded because wrappers are shallow and payloads can be deep.
+ * string, or undefined. Only strings up to two levels down are looked at: wrappers are shallow,
+ * and walking every string of a large payload would cost more than the rest of the validation.
  */
-export function findHtmlInJson(value: unknown, maxDepth = 3): string | undefined {
-  return search(value, "", maxDepth);
+export function findHtmlInJson(value: unknown, maxDepth = 2): string | undefined {
+  const path: (string | number)[] = [];
+  return search(value, maxDepth, path) ? formatPath(path) : undefined;
 }
 
-function search(value: unknown, path: string, depth: number): string | undefined {
-  if (typeof value === "string") return isHtmlDocument(value) ? path || "(root)" : undefined;
-  if (depth === 0 || value === null || typeof value !== "object") return undefined;
+/** Depth-first; `path` receives the keys of the hit, innermost first, only once one is found. */
+function search(value: unknown, depth: number, path: (string | number)[]): boolean {
+  if (typeof value === "string") return isHtmlDocument(value);
+  if (depth === 0 || value === null || typeof value !== "object") return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = search(value[i], `${path}[${i}]`, depth - 1);
-      if (found !== undefined) return found;
+      if (search(value[i], depth - 1, path)) return path.push(i) > 0;
     }
-    return undefined;
+    return false;
   }
-  for (const key in value as Record<string, unknown>) {
-    const found = search((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth - 1);
-    if (found !== undefined) return found;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    if (search(record[keys[i]!], depth - 1, path)) return path.push(keys[i]!) > 0;
   }
-  return undefined;
+  return false;
+}
+
+function formatPath(innermostFirst: readonly (string | number)[]): string {
+  if (innermostFirst.length === 0) return "(root)";
+  let out = "";
+  for (let i = innermostFirst.length - 1; i >= 0; i--) {
+    const key = innermostFirst[i]!;
+    out += typeof key === "number" ? `[${key}]` : out === "" ? key : `.${key}`;
+  }
+  return out;
 }

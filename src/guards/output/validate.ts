@@ -38,7 +38,7 @@ export function validateOutput(content: unknown, spec: ResolvedSpec, call: Valid
   if (text.length > spec.maxChars) return invalid("oversized", `${text.length} characters, over maxChars ${spec.maxChars}`);
   if (spec.contentType === "text") return checkValue(text, spec, call, false);
 
-  if (text.trim() === "") return invalid("empty", "expected JSON, got empty output");
+  if (!/\S/.test(text)) return invalid("empty", "expected JSON, got empty output");
   if (isHtmlDocument(text)) return invalid("html_instead_of_json", "expected JSON, got an HTML page");
   let parsed: unknown;
   try {

@@ -1,0 +1,166 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { rewriteToolMessage } from "../core/answers.js";
+import { InvalidOptionsError } from "../core/errors.js";
+import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { runToolSafely } from "../core/toolErrors.js";
+import { inspectToolResult, type BinaryFinding } from "../guards/binaryContent.js";
+import { mediaBlockOf } from "../guards/binaryMedia.js";
+import { MiddlewareBase } from "./base.js";
+import { rewriteToolMessages, type ToolCallResult } from "./toolResults.js";
+
+/** What the directive is written from. */
+export interface BinaryReadContext extends BinaryFinding {
+  /** The file the call read, from its arguments (file_path, path, ...) or the payload; else a description of the call. */
+  file: string;
+  tool: string;
+}
+
+export interface BinaryReadGuardOptions {
+  /** Only these tools are checked. Default: every tool. */
+  tools?: readonly string[];
+  /**
+   * Media blocks of these types reach the model: exact types, `"image/*"` or `"*\/*"`. Default:
+   * none. `mediaTypesAcceptedBy(model)` lists what a model's profile accepts in tool results.
+   * Binary data inside text never passes.
+   */
+  allowedMediaTypes?: readonly string[];
+  /** The text the model gets instead of the payload. Default: `binaryReadDirective`. */
+  directive?: (context: BinaryReadContext) => string;
+  /** Receives a signal for every result the guard replaced. */
+  onSignal?: SignalHandler;
+}
+
+export const BINARY_READ_GUARD_DEFAULTS = { allowedMediaTypes: [] as readonly string[] } as const;
+
+/** Set to "0" (or "false", "off") to turn the guard off without changing code. */
+export const BINARY_READ_GUARD_ENV = "HARNESS_KIT_BINARY_READ_GUARD";
+
+/**
+ * Keeps binary payloads away from a model that would read them as text and make up their
+ * contents: media blocks of types the model does not take (`allowedMediaTypes`), a non-text
+ * media type declared in the message metadata, and text that is binary data (NUL bytes, a high
+ * share of U+FFFD, a known file signature such as PDF, PNG, JPEG, ZIP, gzip or ELF, raw or in
+ * base64). The result is replaced by an error ToolMessage naming the file and its type and
+ * telling the model to use an extractor instead of guessing; the message keeps its id, name,
+ * artifact and metadata. `HARNESS_KIT_BINARY_READ_GUARD=0` turns it off.
+ *
+ * Order: list it after `ToolResultBudgetMiddleware` (wrapToolCall: later = closer to the tool),
+ * so it judges the raw result before any preview is cut from it.
+ *
+ * @example
+ * const agent = createDeepAgent({
+ *   model,
+ *   middleware: [new BinaryReadGuardMiddleware({ allowedMediaTypes: mediaTypesAcceptedBy(model) })],
+ * });
+ */
+export class BinaryReadGuardMiddleware extends MiddlewareBase {
+  readonly name = "BinaryReadGuardMiddleware";
+  private readonly tools: ReadonlySet<string> | undefined;
+  private readonly allowedMediaTypes: readonly string[];
+  private readonly directive: (context: BinaryReadContext) => string;
+  private readonly onSignal: SignalHandler | undefined;
+
+  constructor(options: BinaryReadGuardOptions = {}) {
+    super();
+    if (options.directive !== undefined && typeof options.directive !== "function") {
+      throw new InvalidOptionsError(this.name, "directive", "must be a function of the finding");
+    }
+    const allowed = options.allowedMediaTypes ?? BINARY_READ_GUARD_DEFAULTS.allowedMediaTypes;
+    for (const type of allowed) {
+      if (typeof type !== "string" || !/^(?:\*\/\*|[\w.+-]+\/(?:\*|[\w.+-]+))$/.test(type)) {
+        throw new InvalidOptionsError(this.name, "allowedMediaTypes", `holds "${String(type)}", which is not a media type like "image/png" or "image/*"`);
+      }
+    }
+    this.tools = options.tools ? new Set(options.tools) : undefined;
+    this.allowedMediaTypes = allowed.map((type) => type.toLowerCase());
+    this.directive = options.directive ?? binaryReadDirective;
+    this.onSignal = options.onSignal;
+  }
+
+  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolCallResult> => {
+    const result = await runToolSafely(request, handler);
+    if (disabledByEnvironment() || (this.tools && !this.tools.has(request.toolCall.name))) return result;
+    return rewriteToolMessages(result, async (message) => {
+      const finding = inspectToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
+      return finding ? { message: await this.replace(message, finding, request) } : undefined;
+    });
+  };
+
+  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest): Promise<ToolMessage> {
+    const tool = request.toolCall.name;
+    const context: BinaryReadContext = { ...finding, file: fileOf(request.toolCall.args, finding, tool), tool };
+    let text: string;
+    try {
+      text = this.directive(context);
+    } catch {
+      text = binaryReadDirective(context);
+    }
+    const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
+    await emitSignal(
+      { guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, reason: "binary_result", detail: { ...detected, ...finding.detail } },
+      this.onSignal,
+    );
+    return rewriteToolMessage(message, {
+      content: contentWithout(message.content, text),
+      status: "error",
+      mark: { guard: this.name, action: "directive", reason: "binary_result", detected },
+    });
+  }
+}
+
+function disabledByEnvironment(): boolean {
+  const value = typeof process === "undefined" ? undefined : process.env?.[BINARY_READ_GUARD_ENV];
+  return value !== undefined && ["0", "false", "off", "no"].includes(value.trim().toLowerCase());
+}
+
+const FILE_ARGS = ["file_path", "filePath", "path", "filename", "file", "url", "uri", "key", "name"];
+
+/** The file the call was about, for the model; falls back to what the payload declared, then the call itself. */
+function fileOf(args: unknown, finding: BinaryFinding, tool: string): string {
+  if (args !== null && typeof args === "object") {
+    for (const key of FILE_ARGS) {
+      const value = (args as Record<string, unknown>)[key];
+      if (typeof value === "string" && value.trim() !== "") return value.length > 200 ? `${value.slice(0, 197)}...` : value;
+    }
+  }
+  return finding.fileName ?? `the result of ${tool}`;
+}
+
+/**
+ * The error content: the directive, followed by the result's text blocks when it had some beside
+ * the binary payload (a caption stays readable).
+ */
+function contentWithout(content: unknown, directive: string): ToolMessage["content"] {
+  if (!Array.isArray(content)) return directive;
+  const kept = content.filter(
+    (block) =>
+      block !== null &&
+      typeof block === "object" &&
+      (block as { type?: unknown }).type === "text" &&
+      !mediaBlockOf(block) &&
+      inspectToolResult({ content: [block] }, { allowedMediaTypes: [] }) === undefined,
+  );
+  return kept.length === 0 ? directive : [{ type: "text", text: directive }, ...kept];
+}
+
+function extractorFor(mediaType: string | undefined): string {
+  const type = mediaType ?? "";
+  if (type.startsWith("image/")) return "OCR or an image-description tool";
+  if (type.startsWith("audio/") || type.startsWith("video/")) return "a transcription tool";
+  if (/zip|gzip|bzip|xz|zstd|7z|rar|tar/.test(type)) return "a tool that lists or extracts the archive";
+  if (/pdf|officedocument|msword|ole|opendocument|rtf/.test(type)) return "a document-to-text converter";
+  return "a document-to-text converter, or OCR for images";
+}
+
+/** Read by the model: a binary payload was removed; use an extractor, do not guess. */
+export function binaryReadDirective(context: BinaryReadContext): string {
+  return (
+    `Not readable as text: ${context.file} is ${article(context.label)} ${context.label}, so its contents were removed from this result. ` +
+    `Do not guess what it contains; extract its text with a suitable tool (${extractorFor(context.mediaType)}) or ask the user for a text version.`
+  );
+}
+
+function article(label: string): string {
+  return /^[aeiou]/i.test(label) || /^(?:MP|SQL|ELF|XML|HTML|xz)/.test(label) ? "an" : "a";
+}
