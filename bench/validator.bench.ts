@@ -18,7 +18,7 @@ const schema = z.object({ account: z.object({ id: z.number(), plan: z.enum(["fre
 /** An order listing of about 10 KB, the size of a typical API page. */
 function payload(): string {
   const items = [];
-  for (let i = 0; items.length < 200; i++) {
+  for (let i = 0; ; i++) {
     items.push({ sku: `SKU-${10_000 + i}`, name: `Widget ${i}`, qty: i % 17, price: 3.5 + i, status: ["active", "backorder", "discontinued"][i % 3], tags: ["a", `t${i % 5}`] });
     if (JSON.stringify({ items }).length > 10_000) {
       items.pop();
@@ -78,7 +78,7 @@ export default async function validatorBench(): Promise<string> {
   const addedWrapped = wrapped.p50 - zod.p50;
 
   const rows = [
-    "| measurement (10 KB JSON, 200-item schema) | p50 | p95 | target |",
+    `| measurement (${text.length} characters of JSON, ${(parsed as { items: unknown[] }).items.length} items, nested zod object) | p50 | p95 | target |`,
     "|---|---|---|---|",
     `| zod \`safeParse\` of the parsed value (baseline) | ${fmt(zod.p50)} | ${fmt(zod.p95)} | |`,
     `| \`JSON.parse\` of the text, which any validation of a JSON string needs | ${fmt(jsonParse.p50)} | ${fmt(jsonParse.p95)} | |`,
@@ -88,5 +88,5 @@ export default async function validatorBench(): Promise<string> {
     `| middleware \`wrapToolCall\` around a tool returning it | ${fmt(wrapped.p50)} (${(wrapped.p50 / zod.p50).toFixed(2)}× zod) | ${fmt(wrapped.p95)} | |`,
     `| added by the whole middleware beyond zod | ${fmt(addedWrapped)} | | ≤ 100 µs ${verdict(addedWrapped <= 100)} |`,
   ];
-  return `## OutputValidatorMiddleware\n\n${text.length} characters, ${ITERATIONS} interleaved iterations each.\n\n${rows.join("\n")}`;
+  return `## OutputValidatorMiddleware\n\n${ITERATIONS} interleaved iterations each.\n\n${rows.join("\n")}`;
 }

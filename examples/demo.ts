@@ -1,6 +1,8 @@
 // `npm run demo`: every harness-kit guard firing inside real createAgent graphs driven by a
 // scripted model (no API key), each next to the same run without the guard.
 import { demoLoopGuards } from "./loopGuards.demo.js";
+import { demoOutputValidator } from "./validator.demo.js";
 
 console.log("harness-kit demo: the same scripted agents, without and with each guard");
 await demoLoopGuards();
+await demoOutputValidator();

@@ -19,3 +19,21 @@ export {
   PROGRESS_GUARD_DEFAULTS,
   type ProgressAwareLoopGuardOptions,
 } from "./middleware/ProgressAwareLoopGuardMiddleware.js";
+
+// output validation
+export {
+  OutputValidatorMiddleware,
+  OUTPUT_VALIDATOR_DEFAULTS,
+  INVALID_OUTPUT_STOP_REASON,
+  type OutputValidatorOptions,
+} from "./middleware/OutputValidatorMiddleware.js";
+export type { ToolOutputSpec, Invariant, InvalidOutputMode, OutputErrorClass } from "./guards/output/spec.js";
+export {
+  InMemoryLastKnownGoodCache,
+  type LastKnownGoodCache,
+  type LastKnownGoodKey,
+  type LastKnownGoodEntry,
+  type InMemoryLastKnownGoodCacheOptions,
+} from "./guards/output/cache.js";
+export { ENVELOPE_TAG } from "./guards/output/envelope.js";
+export { rewriteToolMessage, type ToolMessageMark } from "./core/answers.js";

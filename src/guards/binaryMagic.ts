@@ -118,28 +118,33 @@ function utf8View(text: string): number[] {
 }
 
 /**
- * Whether `decoded` carries `expected` at `offset`. Only offset 0 signatures get the U+FFFD
- * leeway beyond a one-to-one match, since bytes before an offset may have collapsed too.
+ * A lossy match must rest on at least this many bytes that survived decoding: "\uFFFD\uFFFD\uFFFD"
+ * alone could be any binary file, not necessarily a JPEG.
+ */
+const MIN_SURVIVING_BYTES = 2;
+
+/**
+ * Whether `decoded` carries `expected` at `offset`. A U+FFFD stands for one to three expected
+ * bytes of 0x80 or above; every other expected byte must be there as is.
  */
 function matchesDecoded(expected: readonly number[], decoded: readonly number[], offset: number): boolean {
-  const walk = (e: number, d: number): boolean => {
-    if (e === expected.length) return true;
+  const walk = (e: number, d: number, surviving: number): boolean => {
+    if (e === expected.length) return surviving >= MIN_SURVIVING_BYTES;
     if (d >= decoded.length) return false;
     const want = expected[e]!;
     const have = decoded[d]!;
     if (have === LOST_HIGH_BYTES) {
-      // One U+FFFD replaces one to three invalid bytes, all of them 0x80 or above.
       for (let run = 1; run <= 3 && e + run <= expected.length; run++) {
         const b = expected[e + run - 1]!;
         if (b !== -1 && b < 0x80) break;
-        if (walk(e + run, d + 1)) return true;
+        if (walk(e + run, d + 1, surviving)) return true;
       }
       return false;
     }
     if (want !== -1 && want !== have) return false;
-    return walk(e + 1, d + 1);
+    return walk(e + 1, d + 1, want === -1 ? surviving : surviving + 1);
   };
-  return offset === 0 ? walk(0, 0) : decoded.length >= offset && walk(0, offset);
+  return decoded.length >= offset && walk(0, offset, 0);
 }
 
 const BASE64_VALUE = new Int16Array(128).fill(-1);

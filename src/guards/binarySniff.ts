@@ -39,7 +39,7 @@ export function sniffText(text: string): TextEvidence | undefined {
   const magic = magicAtStart(text);
   if (magic) return { kind: "magic-number", signature: magic };
   const samples = sampleWindows(text);
-  const embedded = embeddedBase64(samples);
+  const embedded = embeddedBase64(samples, text);
   if (embedded) return embedded;
   const counts = countSuspects(samples);
   const nul = nulEvidence(text, counts);
@@ -92,7 +92,7 @@ const MAGIC_PREFIX = new RegExp(
 );
 
 /** A base64 data URL of a non-text type, or a long base64 run that decodes to a known signature. */
-function embeddedBase64(samples: readonly string[]): TextEvidence | undefined {
+function embeddedBase64(samples: readonly string[], text: string): TextEvidence | undefined {
   for (const sample of samples) {
     DATA_URL.lastIndex = 0;
     for (let m = DATA_URL.exec(sample); m; m = DATA_URL.exec(sample)) {
@@ -107,7 +107,10 @@ function embeddedBase64(samples: readonly string[]): TextEvidence | undefined {
     MAGIC_PREFIX.lastIndex = 0;
     for (let m = MAGIC_PREFIX.exec(sample); m; m = MAGIC_PREFIX.exec(sample)) {
       const start = m.index + (/[A-Za-z0-9+/_-]/.test(m[0][0]!) ? 0 : 1);
-      if (base64RunLength(sample, start) < SNIFF_THRESHOLDS.minBase64Run && start + SNIFF_THRESHOLDS.minBase64Run <= sample.length) continue;
+      const run = base64RunLength(sample, start);
+      // A short run is a word in a sentence, unless a sampling window cut it off.
+      const cutOff = start + run === sample.length && sample.length < text.length;
+      if (run < SNIFF_THRESHOLDS.minBase64Run && !(cutOff && run >= 16)) continue;
       const signature = matchMagicBase64(sample.slice(start, start + 64));
       if (signature) return { kind: "magic-number-in-base64", signature };
     }

@@ -32,7 +32,8 @@ export function omittedMarker(omitted: number): string {
 /** Read by the model: the full preview, head and tail between a header and a footer. */
 export function renderPreview(facts: PreviewFacts, cut: HeadTailCut, suffix = ""): string {
   const parts = [previewHeader(facts, cut)];
-  if (cut.head) parts.push(cut.head);
+  // A head cut after a line break already ends its line; the join supplies the break.
+  if (cut.head) parts.push(cut.head.endsWith("\n") ? cut.head.slice(0, -1) : cut.head);
   parts.push(omittedMarker(cut.omitted));
   if (cut.tail) parts.push(cut.tail);
   parts.push(previewFooter(facts, cut));
@@ -63,9 +64,9 @@ function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
   return `[The omitted ${cut.omitted} characters were not kept${why}. If you need them, call ${facts.tool} again with narrower arguments, such as a filter, a range or a smaller page.]`;
 }
 
-/** 0-based line offset of the first omitted character: the number of line breaks in the head. */
+/** 1-based number of the line the first omitted character is on. */
 export function lineNumberAt(head: string): number {
-  let lines = 0;
+  let lines = 1;
   for (let i = head.indexOf("\n"); i !== -1; i = head.indexOf("\n", i + 1)) lines++;
   return lines;
 }

@@ -15,9 +15,12 @@ export interface NoProgressOptions {
 /** A repeated error teaches less than a repeated success, so it escalates sooner. */
 export const ERROR_WEIGHT = 2;
 
-/** Tool names that read by convention: get_*, list_*, search_*, read_file, ... */
+/**
+ * Tool names that only read or compute by convention: get_*, list_*, search_*, read_file, and
+ * calculators (calculate, compute_*), whose answer depends on their arguments alone.
+ */
 const READ_ONLY_NAME =
-  /^(?:get|list|read|search|find|fetch|query|view|show|describe|lookup|look_up|check|count|cat|ls|grep|glob|head|tail|stat|inspect|browse|retrieve)(?:[_\-.A-Z]|$)/;
+  /^(?:get|list|read|search|find|fetch|query|view|show|describe|lookup|look_up|check|count|cat|ls|grep|glob|head|tail|stat|inspect|browse|retrieve|calc|calculate|compute|convert)(?:[_\-.A-Z]|$)/;
 
 export function changesStateByName(
   readOnlyTools: ReadonlySet<string>,

@@ -1,6 +1,6 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, isCommand } from "@langchain/langgraph";
-import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import type { ToolCallHandler } from "langchain";
 import { guardToolMessage, rewriteToolMessage, stopNotice, type ToolMessageMark } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import { markOf, type ToolCallView } from "../core/messages.js";
@@ -16,6 +16,7 @@ import { validateOutput, type OutputVerdict } from "../guards/output/validate.js
 import { decideWriteCall } from "../guards/output/writeGate.js";
 import { contentText } from "../observe/content.js";
 import { loadHasher } from "../observe/hash.js";
+import { resultFingerprint } from "../observe/resultFingerprint.js";
 import { fingerprintArgs } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 
@@ -124,7 +125,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     this.beforeModel = { canJumpTo: ["end"], hook: this.afterToolBatch };
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolMessage | Command> => {
+  readonly wrapToolCall = async (request: Parameters<ToolCallHandler>[0], handler: ToolCallHandler): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     if (this.writeTools.has(call.name)) {
       const refusal = await this.refusal(call, request.state.messages);
@@ -189,7 +190,8 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     threadId: string | undefined,
   ): Promise<ToolMessage> {
     const chars = contentText(message.content).length;
-    const argsFingerprint = fingerprintArgs(call.args, await loadHasher());
+    const hash = await loadHasher();
+    const argsFingerprint = fingerprintArgs(call.args, hash);
     const action = mode === "fail_closed" && stopRun ? "stop" : "directive";
     await this.signal({
       action,
@@ -207,6 +209,8 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       mode,
     };
     if (this.observeOnly) return rewriteToolMessage(message, { mark });
+    // The loop guards keep comparing what the tool really returned (see resultFingerprint).
+    mark.original = { fingerprint: resultFingerprint(message.content, hash), size: chars };
 
     let text: string;
     if (mode === "fail_closed") {
@@ -221,10 +225,15 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     return rewriteToolMessage(message, { content: text, status: "error", mark });
   }
 
-  /** `message` with `content`, inside the untrusted-data envelope when that tool is wrapped. */
+  /**
+   * `message` with `content`, inside the untrusted-data envelope when that tool is wrapped.
+   * Observe-only returns `message` as it came, after flagging instruction-like text.
+   */
   private async wrapped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): Promise<ToolMessage> {
-    if (!this.envelope(call.name) || this.observeOnly) {
-      return content === message.content ? message : rewriteToolMessage(message, { content });
+    if (!this.envelope(call.name)) return content === message.content ? message : rewriteToolMessage(message, { content });
+    if (this.observeOnly) {
+      await this.flagInstructions(call, contentText(message.content));
+      return message;
     }
     if (typeof content === "string") return rewriteToolMessage(message, { content: await this.wrappedText(call, content) });
     const blocks: unknown[] = [];
@@ -237,6 +246,11 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   private async wrappedText(call: ToolCallView, text: string): Promise<string> {
     if (!this.envelope(call.name)) return text;
+    return envelopeText(call.name, text, await this.flagInstructions(call, text));
+  }
+
+  /** Names the instruction-like patterns in `text`, with a warn signal when there are any. */
+  private async flagInstructions(call: ToolCallView, text: string): Promise<string[]> {
     const flagged = findInstructionLikeText(text);
     if (flagged.length > 0) {
       await this.signal({
@@ -244,10 +258,10 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         toolCallId: call.id,
         tool: call.name,
         reason: `instruction_like_text: the output of "${call.name}" contains ${flagged.join(", ")}`,
-        detail: { patterns: flagged },
+        detail: { patterns: flagged, ...(this.observeOnly ? { observeOnly: true } : {}) },
       });
     }
-    return envelopeText(call.name, text, flagged);
+    return flagged;
   }
 
   /**
@@ -261,7 +275,9 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     if (start === messages.length) return undefined;
     try {
       const settings = this.runSettings;
-      if (settings.killSwitch) {
+      // Only an invalid output can trip the switch: skip the history walk for clean batches.
+      const batchHasInvalid = messages.slice(start).some((m) => validatorMarkOf(m, this.name)?.outcome === "invalid_output");
+      if (settings.killSwitch && batchHasInvalid) {
         const tripped = runStateOf(messages, settings).killSwitch;
         if (tripped && !runStateOf(messages, settings, start).killSwitch) {
           await this.signal({

@@ -6,6 +6,7 @@ import type { ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { decideReviewedCalls } from "../guards/repair/decideReviewedCalls.js";
 import { degradedResult } from "../guards/repair/degradedResult.js";
+import { rawArgumentsOf } from "../guards/repair/rawArguments.js";
 import { REVIEW_KEY, reviewTurn, type ToolSpec } from "../guards/repair/reviewTurn.js";
 import { emptyResultText, lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "../guards/repair/texts.js";
 import { checkArguments } from "../guards/repair/validateArguments.js";
@@ -102,7 +103,8 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
     try {
-      const review = await reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), (index) => `${response.id ?? "call"}_invalid_${index}`);
+      const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
+      const review = await reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), fallbackId, rawArgumentsOf(response));
       if (!review) return response;
       return new AIMessage({
         id: response.id,

@@ -1,6 +1,7 @@
 import type { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { getCurrentTaskInput } from "@langchain/langgraph";
+import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
 import { messageKind, toolCallsOf } from "../core/messages.js";
@@ -113,11 +114,8 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return value;
   }
 
-  readonly wrapToolCall = async (
-    request: { toolCall: { id?: string; name: string }; state?: { messages?: unknown[] } },
-    handler: (request: never) => Promise<ToolCallResult> | ToolCallResult,
-  ): Promise<ToolCallResult> => {
-    const result = await runToolSafely(request, handler as (r: typeof request) => Promise<ToolCallResult>);
+  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolCallResult> => {
+    const result = await runToolSafely(request, handler);
     const tool = request.toolCall.name;
     if (this.excluded.has(tool)) return result;
     const limit = this.limitFor(tool, request.toolCall.id, request.state?.messages);

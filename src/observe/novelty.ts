@@ -17,25 +17,81 @@ export interface CallResultView {
 export type DeltaFunction = (current: CallResultView, earlier: readonly CallResultView[]) => number;
 
 /**
- * Share of the characters of `text` that sit on lines absent from `seen`. Lines are the unit
- * because tool output (logs, listings, pages, JSON documents) changes line by line.
+ * Share of `text` not seen before, in [0, 1]: the characters on lines absent from `seen`.
+ * Lines are the unit because tool output (logs, listings, pages, JSON documents) changes line by
+ * line. One kind of output needs more: text that an LLM or OCR re-renders on every call (a page
+ * read back from a screenshot) changes its lines, wording and punctuation even when nothing
+ * changed. When most of the line-level change disappears once text is read as a stream of words
+ * (the word pairs were seen before), the result counts by its new words instead, less the share
+ * that re-rendering alone produces (REWORDING_ALLOWANCE). Structured output (JSON) and short
+ * results are never treated this way: code that renders them does not paraphrase.
  */
 export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
   if (text.length === 0) return 0;
   let fresh = 0;
+  let lines = 0;
   let start = 0;
   while (start <= text.length) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     const line = text.slice(start, end);
     if (!seen.has(line)) fresh += line.length + 1;
+    lines++;
     start = end + 1;
   }
-  return Math.min(1, fresh / (text.length + 1));
+  const byLines = Math.min(1, fresh / (text.length + 1));
+  if (byLines === 0 || !mayBeRerendered(text, lines)) return byLines;
+  const words = wordsOf(text);
+  if (words.length < 2) return byLines;
+  let freshPairs = 0;
+  for (let i = 1; i < words.length; i++) if (!seen.has(pairKey(words[i - 1]!, words[i]!))) freshPairs++;
+  if (freshPairs / (words.length - 1) >= byLines / 2) return byLines;
+  let freshWords = 0;
+  for (const word of words) if (!seen.has(wordKey(word))) freshWords++;
+  return Math.min(byLines, Math.max(0, (freshWords / words.length - REWORDING_ALLOWANCE) / (1 - REWORDING_ALLOWANCE)));
 }
 
+/** Remembers the lines of `text`, and its words and word pairs when it may be re-rendered later. */
 export function addLines(text: string, seen: Set<string>): void {
-  for (const line of text.split("\n")) seen.add(line);
+  const lines = text.split("\n");
+  for (const line of lines) seen.add(line);
+  if (!mayBeRerendered(text, lines.length)) return;
+  const words = wordsOf(text);
+  for (let i = 0; i < words.length; i++) {
+    seen.add(wordKey(words[i]!));
+    if (i > 0) seen.add(pairKey(words[i - 1]!, words[i]!));
+  }
+}
+
+/**
+ * Share of new words that an unchanged input re-rendered by an LLM still shows. Measured on the
+ * Magentic-One OCR of unchanged pages in ../shared/evaldata (docs/evaluation.md): at most 0.15
+ * when the page did not change; a scroll to new content shows 0.19 and more.
+ */
+export const REWORDING_ALLOWANCE = 0.15;
+
+/** Fewer lines than this is a short answer, not a rendered page. */
+const MIN_RERENDERED_LINES = 3;
+
+function mayBeRerendered(text: string, lines: number): boolean {
+  if (lines < MIN_RERENDERED_LINES) return false;
+  const first = text.trimStart()[0];
+  return first !== "{" && first !== "[";
+}
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+// A line never holds a newline, so these keys cannot collide with a remembered line.
+function wordKey(word: string): string {
+  return `\n${word}`;
+}
+
+function pairKey(a: string, b: string): string {
+  return `\n${a}\n${b}`;
 }
 
 /**

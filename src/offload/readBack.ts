@@ -63,7 +63,7 @@ export function renderMatches(key: string, text: string, pattern: RegExp, from: 
   }
   const where = start > 0 ? ` from character ${start} on` : "";
   const more = next !== undefined ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.` : "";
-  const header = `[${total} lines match ${String(pattern)} in the result stored under "${key}"${where}.${more}]`;
+  const header = `[${total} lines match ${String(pattern)} in the result stored under "${key}"${where}, shown as "line number: line".${more}]`;
   return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
 }
 

@@ -4,7 +4,7 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
+import { LoopGuardMiddleware, OutputValidatorMiddleware, ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
@@ -40,6 +40,20 @@ export const GUARD_STACKS: Record<string, () => AgentMiddleware[]> = {
   "loop guards (directive, tight)": () => [
     new LoopGuardMiddleware({ warnAt: 1, stopAt: 2, exitBehavior: "directive" }),
     new ProgressAwareLoopGuardMiddleware({ stopAt: 1, exitBehavior: "directive" }),
+  ],
+  "output validator (require-spec, degrade, envelope, kill switch)": () => [
+    new OutputValidatorMiddleware({
+      tools: { alpha: { contentType: "text", maxChars: 1000 } },
+      unspecifiedTools: "require-spec",
+      onInvalid: "degrade",
+      writeTools: ["beta"],
+      envelope: true,
+      killSwitch: { window: 3, threshold: 0.5 },
+    }),
+  ],
+  "output validator (JSON, stopRun) with loop guards": () => [
+    new LoopGuardMiddleware(),
+    new OutputValidatorMiddleware({ tools: { alpha: { stopRun: true }, beta: { contentType: "text", maxChars: 10 } } }),
   ],
 };
 

@@ -6,6 +6,8 @@ import { Command, GraphInterrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/middleware/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
+import { loadHasher } from "../../src/observe/hash.js";
+import { resultFingerprint } from "../../src/observe/resultFingerprint.js";
 import { ScriptedChatModel, assertToolCallPairing } from "../../src/testing/index.js";
 
 const schema = z.object({ plan: z.enum(["free", "pro"]) });
@@ -45,6 +47,12 @@ describe("OutputValidatorMiddleware.wrapToolCall", () => {
     expect(replaced.response_metadata).toMatchObject({
       http: 200,
       harness_kit: { guard: "OutputValidatorMiddleware", action: "directive", outcome: "invalid_output", errorClass: "schema_invalid", mode: "fail_closed" },
+    });
+    // What was dropped stays known to the loop guards: the original's fingerprint and size.
+    const hash = await loadHasher();
+    expect((replaced.response_metadata.harness_kit as { original: unknown }).original).toEqual({
+      fingerprint: resultFingerprint('{"plan":"gold"}', hash),
+      size: 15,
     });
   });
 

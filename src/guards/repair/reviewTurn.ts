@@ -51,6 +51,8 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  * flags calls to tools that do not exist. Every invalid call comes back as a regular call (with
  * empty arguments when rejected) because the provider converters drop `invalid_tool_calls`: an
  * answer to a call the provider never sees is an orphan the API refuses.
+ * A parsed call whose wire text (`rawArguments`) is not strict JSON was completed by LangChain's
+ * partial-JSON parser, so it is reviewed like an invalid one.
  * Returns undefined when the turn needs nothing.
  */
 export async function reviewTurn(
@@ -58,31 +60,40 @@ export async function reviewTurn(
   invalidToolCalls: readonly CallLike[],
   tools: ReadonlyMap<string, ToolSpec>,
   fallbackId: (index: number) => string,
+  rawArguments: ReadonlyMap<string, string> = new Map(),
 ): Promise<TurnReview | undefined> {
   const known = (name: string) => tools.has(name) || name.startsWith(STRUCTURED_OUTPUT_PREFIX);
+  const names = [...tools.keys()];
   const calls: ReviewedCall[] = [];
   const reviews: CallReview[] = [];
-  const names = [...tools.keys()];
+  const unparsed: Array<{ id: string; name: string; raw: unknown; label: string }> = [];
 
   for (const call of toolCalls) {
-    const reviewed = { id: call.id ?? "", name: call.name ?? "", args: (call.args ?? {}) as Record<string, unknown> };
-    calls.push(reviewed);
-    if (!known(reviewed.name)) reviews.push(unknownTool(reviewed.id, reviewed.name, names));
+    const id = call.id ?? "";
+    const name = call.name ?? "";
+    const raw = rawArguments.get(id);
+    if (raw !== undefined && known(name) && !isStrictJson(raw)) {
+      unparsed.push({ id, name, raw, label: name });
+      continue;
+    }
+    calls.push({ id, name, args: (call.args ?? {}) as Record<string, unknown> });
+    if (!known(name)) reviews.push(unknownTool(id, name, names));
   }
-  if (invalidToolCalls.length === 0 && reviews.length === 0) return undefined;
-
   for (const [index, call] of invalidToolCalls.entries()) {
-    const id = call.id || fallbackId(index);
-    const name = call.name || UNNAMED_CALL;
-    const parsed = parseToolArguments(call.args);
+    unparsed.push({ id: call.id || fallbackId(index), name: call.name || UNNAMED_CALL, raw: call.args, label: call.name ?? "" });
+  }
+  if (unparsed.length === 0 && reviews.length === 0) return undefined;
+
+  for (const { id, name, raw, label } of unparsed) {
+    const parsed = parseToolArguments(raw);
     if (!known(name)) {
       calls.push({ id, name, args: parsed.ok ? parsed.args : {} });
-      reviews.push(unknownTool(id, call.name ?? "", names));
+      reviews.push(unknownTool(id, label, names));
       continue;
     }
     if (!parsed.ok) {
       calls.push({ id, name, args: {} });
-      reviews.push({ id, name, verdict: "rejected", problem: parsed.problem.kind, text: malformedCallText(name, parsed.problem, call.args) });
+      reviews.push({ id, name, verdict: "rejected", problem: parsed.problem.kind, text: malformedCallText(name, parsed.problem, raw) });
       continue;
     }
     calls.push({ id, name, args: parsed.args });
@@ -94,6 +105,17 @@ export async function reviewTurn(
     reviews.push({ id, name, verdict: "repaired", repairs: [...parsed.repairs] });
   }
   return { toolCalls: calls, reviews };
+}
+
+/** Empty wire text is how providers stream a call without arguments: nothing was cut off. */
+function isStrictJson(raw: string): boolean {
+  if (raw.trim() === "") return true;
+  try {
+    JSON.parse(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function unknownTool(id: string, name: string, available: readonly string[]): CallReview {
