@@ -2,7 +2,9 @@
 // scripted model (no API key), each next to the same run without the guard.
 import { demoLoopGuards } from "./loopGuards.demo.js";
 import { demoOutputValidator } from "./validator.demo.js";
+import { demoRunaway } from "./runaway.demo.js";
 
 console.log("harness-kit demo: the same scripted agents, without and with each guard");
 await demoLoopGuards();
 await demoOutputValidator();
+await demoRunaway();

@@ -37,3 +37,8 @@ export {
 } from "./guards/output/cache.js";
 export { ENVELOPE_TAG } from "./guards/output/envelope.js";
 export { rewriteToolMessage, type ToolMessageMark } from "./core/answers.js";
+
+// runaway guard
+export { RunawayGuardMiddleware, RUNAWAY_GUARD_DEFAULTS, REPORT_EVENT, type RunawayGuardOptions } from "./middleware/RunawayGuardMiddleware.js";
+export type { RunawayReport, DelegationShare } from "./guards/runawayReport.js";
+export type { TokenSource } from "./guards/runawayLedger.js";

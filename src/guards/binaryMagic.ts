@@ -91,11 +91,14 @@ const LOST_HIGH_BYTES = -2;
 export function matchMagicText(text: string): MagicSignature | undefined {
   const head = text.slice(0, MAGIC_SPAN);
   if (head.length === 0) return undefined;
-  let latin1 = true;
-  for (let i = 0; i < head.length && latin1; i++) if (head.charCodeAt(i) > 0xff) latin1 = false;
-  if (latin1) {
-    const direct = matchMagicBytes(Array.from(head, (c) => c.charCodeAt(0)));
-    if (direct) return direct;
+  let highest = 0;
+  for (let i = 0; i < head.length; i++) highest = Math.max(highest, head.charCodeAt(i));
+  if (highest <= 0xff) {
+    const bytes = new Array<number>(head.length);
+    for (let i = 0; i < head.length; i++) bytes[i] = head.charCodeAt(i);
+    const direct = matchMagicBytes(bytes);
+    // Pure ASCII reads the same through any decoder: nothing more to try.
+    if (direct || highest < 0x80) return direct;
   }
   const decoded = utf8View(head);
   for (const signature of MAGIC_SIGNATURES) {
@@ -175,42 +178,4 @@ export function decodeBase64Head(text: string, maxBytes = MAGIC_SPAN): Uint8Arra
 /** The signature a base64 payload decodes to, if any. */
 export function matchMagicBase64(base64: string): MagicSignature | undefined {
   return matchMagicBytes(decodeBase64Head(base64));
-}
-
-/**
- * Base64 spellings of the signatures that start at byte 0 and have no wildcard in their first
- * three bytes: each is the run of characters fully fixed by the signature's bits. Used to spot a
- * base64-encoded file inside a larger text.
- */
-export const BASE64_MAGIC_PREFIXES: readonly string[] = Object.freeze(
-  [
-    ...new Set(
-      MAGIC_SIGNATURES.filter((s) => (s.offset ?? 0) === 0)
-        .map((s) => {
-          const fixed: number[] = [];
-          for (const b of s.bytes) {
-            if (b === -1) break;
-            fixed.push(b);
-          }
-          return base64Fixed(fixed);
-        })
-        .filter((prefix) => prefix.length >= 4),
-    ),
-  ],
-);
-
-function base64Fixed(bytes: readonly number[]): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const chars = Math.floor((bytes.length * 8) / 6);
-  let out = "";
-  for (let i = 0; i < chars; i++) {
-    let value = 0;
-    for (let bit = 0; bit < 6; bit++) {
-      const position = i * 6 + bit;
-      const byte = bytes[position >> 3]!;
-      value = (value << 1) | ((byte >> (7 - (position & 7))) & 1);
-    }
-    out += alphabet[value];
-  }
-  return out;
 }

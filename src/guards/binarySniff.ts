@@ -1,4 +1,4 @@
-import { BASE64_MAGIC_PREFIXES, matchMagicBase64, matchMagicText, type MagicSignature } from "./binaryMagic.js";
+import { matchMagicBase64, matchMagicText, type MagicSignature } from "./binaryMagic.js";
 import { isTextMediaType, parseDataUrl } from "./binaryMedia.js";
 
 /** Why a text was judged to be binary data. */
@@ -22,7 +22,7 @@ export const SNIFF_THRESHOLDS = Object.freeze({
   minCount: 8,
   /** A NUL this close to the start is a binary header, not a stray character. */
   nulHeadChars: 8192,
-  /** A base64 run after a magic prefix must be at least this long to count as an embedded file. */
+  /** A base64 run must be at least this long to count as an embedded file. */
   minBase64Run: 64,
 });
 
@@ -39,7 +39,7 @@ export function sniffText(text: string): TextEvidence | undefined {
   const magic = magicAtStart(text);
   if (magic) return { kind: "magic-number", signature: magic };
   const samples = sampleWindows(text);
-  const embedded = embeddedBase64(samples, text);
+  const embedded = embeddedBase64(samples);
   if (embedded) return embedded;
   const counts = countSuspects(samples);
   const nul = nulEvidence(text, counts);
@@ -86,36 +86,53 @@ export function sampleWindows(text: string): string[] {
 }
 
 const DATA_URL = /data:([a-z0-9][\w.+-]*\/[\w.+-]+)?(?:;[\w.+=-]+)*;base64,/gi;
-const MAGIC_PREFIX = new RegExp(
-  `(?:^|[^A-Za-z0-9+/_-])(?:${BASE64_MAGIC_PREFIXES.map((p) => p.replace(/[+/]/g, (c) => `\\${c}`)).join("|")})`,
-  "g",
-);
+/** Runs decoded per sample at most: a text of hashes must not cost a decode per line. */
+const MAX_RUNS = 64;
 
 /** A base64 data URL of a non-text type, or a long base64 run that decodes to a known signature. */
-function embeddedBase64(samples: readonly string[], text: string): TextEvidence | undefined {
+function embeddedBase64(samples: readonly string[]): TextEvidence | undefined {
   for (const sample of samples) {
     DATA_URL.lastIndex = 0;
     for (let m = DATA_URL.exec(sample); m; m = DATA_URL.exec(sample)) {
       const mediaType = m[1]?.toLowerCase();
-      const payload = sample.slice(m.index + m[0].length, m.index + m[0].length + 64);
-      const signature = matchMagicBase64(payload);
-      if (signature) return { kind: "magic-number-in-base64", signature };
-      if (mediaType && !isTextMediaType(mediaType) && base64RunLength(sample, m.index + m[0].length) >= SNIFF_THRESHOLDS.minBase64Run) {
-        return { kind: "data-url", mediaType };
+      const start = m.index + m[0].length;
+      if (mediaType && !isTextMediaType(mediaType) && base64RunLength(sample, start) >= SNIFF_THRESHOLDS.minBase64Run) {
+        const signature = matchMagicBase64(sample.slice(start, start + 64));
+        return signature ? { kind: "magic-number-in-base64", signature } : { kind: "data-url", mediaType };
       }
     }
-    MAGIC_PREFIX.lastIndex = 0;
-    for (let m = MAGIC_PREFIX.exec(sample); m; m = MAGIC_PREFIX.exec(sample)) {
-      const start = m.index + (/[A-Za-z0-9+/_-]/.test(m[0][0]!) ? 0 : 1);
-      const run = base64RunLength(sample, start);
-      // A short run is a word in a sentence, unless a sampling window cut it off.
-      const cutOff = start + run === sample.length && sample.length < text.length;
-      if (run < SNIFF_THRESHOLDS.minBase64Run && !(cutOff && run >= 16)) continue;
+    let runs = 0;
+    for (let start = nextLongRun(sample, 0); start !== -1 && runs < MAX_RUNS; start = nextLongRun(sample, start + 1), runs++) {
       const signature = matchMagicBase64(sample.slice(start, start + 64));
       if (signature) return { kind: "magic-number-in-base64", signature };
+      while (start < sample.length && isBase64Char(sample.charCodeAt(start))) start++;
     }
   }
   return undefined;
+}
+
+/**
+ * Start of the next run of at least `minBase64Run` base64 characters at or after `from`, or -1.
+ * Any such run starting in [i, i + min) covers i + min - 1, so when that character is not
+ * base64 the scan jumps a whole run length: prose costs a fraction of a read per character.
+ */
+function nextLongRun(text: string, from: number): number {
+  const min = SNIFF_THRESHOLDS.minBase64Run;
+  let i = from;
+  while (i + min <= text.length) {
+    const probe = i + min - 1;
+    if (!isBase64Char(text.charCodeAt(probe))) {
+      i = probe + 1;
+      continue;
+    }
+    let start = probe;
+    while (start > i && isBase64Char(text.charCodeAt(start - 1))) start--;
+    let end = probe + 1;
+    while (end < text.length && end - start < min && isBase64Char(text.charCodeAt(end))) end++;
+    if (end - start >= min) return start;
+    i = end + 1;
+  }
+  return -1;
 }
 
 function base64RunLength(text: string, start: number): number {
@@ -138,10 +155,14 @@ interface SuspectCounts {
   control: number;
 }
 
+/** Any character `countSuspects` counts; a native scan for it skips clean samples fast. */
+const SUSPECT = /[\u0000-\u0007\u000e-\u001a\u001c-\u001f\u007f-\u009f\ufffd]/;
+
 function countSuspects(samples: readonly string[]): SuspectCounts {
   const counts: SuspectCounts = { total: 0, nul: 0, replacement: 0, control: 0 };
   for (const sample of samples) {
     counts.total += sample.length;
+    if (!SUSPECT.test(sample)) continue;
     for (let i = 0; i < sample.length; i++) {
       const code = sample.charCodeAt(i);
       if (code >= 0x20 && code < 0x7f) continue;

@@ -76,8 +76,10 @@ export interface ThreadMeasure {
 
 /**
  * Token accounting of one message history, kept up to date incrementally: `update` processes
- * only the messages added since the last call, and rebuilds when the history was rewritten
- * instead of extended, so it always equals a full rebuild.
+ * only the messages added since the last call. When the history was rewritten instead of
+ * extended (summarised, trimmed, its last message replaced) it rebuilds, so it equals a full
+ * rebuild. Like the observation store, it tells the two apart by the first and the last message
+ * it processed.
  *
  * A model call is an AIMessage that no harness-kit guard wrote. The run is everything after the
  * last HumanMessage (a summary written by LangChain's summarizationMiddleware does not start one).

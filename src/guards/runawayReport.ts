@@ -22,6 +22,7 @@ export interface RunawayReport {
   inputTokens: number;
   repetitionFactor: number;
   modelCalls: number;
+  /** Tool calls the run's model calls asked for, refused ones included. */
   toolCalls: number;
   delegation: DelegationShare;
 }

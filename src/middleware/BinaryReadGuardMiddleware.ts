@@ -1,4 +1,4 @@
-import type { ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { rewriteToolMessage } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
@@ -56,7 +56,8 @@ export const BINARY_READ_GUARD_ENV = "HARNESS_KIT_BINARY_READ_GUARD";
  */
 export class BinaryReadGuardMiddleware extends MiddlewareBase {
   readonly name = "BinaryReadGuardMiddleware";
-  private readonly tools: ReadonlySet<string> | undefined;
+  /** Named `checkedTools`: a middleware's `tools` field is the tools it registers. */
+  private readonly checkedTools: ReadonlySet<string> | undefined;
   private readonly allowedMediaTypes: readonly string[];
   private readonly directive: (context: BinaryReadContext) => string;
   private readonly onSignal: SignalHandler | undefined;
@@ -72,22 +73,22 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
         throw new InvalidOptionsError(this.name, "allowedMediaTypes", `holds "${String(type)}", which is not a media type like "image/png" or "image/*"`);
       }
     }
-    this.tools = options.tools ? new Set(options.tools) : undefined;
+    this.checkedTools = options.tools ? new Set(options.tools) : undefined;
     this.allowedMediaTypes = allowed.map((type) => type.toLowerCase());
     this.directive = options.directive ?? binaryReadDirective;
     this.onSignal = options.onSignal;
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolCallResult> => {
+  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
     const result = await runToolSafely(request, handler);
-    if (disabledByEnvironment() || (this.tools && !this.tools.has(request.toolCall.name))) return result;
+    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
     return rewriteToolMessages(result, async (message) => {
       const finding = inspectToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
       return finding ? { message: await this.replace(message, finding, request) } : undefined;
     });
   };
 
-  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest): Promise<ToolMessage> {
+  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
     const tool = request.toolCall.name;
     const context: BinaryReadContext = { ...finding, file: fileOf(request.toolCall.args, finding, tool), tool };
     let text: string;

@@ -13,7 +13,7 @@ import { InvalidOptionsError } from "../core/errors.js";
 export interface ProgressAwareLoopGuardOptions {
   /** Wasted repeats (errors count double) at which a run that already ignored a directive stops. Default 3. */
   stopAt?: number;
-  /** A result whose share of new content is at most this brought nothing new. Default 0.01. */
+  /** A result whose share of new content is at most this brought nothing new. Default 0.02. */
   progressFloor?: number;
   /** Novelty functions per tool, e.g. `{ write_todos: makeSetMembershipDelta("todos", "content") }`. */
   deltaOverrides?: Readonly<Record<string, DeltaFunction>>;
@@ -32,7 +32,7 @@ export interface ProgressAwareLoopGuardOptions {
   onSignal?: SignalHandler;
 }
 
-export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.01, ignoreTools: ["think"], exitBehavior: "end" } as const;
+export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], exitBehavior: "end" } as const;
 
 const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 

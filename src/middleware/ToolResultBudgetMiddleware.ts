@@ -1,4 +1,4 @@
-import type { ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { getCurrentTaskInput } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
@@ -114,7 +114,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return value;
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolCallResult> => {
+  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
     const result = await runToolSafely(request, handler);
     const tool = request.toolCall.name;
     if (this.excluded.has(tool)) return result;
@@ -134,16 +134,24 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     try {
       return await this.fitOrThrow(message, tool, limit);
     } catch (error) {
-      // A bug here must neither crash the run nor let the flood through.
-      const text = contentText(message.content);
-      if (this.measure.text(text) <= limit) return undefined;
-      const kept = text.slice(0, Math.floor(limit / 2));
-      const reason = "budget_failed";
-      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason, detail: { error: String(error) } }, this.onSignal);
-      const budget = { action: "truncate", limit, unit: this.measure.unit };
-      return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, reason, { budget }) }) };
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
+      return this.plainCut(message, limit);
     }
   };
+
+  /** After a failure of the budget itself: neither crash the run nor let the flood through. */
+  private plainCut(message: ToolMessage, limit: number): ToolMessageRewrite | undefined {
+    let text: string;
+    try {
+      text = contentText(message.content);
+    } catch {
+      return undefined; // content that cannot even be read cannot be measured either
+    }
+    if (text.length <= limit) return undefined;
+    const kept = text.slice(0, Math.floor(limit / 2));
+    const budget = { action: "truncate", limit, unit: this.measure.unit };
+    return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
+  }
 
   private async fitOrThrow(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> {
     const assessment = assessContent(message.content, this.measure);

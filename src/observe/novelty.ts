@@ -19,12 +19,12 @@ export type DeltaFunction = (current: CallResultView, earlier: readonly CallResu
 /**
  * Share of `text` not seen before, in [0, 1]: the characters on lines absent from `seen`.
  * Lines are the unit because tool output (logs, listings, pages, JSON documents) changes line by
- * line. One kind of output needs more: text that an LLM or OCR re-renders on every call (a page
- * read back from a screenshot) changes its lines, wording and punctuation even when nothing
- * changed. When most of the line-level change disappears once text is read as a stream of words
- * (the word pairs were seen before), the result counts by its new words instead, less the share
- * that re-rendering alone produces (REWORDING_ALLOWANCE). Structured output (JSON) and short
- * results are never treated this way: code that renders them does not paraphrase.
+ * line. Text that an LLM renders on every call (a page read back from a screenshot, a summary)
+ * changes its lines, wording and punctuation even when nothing changed, so a multi-line prose
+ * result is also measured by its words, and counts by whichever measure finds less: every new
+ * number (a count, a price, a position, an age) is news, while new words are news only beyond
+ * the share that rewording alone produces (REWORDING_ALLOWANCE). Structured output (JSON) and
+ * short results are measured by lines only: code that renders them does not paraphrase.
  */
 export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
   if (text.length === 0) return 0;
@@ -40,58 +40,57 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
     start = end + 1;
   }
   const byLines = Math.min(1, fresh / (text.length + 1));
-  if (byLines === 0 || !mayBeRerendered(text, lines)) return byLines;
+  if (byLines === 0 || !mayBeProse(text, lines)) return byLines;
   const words = wordsOf(text);
-  if (words.length < 2) return byLines;
-  let freshPairs = 0;
-  for (let i = 1; i < words.length; i++) if (!seen.has(pairKey(words[i - 1]!, words[i]!))) freshPairs++;
-  if (freshPairs / (words.length - 1) >= byLines / 2) return byLines;
-  let freshWords = 0;
-  for (const word of words) if (!seen.has(wordKey(word))) freshWords++;
-  return Math.min(byLines, Math.max(0, (freshWords / words.length - REWORDING_ALLOWANCE) / (1 - REWORDING_ALLOWANCE)));
+  if (words.length < MIN_PROSE_WORDS) return byLines;
+  let newNumbers = 0;
+  let newWords = 0;
+  for (const word of words) {
+    if (seen.has(wordKey(word))) continue;
+    if (HAS_DIGIT.test(word)) newNumbers++;
+    else newWords++;
+  }
+  const byWords = (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
+  return Math.min(byLines, byWords);
 }
 
-/** Remembers the lines of `text`, and its words and word pairs when it may be re-rendered later. */
+/** Remembers the lines of `text`, and the words of prose. */
 export function addLines(text: string, seen: Set<string>): void {
   const lines = text.split("\n");
   for (const line of lines) seen.add(line);
-  if (!mayBeRerendered(text, lines.length)) return;
+  if (!mayBeProse(text, lines.length)) return;
   const words = wordsOf(text);
-  for (let i = 0; i < words.length; i++) {
-    seen.add(wordKey(words[i]!));
-    if (i > 0) seen.add(pairKey(words[i - 1]!, words[i]!));
-  }
+  if (words.length < MIN_PROSE_WORDS) return;
+  for (const word of words) seen.add(wordKey(word));
 }
 
 /**
- * Share of new words that an unchanged input re-rendered by an LLM still shows. Measured on the
- * Magentic-One OCR of unchanged pages in ../shared/evaldata (docs/evaluation.md): at most 0.15
- * when the page did not change; a scroll to new content shows 0.19 and more.
+ * Share of its words that an LLM rewording an unchanged input adds. On the Magentic-One OCR of
+ * unchanged pages in ../shared/evaldata (docs/evaluation.md) new words stay under 0.15 of the
+ * text; a scroll to new content brings more.
  */
 export const REWORDING_ALLOWANCE = 0.15;
 
-/** Fewer lines than this is a short answer, not a rendered page. */
-const MIN_RERENDERED_LINES = 3;
+/** A result with fewer lines or words than this is a short answer, not rendered prose. */
+const MIN_PROSE_LINES = 3;
+const MIN_PROSE_WORDS = 30;
 
-function mayBeRerendered(text: string, lines: number): boolean {
-  if (lines < MIN_RERENDERED_LINES) return false;
+function mayBeProse(text: string, lines: number): boolean {
+  if (lines < MIN_PROSE_LINES) return false;
   const first = text.trimStart()[0];
   return first !== "{" && first !== "[";
 }
 
 const WORD = /[\p{L}\p{N}_]+/gu;
+const HAS_DIGIT = /\d/;
 
 function wordsOf(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
-// A line never holds a newline, so these keys cannot collide with a remembered line.
+/** A line never holds a newline, so a word key cannot collide with a remembered line. */
 function wordKey(word: string): string {
   return `\n${word}`;
-}
-
-function pairKey(a: string, b: string): string {
-  return `\n${a}\n${b}`;
 }
 
 /**

@@ -8,7 +8,7 @@ export function renderSlice(key: string, text: string, offset: number, length: n
   const total = text.length;
   const start = Math.min(Math.max(0, Math.floor(offset)), total);
   if (start >= total && total > 0) {
-    return `[The result stored under "${key}" has ${total} characters; offset ${start} is past its end.]`;
+    return `[The result stored under "${key}" has ${total} characters; offset ${Math.floor(offset)} is past its end.]`;
   }
   let end = Math.min(total, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
   if (end < total && end > start && isHighSurrogate(text.charCodeAt(end - 1))) end--;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgent } from "langchain";
+import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { BinaryReadGuardMiddleware, BINARY_READ_GUARD_ENV } from "../../src/middleware/BinaryReadGuardMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
@@ -32,7 +32,7 @@ const declared = tool(
   async (_input: { path?: string }, runtime) =>
     new ToolMessage({
       content: "AAECAwQFBgcICQ==",
-      tool_call_id: runtime.toolCall?.id ?? runtime.toolCallId,
+      tool_call_id: runtime.toolCall?.id ?? "",
       name: "declared",
       response_metadata: { mimeType: "application/octet-stream" },
     }),
@@ -47,11 +47,16 @@ const plain = tool(async () => "Revenue grew 12% in Q3; see table 2 for details.
 
 async function call(name: string, args: Record<string, unknown>, guard = new BinaryReadGuardMiddleware()) {
   const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name, args }] }, { text: "done" }] });
-  const agent = createAgent({ model, tools: [...tools, declared, plain], middleware: [guard] });
+  const middleware: AgentMiddleware[] = [guard];
+  const allTools: StructuredToolInterface[] = [...tools, declared, plain];
+  const agent = createAgent({ model, tools: allTools, middleware });
   const result = await agent.invoke({ messages: [new HumanMessage("go")] });
   assertToolCallPairing(result.messages);
   return { answer: result.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m))!, messages: result.messages as BaseMessage[] };
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -64,7 +69,7 @@ describe("BinaryReadGuardMiddleware through createAgent", () => {
       expect(answer.status).toBe("error");
       expect(answer.content).toContain(`/in/${name} is a ${payload.label}`);
       expect(answer.content).toContain("Do not guess what it contains");
-      expect(answer.response_metadata?.harness_kit?.detected?.evidence).toBe(payload.evidence);
+      expect(markOf(answer).detected.evidence).toBe(payload.evidence);
     });
   }
 

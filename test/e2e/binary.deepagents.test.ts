@@ -45,6 +45,9 @@ async function readWith(file: string, middleware: unknown[]) {
   return { answer, model, result };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
+
 function textOf(message: ToolMessage): string {
   if (typeof message.content === "string") return message.content;
   return message.content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : JSON.stringify(block))).join("\n");
@@ -69,7 +72,7 @@ describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
     );
     expect(answer.tool_call_id).toBe("call_read");
     expect(answer.name).toBe("read_file");
-    expect(answer.response_metadata?.harness_kit).toMatchObject({
+    expect(markOf(answer)).toMatchObject({
       guard: "BinaryReadGuardMiddleware",
       action: "directive",
       detected: { label: "PNG image", mediaType: "image/png", evidence: "media-block", file: "/chart.png" },
@@ -84,21 +87,21 @@ describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
     expect(answer.status).toBe("error");
     expect(answer.content).toContain("/report.pdf is a PDF document");
     expect(answer.content).toContain("a document-to-text converter");
-    expect(answer.response_metadata?.harness_kit?.detected).toMatchObject({ mediaType: "application/pdf", evidence: "media-block" });
+    expect(markOf(answer).detected).toMatchObject({ mediaType: "application/pdf", evidence: "media-block" });
   });
 
   it("catches the mojibake of a binary file with an unknown extension", async () => {
     const { answer, model } = await readWith("/capture.dat", [new BinaryReadGuardMiddleware()]);
     expect(answer.status).toBe("error");
     expect(answer.content).toContain("/capture.dat is a binary file of unknown type");
-    expect(["nul-bytes", "replacement-characters"]).toContain(answer.response_metadata?.harness_kit?.detected?.evidence);
+    expect(["nul-bytes", "replacement-characters"]).toContain(markOf(answer).detected?.evidence);
     expect(JSON.stringify(model.seen[1])).not.toContain("\\u0000");
   });
 
   it("names the real type of a PNG hidden behind an unknown extension", async () => {
     const { answer } = await readWith("/photo.bin", [new BinaryReadGuardMiddleware()]);
     expect(answer.content).toContain("/photo.bin is a PNG image");
-    expect(answer.response_metadata?.harness_kit?.detected).toMatchObject({ evidence: "magic-number", mediaType: "image/png" });
+    expect(markOf(answer).detected).toMatchObject({ evidence: "magic-number", mediaType: "image/png" });
   });
 
   it("lets a text file and allowed media types through untouched", async () => {
@@ -118,6 +121,6 @@ describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
       new BinaryReadGuardMiddleware(),
     ]);
     expect(answer.content).toContain("/capture.dat is a binary file of unknown type");
-    expect(answer.response_metadata?.harness_kit?.guard).toBe("BinaryReadGuardMiddleware");
+    expect(markOf(answer).guard).toBe("BinaryReadGuardMiddleware");
   });
 });

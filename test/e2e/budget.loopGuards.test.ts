@@ -31,6 +31,9 @@ function report(middle: string): string {
   return `${HEAD}\n${middle.repeat(3000)}\n${TAIL}`;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit?: Record<string, unknown> }).harness_kit ?? {};
+
 function toolMessages(messages: BaseMessage[]): ToolMessage[] {
   return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 }
@@ -60,7 +63,7 @@ describe("the budget next to the loop guards (recommended order)", () => {
     // Previews differ (each names its own stored key) ...
     expect(answers[0]!.content).not.toBe(answers[1]!.content);
     // ... yet the third call is refused as a repeat that brings nothing new.
-    expect(answers[2]!.response_metadata?.harness_kit).toMatchObject({ guard: "ProgressAwareLoopGuardMiddleware", action: "directive" });
+    expect(markOf(answers[2]!)).toMatchObject({ guard: "ProgressAwareLoopGuardMiddleware", action: "directive" });
     expect(executions).toBe(2);
   });
 
@@ -68,7 +71,7 @@ describe("the budget next to the loop guards (recommended order)", () => {
     const { messages, executions } = await pollFourTimes([report("state A\n"), report("state B\n"), report("state C\n"), report("state D\n")]);
     const answers = toolMessages(messages);
     expect(executions).toBe(4);
-    for (const answer of answers) expect(answer.response_metadata?.harness_kit?.guard).toBe("ToolResultBudgetMiddleware");
+    for (const answer of answers) expect(markOf(answer).guard).toBe("ToolResultBudgetMiddleware");
     // The part the model sees is the same head and tail each time.
     const visible = (text: string) => text.split("\n").filter((line) => /^(?:header|footer) row/.test(line)).join("\n");
     expect(visible(String(answers[0]!.content))).toBe(visible(String(answers[3]!.content)));
@@ -81,7 +84,7 @@ describe("the budget next to the loop guards (recommended order)", () => {
     const rawHistory = messages.slice(0, 3).map((m) => (ToolMessage.isInstance(m) ? new ToolMessage({ content: raw, tool_call_id: m.tool_call_id, name: m.name }) : m));
     const [fromRaw] = await buildObservations(rawHistory);
     const [fromPreview] = await buildObservations(messages.slice(0, 3));
-    expect(preview!.response_metadata?.harness_kit?.original?.fingerprint).toBe(fromRaw!.resultFingerprint);
+    expect(markOf(preview!).original.fingerprint).toBe(fromRaw!.resultFingerprint);
     expect(fromPreview!.resultFingerprint).toBe(fromRaw!.resultFingerprint);
     expect(fromPreview!.resultSize).toBe(raw.length);
   });

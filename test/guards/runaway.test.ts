@@ -138,11 +138,12 @@ describe("RunawayLedger", () => {
           for (const name of ["a", "b", "task"]) expect(incremental.askedBeforeLatestCall(name)).toBe(fresh.askedBeforeLatestCall(name));
         };
         for (let i = 1; i <= messages.length; i++) check(messages.slice(0, i));
-        // a rewritten history (a message replaced) must rebuild, not extend
+        // rewritten histories must rebuild, not extend: the last message replaced, the history
+        // cut short, or a new head (as after summarisation)
         if (messages.length > 0) {
-          const rewritten = [...messages];
-          rewritten[Math.min(rewriteAt, messages.length - 1)] = new HumanMessage("replaced");
-          check(rewritten);
+          check([...messages.slice(0, -1), new HumanMessage("replaced")]);
+          check(messages.slice(0, Math.min(rewriteAt, messages.length - 1)));
+          check([new HumanMessage("summary"), ...messages.slice(1)]);
         }
       }),
       { numRuns: 150 },

@@ -49,7 +49,7 @@ describe("FileSystemOffloadStore", () => {
 
   it("keeps hostile keys inside its folder", async () => {
     dir = await mkdtemp(join(tmpdir(), "hk-fs-"));
-    await writeFile(join(dir, "..", "outside.txt"), "secret").catch(() => undefined);
+    await writeFile(join(dir, "outside.txt"), "secret");
     const store = new FileSystemOffloadStore({ dir: join(dir, "store") });
     for (const key of ["../outside.txt", "../../etc/passwd", "/etc/passwd", "..", "a/../../b"]) {
       expect(store.pathFor(key).startsWith(join(dir, "store") + "/")).toBe(true);
@@ -58,8 +58,7 @@ describe("FileSystemOffloadStore", () => {
       expect(await store.get(key)).toBe("kept");
     }
     expect(await readdir(join(dir, "store"))).toHaveLength(5);
-    expect(await readFile(join(dir, "..", "outside.txt"), "utf8").catch(() => "secret")).toBe("secret");
-    await rm(join(dir, "..", "outside.txt"), { force: true });
+    expect(await readFile(join(dir, "outside.txt"), "utf8")).toBe("secret");
   });
 
   it("rejects when the folder cannot be created, and can recover", async () => {

@@ -1,0 +1,364 @@
+// Regenerates docs/evaluation.md: the loop guards and the detectors other projects ship, replayed
+// over the recorded third-party runs in ../shared/evaldata. `npm run eval:real`
+// (optional argument: another evaldata folder).
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildReplaySetup, type ReplayConfig } from "../src/cli/config.js";
+import { evaluateSources } from "../src/cli/evaluate.js";
+import { replayThread } from "../src/cli/replay.js";
+import { loadThreadFile } from "../src/cli/sources.js";
+import { BASELINES, callEvents } from "./baselines/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const evaldata = process.argv[2] ?? join(root, "..", "shared", "evaldata");
+const episodesFile = join(root, "test", "fixtures", "loop-episodes.json");
+const output = join(root, "docs", "evaluation.md");
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+interface IndexEntry {
+  thread: string;
+  outcome: Record<string, unknown>;
+  tool_calls: number;
+}
+
+interface Episode {
+  thread: string;
+  kind: string;
+  calls: string[];
+}
+
+interface Thread {
+  key: string;
+  source: string;
+  successful: boolean;
+  outcome: Record<string, unknown>;
+  calls: number;
+}
+
+type Action = "warn" | "directive" | "stop";
+
+/** What a detector did on one call. */
+interface Hit {
+  callIndex: number;
+  toolCallId: string;
+  tool: string;
+  action: Action;
+  guard: string;
+  reason: string;
+}
+
+interface Detector {
+  name: string;
+  ours: boolean;
+  /** How it acts, for the table of detectors. */
+  describe: string;
+  run(messages: readonly unknown[]): Promise<Hit[]>;
+}
+
+const SOURCES = ["tau-bench-airline", "mini-swe-agent-swebench", "whowhen-hand-crafted", "whowhen-algorithm-generated"];
+
+function isSuccessful(outcome: Record<string, unknown>): boolean {
+  return outcome.resolved === true || outcome.reward === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detectors: ours through the replay engine `harness-kit eval` uses, the baselines from bench/.
+
+function ours(name: string, config: ReplayConfig, describe: string): Detector {
+  return {
+    name,
+    ours: true,
+    describe,
+    async run(messages) {
+      const { stack } = buildReplaySetup(config);
+      const { decisions } = await replayThread(messages as never, stack);
+      return decisions.map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
+    },
+  };
+}
+
+const DETECTORS: Detector[] = [
+  ours("harness-kit: both loop guards", { guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} } }, "the default stack `[LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware]`, default options"),
+  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, "LoopGuardMiddleware alone: warn at 3, stop at 5 identical consecutive calls"),
+  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat brought nothing new, stop when a directive was ignored"),
+  ...BASELINES.map(
+    (baseline): Detector => ({
+      name: baseline.name,
+      ours: false,
+      describe: `${baseline.rule}; ${baseline.intervention} (counted as a stop)`,
+      async run(messages) {
+        return baseline.detect(callEvents(messages)).map((f) => ({ ...f, action: "stop" as const, guard: baseline.name }));
+      },
+    }),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Replay
+
+async function replayAll(index: IndexEntry[]) {
+  const threads: Thread[] = [];
+  const hits = new Map<string, Map<string, Hit[]>>(); // detector -> thread -> hits
+  for (const detector of DETECTORS) hits.set(detector.name, new Map());
+  for (const entry of index) {
+    const file = join(evaldata, "threads", `${entry.thread}.json`);
+    const { messages } = loadThreadFile(file);
+    threads.push({
+      key: entry.thread,
+      source: entry.thread.split("/")[0]!,
+      successful: isSuccessful(entry.outcome),
+      outcome: entry.outcome,
+      calls: entry.tool_calls,
+    });
+    for (const detector of DETECTORS) hits.get(detector.name)!.set(entry.thread, await detector.run(messages));
+  }
+  return { threads, hits };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+
+const acts = (hs: readonly Hit[], ...actions: Action[]) => hs.some((h) => actions.includes(h.action));
+const intervenes = (hs: readonly Hit[]) => acts(hs, "directive", "stop");
+
+function pct(part: number, whole: number): string {
+  return whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+function count(threads: readonly Thread[], hitsOf: (t: Thread) => Hit[], test: (hs: Hit[]) => boolean): number {
+  return threads.filter((t) => test(hitsOf(t))).length;
+}
+
+function targetMark(ok: boolean): string {
+  return ok ? "✅" : "❌";
+}
+
+interface EpisodeResult {
+  /** 1-based occurrence of the first directive or stop among the episode's calls. */
+  occurrence?: number;
+  hit?: Hit;
+  callIndex?: number;
+}
+
+function episodeResult(episode: Episode, hs: readonly Hit[]): EpisodeResult {
+  for (let k = 0; k < episode.calls.length; k++) {
+    const hit = hs.find((h) => h.toolCallId === episode.calls[k] && (h.action === "directive" || h.action === "stop"));
+    if (hit) return { occurrence: k + 1, hit, callIndex: hit.callIndex };
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
+}
+
+function describeEpisode(e: Episode): string {
+  return `${e.thread} (${e.calls.length} calls)`;
+}
+
+async function main(): Promise<void> {
+  const index = (JSON.parse(readFileSync(join(evaldata, "index.json"), "utf8")) as { threads: IndexEntry[] }).threads;
+  const episodes = JSON.parse(readFileSync(episodesFile, "utf8")) as { stuck: Episode[]; legitimate: Episode[] };
+  const started = process.hrtime.bigint();
+  const { threads, hits } = await replayAll(index);
+  const replaySeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const hitsOf = (detector: Detector) => (t: Thread) => hits.get(detector.name)!.get(t.key) ?? [];
+  const successful = threads.filter((t) => t.successful);
+
+  const out: string[] = [];
+  out.push(
+    "# Loop guards on real trajectories",
+    "",
+    `Generated by \`npm run eval:real\` (bench/eval-real.ts), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}. Do not edit by hand.`,
+    "",
+    `The data is ../shared/evaldata: ${threads.length} recorded runs (${threads.reduce((n, t) => n + t.calls, 0).toLocaleString("en-US")} tool calls) of four agent systems nobody here wrote, with the outcomes their sources publish (see its README). Every detector judges every tool call before it runs, knowing the history before it, exactly as \`harness-kit eval\` replays a thread: the recorded call really ran, so the calls after it are judged on the real history. ${successful.length} runs are *successful*: SWE-bench instances the run resolved (${successful.filter((t) => t.source === "mini-swe-agent-swebench").length}) and τ-bench tasks with reward 1 (${successful.filter((t) => t.source === "tau-bench-airline").length}). Who&When runs are all failures.`,
+    "",
+    "Stuck episodes and legitimate repetitions were found by hand and are listed, by thread and call ids only, in test/fixtures/loop-episodes.json; test/eval/realData.test.ts asserts the requirements below whenever ../shared/evaldata is present.",
+    "",
+    "## Detectors",
+    "",
+    table(
+      ["detector", "what it does"],
+      DETECTORS.map((d) => [d.ours ? `**${d.name}**` : d.name, d.describe]),
+    ),
+    "",
+    "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops.",
+    "",
+  );
+
+  // Overall
+  out.push("## Overall", "");
+  const overallRows = DETECTORS.map((d) => {
+    const of = hitsOf(d);
+    const stuckCaught = episodes.stuck.filter((e) => {
+      const r = episodeResult(e, of(threads.find((t) => t.key === e.thread)!));
+      return r.occurrence !== undefined && r.occurrence <= 3;
+    }).length;
+    const legitHit = episodes.legitimate.filter((e) => episodeResult(e, of(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined).length;
+    const successStop = count(successful, of, (hs) => acts(hs, "stop"));
+    const successDirective = count(successful, of, (hs) => acts(hs, "directive"));
+    return [
+      d.ours ? `**${d.name}**` : d.name,
+      `${count(threads, of, intervenes)} (${pct(count(threads, of, intervenes), threads.length)})`,
+      `${count(threads, of, (hs) => acts(hs, "stop"))}`,
+      `${count(threads, of, (hs) => acts(hs, "directive"))}`,
+      `${successStop} (${pct(successStop, successful.length)}) ${targetMark(successStop / successful.length <= 0.005)}`,
+      `${successDirective} (${pct(successDirective, successful.length)}) ${targetMark(successDirective / successful.length <= 0.03)}`,
+      `${stuckCaught} / ${episodes.stuck.length} ${targetMark(stuckCaught === episodes.stuck.length)}`,
+      `${legitHit} / ${episodes.legitimate.length} ${targetMark(legitHit === 0)}`,
+    ];
+  });
+  out.push(
+    table(
+      [
+        "detector",
+        "threads with a directive or stop",
+        "threads with a stop",
+        "threads with a directive",
+        "successful runs with a stop (target ≤ 0.5%)",
+        "successful runs with a directive (target ≤ 3%)",
+        "stuck episodes answered by the 3rd call",
+        "legitimate repetitions given a directive or stop (target 0)",
+      ],
+      overallRows,
+    ),
+    "",
+  );
+
+  // Per source
+  out.push("## Per source", "");
+  for (const source of SOURCES) {
+    const inSource = threads.filter((t) => t.source === source);
+    const ok = inSource.filter((t) => t.successful);
+    out.push(`### ${source}`, "", `${inSource.length} threads, ${inSource.reduce((n, t) => n + t.calls, 0).toLocaleString("en-US")} tool calls, ${ok.length} successful.`, "");
+    out.push(
+      table(
+        ["detector", "threads with a directive or stop", "threads with a stop", "threads with a directive", "successful runs with a stop", "successful runs with a directive"],
+        DETECTORS.map((d) => {
+          const of = hitsOf(d);
+          return [
+            d.ours ? `**${d.name}**` : d.name,
+            `${count(inSource, of, intervenes)} (${pct(count(inSource, of, intervenes), inSource.length)})`,
+            `${count(inSource, of, (hs) => acts(hs, "stop"))}`,
+            `${count(inSource, of, (hs) => acts(hs, "directive"))}`,
+            ok.length ? `${count(ok, of, (hs) => acts(hs, "stop"))} (${pct(count(ok, of, (hs) => acts(hs, "stop")), ok.length)})` : "–",
+            ok.length ? `${count(ok, of, (hs) => acts(hs, "directive"))} (${pct(count(ok, of, (hs) => acts(hs, "directive")), ok.length)})` : "–",
+          ];
+        }),
+      ),
+      "",
+    );
+  }
+
+  // Episodes
+  const cell = (e: Episode, d: Detector) => {
+    const r = episodeResult(e, hitsOf(d)(threads.find((t) => t.key === e.thread)!));
+    if (r.occurrence === undefined) return "—";
+    const mark = r.occurrence <= 3 ? "" : " ⚠";
+    return `${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex})${mark}`;
+  };
+  out.push(
+    "## Stuck episodes",
+    "",
+    "Where each detector first answers the repeated call with a directive or a stop: the occurrence of the repeated call (1 = its first call) and the call's index in the thread (from 0). Requirement for ours: by the 3rd occurrence. — means never.",
+    "",
+    table(["episode", "kind", ...DETECTORS.map((d) => d.name)], episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))])),
+    "",
+    "## Legitimate repetition",
+    "",
+    `${episodes.legitimate.length} episodes: ${episodes.legitimate.filter((e) => e.kind === "scroll-new-content").length} scrolls through new content (Magentic-One) and ${episodes.legitimate.filter((e) => e.kind === "rerun-tests-after-edit").length} test commands re-run after an edit in resolved SWE-bench runs. Listed: every episode some detector answers with a directive or stop.`,
+    "",
+  );
+  const legitHitRows = episodes.legitimate
+    .filter((e) => DETECTORS.some((d) => episodeResult(e, hitsOf(d)(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined))
+    .map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]);
+  out.push(legitHitRows.length ? table(["episode", "kind", ...DETECTORS.map((d) => d.name)], legitHitRows) : "No detector answers any of them.", "");
+
+  // Misses and false alarms of ours
+  out.push("## What the remaining misses and false alarms look like", "");
+  const stack = DETECTORS[0]!;
+  const stackOf = hitsOf(stack);
+  const falseOnSuccess = successful.flatMap((t) => stackOf(t).filter((h) => h.action !== "warn").map((h) => ({ t, h })));
+  out.push(
+    `### Directives and stops on successful runs (${stack.name})`,
+    "",
+    falseOnSuccess.length
+      ? table(["thread", "call", "tool", "guard", "action", "reason"], falseOnSuccess.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]))
+      : "None.",
+    "",
+  );
+  const misses = episodes.stuck
+    .map((e) => ({ e, r: episodeResult(e, stackOf(threads.find((t) => t.key === e.thread)!)) }))
+    .filter(({ r }) => r.occurrence === undefined || r.occurrence > 3);
+  out.push(
+    `### Stuck episodes not answered by the 3rd call (${stack.name})`,
+    "",
+    misses.length ? table(["episode", "kind", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"])) : "None.",
+    "",
+  );
+  const legitHits = episodes.legitimate
+    .map((e) => ({ e, r: episodeResult(e, stackOf(threads.find((t) => t.key === e.thread)!)) }))
+    .filter(({ r }) => r.occurrence !== undefined);
+  out.push(
+    `### Legitimate repetitions answered with a directive or stop (${stack.name})`,
+    "",
+    legitHits.length
+      ? table(["episode", "kind", "first directive or stop"], legitHits.map(({ e, r }) => [describeEpisode(e), e.kind, `${r.hit!.guard} ${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex}): ${r.hit!.reason}`]))
+      : "None.",
+    "",
+  );
+  const otherFlags = threads
+    .filter((t) => !t.successful)
+    .flatMap((t) => stackOf(t).filter((h) => h.action !== "warn").map((h) => ({ t, h })))
+    .filter(({ t, h }) => !episodes.stuck.some((e) => e.thread === t.key && e.calls.includes(h.toolCallId)));
+  out.push(
+    `### Other directives and stops, on failed runs, outside the labelled episodes (${stack.name})`,
+    "",
+    otherFlags.length ? table(["thread", "call", "tool", "guard", "action", "reason"], otherFlags.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason])) : "None.",
+    "",
+    ANALYSIS,
+    "",
+  );
+
+  // Throughput of the CLI's replay
+  const files = index.map((entry) => ({ kind: "file" as const, path: join(evaldata, "threads", `${entry.thread}.json`) }));
+  let best = Number.POSITIVE_INFINITY;
+  let calls = 0;
+  for (let round = 0; round < 3; round++) {
+    const summary = await evaluateSources(files, buildReplaySetup());
+    best = Math.min(best, summary.elapsedMs);
+    calls = summary.toolCalls;
+  }
+  const rate = calls / (best / 1000);
+  out.push(
+    "## Throughput",
+    "",
+    table(
+      ["measurement", "result", "target"],
+      [[`\`harness-kit eval\` replay of all ${threads.length} threads, both guards (load, parse, replay; best of 3 in one process)`, `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`, `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`]],
+    ),
+    "",
+    `This report's own run (7 detectors, one replay each) took ${replaySeconds.toFixed(1)} s.`,
+    "",
+  );
+
+  writeFileSync(output, out.join("\n"));
+  console.log(`wrote ${output}`);
+}
+
+/** The reading of the tables above; the numbers it cites are checked by test/eval/realData.test.ts. */
+const ANALYSIS = `### Reading the results
+
+- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's "I scrolled down one page in the browser.") is an identical call that shows new content every time, and they stop it after 4 or 5 scrolls; meanwhile they miss the τ-bench bookings that fail the same way with a \`think\` call between each attempt, because the calls are not consecutive. LoopGuard ignores \`think\` and catches those repeats with a warning only.
+- **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads the page back through an LLM-written OCR, so an unchanged page never produces the same text twice and those detectors never see the stuck clicks. OpenHands also misses the τ-bench bookings (a \`think\` call between attempts breaks its run of identical actions).
+- **ProgressAwareLoopGuard** judges a repeat by what it brought: it ignores \`think\`, treats calculators as read-only, and measures a rewritten page by its new words beyond a rewording allowance and every new number. Its remaining misses are pages whose OCR adds new numbers or more new words than rewording explains; its directives outside the labelled episodes are clicks or searches repeated on pages that, read back, changed little.`;
+
+await main();

@@ -1,0 +1,100 @@
+import { createAgent, createMiddleware, type AgentMiddleware } from "langchain";
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { pendingToolCalls } from "../src/core/messages.js";
+import { decideRunaway, type RunawaySettings } from "../src/guards/runaway.js";
+import { RunawayLedger } from "../src/guards/runawayLedger.js";
+import { RunawayGuardMiddleware } from "../src/middleware/RunawayGuardMiddleware.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+import { fmt, measure, nowMicros, summarise, verdict } from "./timing.js";
+import { syntheticThread } from "./threads.js";
+
+const SETTINGS: RunawaySettings = { warnAt: 15, blockAt: 25, stopAt: 40, minInputTokens: 1000, maxRunTokens: 5_000_000, maxThreadTokens: 50_000_000 };
+
+/**
+ * One step as the live hook pays for it: a ledger that already holds `history` calls takes the
+ * next model call and its result, then decides on the following batch.
+ */
+function perStep(history: number): ReturnType<typeof summarise> {
+  const thread = syntheticThread(history + 200);
+  const samples: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const ledger = new RunawayLedger().update(thread.slice(0, 1 + 2 * history));
+    for (let k = 0; k < 200; k++) {
+      const upto = thread.slice(0, 2 + 2 * (history + k)); // ends with a pending AI message
+      const start = nowMicros();
+      decideRunaway(ledger.update(upto), pendingToolCalls(upto), SETTINGS);
+      samples.push(nowMicros() - start);
+    }
+  }
+  return summarise(samples);
+}
+
+async function decisionNumbers(rows: string[]): Promise<void> {
+  perStep(100); // warm up
+  const at100 = perStep(100);
+  const at10k = perStep(10_000);
+  rows.push(`| decision per step (ledger update + decision), 100 calls of history | p50 ${fmt(at100.p50)} (p95 ${fmt(at100.p95)}) | p50 ≤ 20 µs | ${verdict(at100.p50 <= 20)} |`);
+  rows.push(
+    `| decision per step, 10,000 calls of history | p50 ${fmt(at10k.p50)} (p95 ${fmt(at10k.p95)}; ${(at10k.p50 / at100.p50).toFixed(2)}× the cost at 100) | ≤ 2× the cost at 100 | ${verdict(at10k.p50 <= 2 * at100.p50)} |`,
+  );
+  const big = syntheticThread(10_000);
+  const rebuild = await measure(() => decideRunaway(new RunawayLedger().update(big), pendingToolCalls(big), SETTINGS), 15, 3);
+  rows.push(`| first decision on a restored 10,000-call thread (full rebuild) | ${fmt(rebuild.p50)} (p95 ${fmt(rebuild.p95)}) | ≤ 50 ms | ${verdict(rebuild.p50 <= 50_000)} |`);
+}
+
+const STEPS = 200;
+
+async function agentRun(middleware: AgentMiddleware[]): Promise<number> {
+  // No usage_metadata: the guard takes its heavier path, estimating every message.
+  const model = new ScriptedChatModel({
+    turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
+  });
+  const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "lookup", schema: z.object({ key: z.string() }) });
+  const agent = createAgent({ model, tools: [lookup], middleware });
+  const start = nowMicros();
+  await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
+  return nowMicros() - start;
+}
+
+/** The same hook kinds as RunawayGuard with its default options, doing nothing. */
+function passThrough() {
+  return createMiddleware({
+    name: "PassThrough",
+    afterModel: { canJumpTo: ["end", "model"], hook: async () => undefined },
+    afterAgent: async () => undefined,
+  });
+}
+
+async function agentNumbers(rows: string[]): Promise<void> {
+  // Thresholds out of reach: a 200-step loop re-reading a small context would otherwise be stopped at 40×.
+  const quiet = { warnAt: 10_000, blockAt: 10_000, stopAt: 10_000 };
+  const configs = {
+    bare: (): AgentMiddleware[] => [],
+    passThrough: (): AgentMiddleware[] => [passThrough()],
+    guard: (): AgentMiddleware[] => [new RunawayGuardMiddleware(quiet)],
+  };
+  type Config = keyof typeof configs;
+  const names = Object.keys(configs) as Config[];
+  const times: Record<Config, number[]> = { bare: [], passThrough: [], guard: [] };
+  for (const name of names) await agentRun(configs[name]()); // warm up
+  for (let round = 0; round < 7; round++) for (const name of names) times[name].push(await agentRun(configs[name]()));
+  const median = (xs: number[]) => summarise(xs).p50;
+  const bare = median(times.bare);
+  const pass = median(times.passThrough);
+  const guard = median(times.guard);
+  const beyondHooks = guard / pass - 1;
+  rows.push(`| 200-step createAgent run, bare | ${fmt(bare)} (${fmt(bare / STEPS)} per step) | | |`);
+  rows.push(`| … with a pass-through afterModel + afterAgent middleware | ${fmt(pass)} (${fmt(pass / STEPS)} per step, ${(pass / bare).toFixed(3)}× bare) | | |`);
+  rows.push(`| … with RunawayGuardMiddleware (estimating, no usage_metadata) | ${fmt(guard)} (${fmt(guard / STEPS)} per step, ${(guard / bare).toFixed(3)}× bare) | | |`);
+  rows.push(`| RunawayGuard beyond pass-through hooks | ${(beyondHooks * 100).toFixed(1)}% (${fmt((guard - pass) / STEPS)} per step) | ≤ 5% | ${verdict(beyondHooks <= 0.05)} |`);
+}
+
+export default async function runawayBench(): Promise<string> {
+  const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
+  await decisionNumbers(rows);
+  await agentNumbers(rows);
+  return `## RunawayGuard\n\n${rows.join("\n")}`;
+}
+
