@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
+    node: "src/node.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

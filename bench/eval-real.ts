@@ -37,6 +37,8 @@ interface Thread {
   successful: boolean;
   outcome: Record<string, unknown>;
   calls: number;
+  /** Tool name and canonical arguments of each call, by tool-call id. */
+  callKeys: Map<string, string>;
 }
 
 type Action = "warn" | "directive" | "stop";
@@ -113,6 +115,7 @@ async function replayAll(index: IndexEntry[]) {
       successful: isSuccessful(entry.outcome),
       outcome: entry.outcome,
       calls: entry.tool_calls,
+      callKeys: new Map(callEvents(messages).map((c) => [c.toolCallId, c.key])),
     });
     for (const detector of DETECTORS) hits.get(detector.name)!.set(entry.thread, await detector.run(messages));
   }
@@ -155,9 +158,10 @@ function episodeResult(episode: Episode, hs: readonly Hit[]): EpisodeResult {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function table(header: string[], rows: string[][]): string {
+/** A markdown table; columns listed in `textColumns` are left-aligned, the others hold numbers. */
+function table(header: string[], rows: string[][], textColumns: number[] = [0]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
+  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
 function describeEpisode(e: Episode): string {
@@ -188,6 +192,7 @@ async function main(): Promise<void> {
     table(
       ["detector", "what it does"],
       DETECTORS.map((d) => [d.ours ? `**${d.name}**` : d.name, d.describe]),
+      [0, 1],
     ),
     "",
     "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops.",
@@ -233,6 +238,24 @@ async function main(): Promise<void> {
     "",
   );
 
+  // What a live run would have done after a directive
+  const liveStop = (t: Thread) => {
+    const directives = new Map<string, number>();
+    for (const h of hitsOf(DETECTORS[0]!)(t)) {
+      if (h.guard !== "ProgressAwareLoopGuardMiddleware" || h.action !== "directive") continue;
+      const key = t.callKeys.get(h.toolCallId) ?? h.toolCallId;
+      directives.set(key, (directives.get(key) ?? 0) + 1);
+    }
+    return [...directives.values()].some((n) => n >= 2);
+  };
+  const liveStops = threads.filter(liveStop);
+  out.push(
+    "### Stops in a live run",
+    "",
+    `ProgressAwareLoopGuard stops a run only after the model ignored a directive: it repeats a call the guard already refused. No model in these recordings ever saw a directive (the refused calls really ran), so in replay the guard only ever directs. A second directive on the same repeated call is where a live run would have stopped: that happens in ${liveStops.length} threads (${pct(liveStops.length, threads.length)}), ${liveStops.filter((t) => t.successful).length} of them successful (${pct(liveStops.filter((t) => t.successful).length, successful.length)} of successful runs; target ≤ 0.5% ${targetMark(liveStops.filter((t) => t.successful).length / successful.length <= 0.005)}).`,
+    "",
+  );
+
   // Per source
   out.push("## Per source", "");
   for (const source of SOURCES) {
@@ -270,7 +293,7 @@ async function main(): Promise<void> {
     "",
     "Where each detector first answers the repeated call with a directive or a stop: the occurrence of the repeated call (1 = its first call) and the call's index in the thread (from 0). Requirement for ours: by the 3rd occurrence. — means never.",
     "",
-    table(["episode", "kind", ...DETECTORS.map((d) => d.name)], episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))])),
+    table(["episode", "kind", ...DETECTORS.map((d) => d.name)], episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]), [0, 1]),
     "",
     "## Legitimate repetition",
     "",
@@ -280,7 +303,7 @@ async function main(): Promise<void> {
   const legitHitRows = episodes.legitimate
     .filter((e) => DETECTORS.some((d) => episodeResult(e, hitsOf(d)(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined))
     .map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]);
-  out.push(legitHitRows.length ? table(["episode", "kind", ...DETECTORS.map((d) => d.name)], legitHitRows) : "No detector answers any of them.", "");
+  out.push(legitHitRows.length ? table(["episode", "kind", ...DETECTORS.map((d) => d.name)], legitHitRows, [0, 1]) : "No detector answers any of them.", "");
 
   // Misses and false alarms of ours
   out.push("## What the remaining misses and false alarms look like", "");
@@ -291,7 +314,7 @@ async function main(): Promise<void> {
     `### Directives and stops on successful runs (${stack.name})`,
     "",
     falseOnSuccess.length
-      ? table(["thread", "call", "tool", "guard", "action", "reason"], falseOnSuccess.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]))
+      ? table(["thread", "call", "tool", "guard", "action", "reason"], falseOnSuccess.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]), [0, 2, 3, 4, 5])
       : "None.",
     "",
   );
@@ -301,7 +324,7 @@ async function main(): Promise<void> {
   out.push(
     `### Stuck episodes not answered by the 3rd call (${stack.name})`,
     "",
-    misses.length ? table(["episode", "kind", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"])) : "None.",
+    misses.length ? table(["episode", "kind", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"]), [0, 1, 2]) : "None.",
     "",
   );
   const legitHits = episodes.legitimate
@@ -311,18 +334,18 @@ async function main(): Promise<void> {
     `### Legitimate repetitions answered with a directive or stop (${stack.name})`,
     "",
     legitHits.length
-      ? table(["episode", "kind", "first directive or stop"], legitHits.map(({ e, r }) => [describeEpisode(e), e.kind, `${r.hit!.guard} ${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex}): ${r.hit!.reason}`]))
+      ? table(["episode", "kind", "first directive or stop"], legitHits.map(({ e, r }) => [describeEpisode(e), e.kind, `${r.hit!.guard} ${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex}): ${r.hit!.reason}`]), [0, 1, 2])
       : "None.",
     "",
   );
   const otherFlags = threads
     .filter((t) => !t.successful)
     .flatMap((t) => stackOf(t).filter((h) => h.action !== "warn").map((h) => ({ t, h })))
-    .filter(({ t, h }) => !episodes.stuck.some((e) => e.thread === t.key && e.calls.includes(h.toolCallId)));
+    .filter(({ t, h }) => ![...episodes.stuck, ...episodes.legitimate].some((e) => e.thread === t.key && e.calls.includes(h.toolCallId)));
   out.push(
     `### Other directives and stops, on failed runs, outside the labelled episodes (${stack.name})`,
     "",
-    otherFlags.length ? table(["thread", "call", "tool", "guard", "action", "reason"], otherFlags.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason])) : "None.",
+    otherFlags.length ? table(["thread", "call", "tool", "guard", "action", "reason"], otherFlags.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]), [0, 2, 3, 4, 5]) : "None.",
     "",
     ANALYSIS,
     "",
@@ -354,11 +377,13 @@ async function main(): Promise<void> {
   console.log(`wrote ${output}`);
 }
 
-/** The reading of the tables above; the numbers it cites are checked by test/eval/realData.test.ts. */
+/** How to read the tables above. */
 const ANALYSIS = `### Reading the results
 
-- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's "I scrolled down one page in the browser.") is an identical call that shows new content every time, and they stop it after 4 or 5 scrolls; meanwhile they miss the τ-bench bookings that fail the same way with a \`think\` call between each attempt, because the calls are not consecutive. LoopGuard ignores \`think\` and catches those repeats with a warning only.
-- **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads the page back through an LLM-written OCR, so an unchanged page never produces the same text twice and those detectors never see the stuck clicks. OpenHands also misses the τ-bench bookings (a \`think\` call between attempts breaks its run of identical actions).
-- **ProgressAwareLoopGuard** judges a repeat by what it brought: it ignores \`think\`, treats calculators as read-only, and measures a rewritten page by its new words beyond a rewording allowance and every new number. Its remaining misses are pages whose OCR adds new numbers or more new words than rewording explains; its directives outside the labelled episodes are clicks or searches repeated on pages that, read back, changed little.`;
+- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's \`{"action": "I scrolled down one page in the browser."}\`) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli and LoopGuard stop the 5th. The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 5th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
+- **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads each page back through an LLM-written OCR, so an unchanged page never gives the same text twice, and neither detector sees a single stuck click. able-harness-kit's guard, kept per tool name, does catch the τ-bench bookings and the SWE-bench no-op command by their 3rd call; OpenHands misses them too, because a \`think\` call (or the harness's format-error message) breaks its run of identical actions.
+- **ProgressAwareLoopGuard** judges a repeat by what it brought and what happened in between: \`think\` is a no-op, calculators only compute, and a page read back by an LLM counts by its new numbers and by its new words beyond what rewording alone adds. It answers every labelled stuck episode by the 3rd call and no legitimate repetition. Its one directive on a successful run is a real stuck episode: the SWE-bench agent runs the same no-op \`sed\` (replacing a string with itself) three times before it notices, and then still resolves the issue.
+- **The one false alarm of the default stack is LoopGuard's**, on the longest legitimate repetition in the data: six scrolls through new content in hc-3, stopped at the 5th by design (LoopGuard stops at 5 identical consecutive calls whatever they return). With \`stopAt: 7\` LoopGuard keeps out of every legitimate repetition here while still ending runaway loops that ProgressAwareLoopGuard cannot judge, such as a poll whose answer changes every time.
+- **Not labelled as stuck:** three clicks on one entry in hc-11 (calls hc-11-tc20..tc22) toggle a panel open and closed, so the page does change with every click (no detector here answers them). The ProgressAwareLoopGuard directive outside the labelled episodes (hc-11-tc13) refuses a third scroll through a part of a page the agent had already scrolled through: by its words, nothing on it was new.`;
 
 await main();

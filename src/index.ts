@@ -42,3 +42,36 @@ export { rewriteToolMessage, type ToolMessageMark } from "./core/answers.js";
 export { RunawayGuardMiddleware, RUNAWAY_GUARD_DEFAULTS, REPORT_EVENT, type RunawayGuardOptions } from "./middleware/RunawayGuardMiddleware.js";
 export type { RunawayReport, DelegationShare } from "./guards/runawayReport.js";
 export type { TokenSource } from "./guards/runawayLedger.js";
+
+// tool-result budget and offload
+export {
+  ToolResultBudgetMiddleware,
+  TOOL_RESULT_BUDGET_DEFAULTS,
+  type ToolResultBudgetOptions,
+  type BudgetAction,
+} from "./middleware/ToolResultBudgetMiddleware.js";
+export { approximateTokens, type BudgetUnit, type CountTokens } from "./guards/budgetMeasure.js";
+export { RETRIEVAL_TOOL_NAME } from "./guards/budgetNotices.js";
+export type { OffloadStore, OffloadContext, OffloadReceipt } from "./offload/OffloadStore.js";
+export { MemoryOffloadStore } from "./offload/MemoryOffloadStore.js";
+export { LangGraphOffloadStore, LANGGRAPH_OFFLOAD_DEFAULTS, type LangGraphOffloadStoreOptions } from "./offload/LangGraphOffloadStore.js";
+export {
+  AgentFilesOffloadStore,
+  AGENT_FILES_DEFAULTS,
+  type AgentFilesOffloadStoreOptions,
+  type AgentFilesBackend,
+} from "./offload/AgentFilesOffloadStore.js";
+export { OffloadStoreError } from "./offload/errors.js";
+export { resultFingerprint } from "./observe/resultFingerprint.js";
+
+// binary read guard
+export {
+  BinaryReadGuardMiddleware,
+  BINARY_READ_GUARD_DEFAULTS,
+  BINARY_READ_GUARD_ENV,
+  binaryReadDirective,
+  type BinaryReadGuardOptions,
+  type BinaryReadContext,
+} from "./middleware/BinaryReadGuardMiddleware.js";
+export { mediaTypesAcceptedBy } from "./guards/binaryMedia.js";
+export type { BinaryFinding, BinaryEvidence } from "./guards/binaryContent.js";

@@ -50,16 +50,20 @@ export interface ReplayResult {
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
   const hookOrder = [...stack].reverse();
   const decisions: ReplayedDecision[] = [];
+  // The history so far, grown in place: the same message objects in the same array keep the
+  // shared observation store incremental, as it is in a live run.
+  const history: BaseMessage[] = [];
   let toolCalls = 0;
   for (let i = 0; i < messages.length; i++) {
-    const message = messages[i];
+    const message = messages[i]!;
+    history.push(message);
     if (messageKind(message) !== "ai") continue;
     const calls = toolCallsOf(message);
     if (calls.length === 0) continue;
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    for (const { guard, call, decision } of await replayBatch(messages.slice(0, i + 1), calls, hookOrder)) {
+    for (const { guard, call, decision } of await replayBatch(history, calls, hookOrder)) {
       decisions.push({
         guard,
         action: decision.action,
@@ -79,12 +83,12 @@ type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
 /** The non-allow decisions of every guard on one batch, in hook order. */
 async function replayBatch(
-  history: BaseMessage[],
+  history: readonly BaseMessage[],
   calls: ToolCallView[],
   hookOrder: readonly StackedGuard[],
 ): Promise<Array<{ guard: string; call: ToolCallView; decision: NonAllow }>> {
   const out: Array<{ guard: string; call: ToolCallView; decision: NonAllow }> = [];
-  let seen = history;
+  let seen: readonly BaseMessage[] = history;
   let pending = calls;
   for (const { guard, observeOnly, exitBehavior } of hookOrder) {
     if (pending.length === 0) break;

@@ -149,7 +149,7 @@ const FAMILY_LABELS: Record<string, string> = {
   font: "font file",
 };
 
-export function labelForMediaType(mediaType: string): string {
+function labelForMediaType(mediaType: string): string {
   const [family] = mediaType.split("/");
   const kind = FAMILY_LABELS[family ?? ""] ?? "binary file";
   return mediaType.endsWith("/*") ? kind : `${kind} (${mediaType})`;

@@ -1,6 +1,5 @@
 import type { HeadTailCut } from "./budgetPreview.js";
-import type { BudgetUnit } from "./budgetMeasure.js";
-import type { MediaPart } from "./budgetMeasure.js";
+import type { BudgetUnit, MediaPart } from "./budgetMeasure.js";
 
 /**
  * Text the model reads in place of an oversized tool result. Every notice says what was left
@@ -65,7 +64,7 @@ function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
 }
 
 /** 1-based number of the line the first omitted character is on. */
-export function lineNumberAt(head: string): number {
+function lineNumberAt(head: string): number {
   let lines = 1;
   for (let i = head.indexOf("\n"); i !== -1; i = head.indexOf("\n", i + 1)) lines++;
   return lines;

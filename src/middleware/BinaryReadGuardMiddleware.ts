@@ -27,7 +27,9 @@ export interface BinaryReadGuardOptions {
   allowedMediaTypes?: readonly string[];
   /** The text the model gets instead of the payload. Default: `binaryReadDirective`. */
   directive?: (context: BinaryReadContext) => string;
-  /** Receives a signal for every result the guard replaced. */
+  /** Emit signals for binary results but pass them through unchanged. Default false. */
+  observeOnly?: boolean;
+  /** Receives a signal for every result the guard replaced (or, observe-only, would have replaced). */
   onSignal?: SignalHandler;
 }
 
@@ -60,6 +62,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
   private readonly checkedTools: ReadonlySet<string> | undefined;
   private readonly allowedMediaTypes: readonly string[];
   private readonly directive: (context: BinaryReadContext) => string;
+  private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
 
   constructor(options: BinaryReadGuardOptions = {}) {
@@ -76,6 +79,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     this.checkedTools = options.tools ? new Set(options.tools) : undefined;
     this.allowedMediaTypes = allowed.map((type) => type.toLowerCase());
     this.directive = options.directive ?? binaryReadDirective;
+    this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
   }
 
@@ -84,7 +88,9 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
     return rewriteToolMessages(result, async (message) => {
       const finding = inspectToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
-      return finding ? { message: await this.replace(message, finding, request) } : undefined;
+      if (!finding) return undefined;
+      const replacement = await this.replace(message, finding, request);
+      return this.observeOnly ? undefined : { message: replacement };
     });
   };
 
@@ -98,10 +104,8 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
       text = binaryReadDirective(context);
     }
     const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
-    await emitSignal(
-      { guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, reason: "binary_result", detail: { ...detected, ...finding.detail } },
-      this.onSignal,
-    );
+    const detail = { ...detected, ...finding.detail, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, reason: "binary_result", detail }, this.onSignal);
     return rewriteToolMessage(message, {
       content: contentWithout(message.content, text),
       status: "error",

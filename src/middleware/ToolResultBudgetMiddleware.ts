@@ -11,7 +11,7 @@ import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "
 import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted } from "../guards/budgetPlan.js";
 import { offloadKey } from "../offload/keys.js";
-import type { OffloadContext, OffloadStore } from "../offload/OffloadStore.js";
+import type { OffloadStore } from "../offload/OffloadStore.js";
 import { createRetrievalTool } from "../offload/retrievalTool.js";
 import { contentText } from "../observe/content.js";
 import { loadHasher } from "../observe/hash.js";
@@ -40,7 +40,9 @@ export interface ToolResultBudgetOptions {
    * registered). Default: none; the result is cut and the notice says the rest was not kept.
    */
   store?: OffloadStore;
-  /** Receives a signal for every result the budget changed. */
+  /** Emit signals for oversized results but pass them through unchanged (and store nothing). Default false. */
+  observeOnly?: boolean;
+  /** Receives a signal for every result the budget changed (or, observe-only, would have changed). */
   onSignal?: SignalHandler;
 }
 
@@ -85,6 +87,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private readonly excluded: ReadonlySet<string>;
   private readonly turnLimit: number | undefined;
   private readonly store: OffloadStore | undefined;
+  private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
 
   constructor(options: ToolResultBudgetOptions = {}) {
@@ -103,6 +106,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     this.turnLimit = options.turnLimit === undefined ? undefined : this.checkLimit("turnLimit", options.turnLimit);
     this.excluded = new Set([...(options.excludeTools ?? []), RETRIEVAL_TOOL_NAME]);
     this.store = options.store;
+    this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
     this.tools = this.store ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure })] : [];
   }
@@ -156,20 +160,15 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private async fitOrThrow(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> {
     const assessment = assessContent(message.content, this.measure);
     if (assessment.size <= limit) return undefined;
+    if (this.observeOnly) {
+      const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "over_budget", detail }, this.onSignal);
+      return undefined;
+    }
     const plan = planBudget(assessment, limit, this.measure);
 
     const key = offloadKey(tool, message.tool_call_id);
-    let outcome: PreviewOutcome = { kind: "not-stored", reason: undefined };
-    let stateUpdate: Record<string, unknown> | undefined;
-    if (plan.cutText && this.store) {
-      try {
-        const receipt = await this.store.put(key, assessment.split.text, this.contextFor(tool, message.tool_call_id));
-        outcome = { kind: "stored", key, readHint: receipt?.readHint };
-        stateUpdate = receipt?.stateUpdate;
-      } catch (error) {
-        outcome = { kind: "not-stored", reason: storeFailureReason(error) };
-      }
-    }
+    const { outcome, stateUpdate } = plan.cutText ? await this.offload(key, assessment.split.text, tool, message.tool_call_id) : NOTHING_STORED;
     const facts = { tool, chars: assessment.split.text.length, size: assessment.textSize, unit: this.measure.unit, limit, outcome };
     const { content, cut } = renderBudgeted(assessment, plan, facts, this.measure);
 
@@ -206,6 +205,17 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return stateUpdate ? { message: rewritten, stateUpdate } : { message: rewritten };
   }
 
+  /** Keeps the full text in the store; a failing store becomes the reason the notice gives. */
+  private async offload(key: string, text: string, toolName: string, toolCallId: string): Promise<Offloaded> {
+    if (!this.store) return NOTHING_STORED;
+    try {
+      const receipt = await this.store.put(key, text, { toolName, toolCallId, state: currentState() });
+      return { outcome: { kind: "stored", key, readHint: receipt?.readHint }, stateUpdate: receipt?.stateUpdate };
+    } catch (error) {
+      return { outcome: { kind: "not-stored", reason: storeFailureReason(error) } };
+    }
+  }
+
   /**
    * The budget's mark is a "warn": the call ran and its result reached the model, so the loop
    * guards must not count it as refused. Another guard's mark on the message is kept, with the
@@ -219,10 +229,14 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return { guard: this.name, action: "warn", reason, ...fields };
   }
 
-  private contextFor(toolName: string, toolCallId: string): OffloadContext {
-    return { toolName, toolCallId, state: currentState() };
-  }
 }
+
+interface Offloaded {
+  outcome: PreviewOutcome;
+  stateUpdate?: Record<string, unknown>;
+}
+
+const NOTHING_STORED: Offloaded = { outcome: { kind: "not-stored", reason: undefined } };
 
 function signalReason(action: BudgetAction, outcome: PreviewOutcome): string {
   if (action === "offload") return "result_offloaded";

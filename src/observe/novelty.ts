@@ -43,10 +43,11 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
   if (byLines === 0 || !mayBeProse(text, lines)) return byLines;
   const words = wordsOf(text);
   if (words.length < MIN_PROSE_WORDS) return byLines;
+  const known = proseWords.get(seen);
   let newNumbers = 0;
   let newWords = 0;
   for (const word of words) {
-    if (seen.has(wordKey(word))) continue;
+    if (known?.has(word)) continue;
     if (HAS_DIGIT.test(word)) newNumbers++;
     else newWords++;
   }
@@ -57,12 +58,27 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
 /** Remembers the lines of `text`, and the words of prose. */
 export function addLines(text: string, seen: Set<string>): void {
   const lines = text.split("\n");
-  for (const line of lines) seen.add(line);
-  if (!mayBeProse(text, lines.length)) return;
+  let added = false;
+  for (const line of lines) {
+    if (seen.has(line)) continue;
+    seen.add(line);
+    added = true;
+  }
+  // Lines already seen were remembered with their words, if they came from prose; a word that
+  // came from shorter text only makes a later result look newer, never staler.
+  if (!added || !mayBeProse(text, lines.length)) return;
   const words = wordsOf(text);
   if (words.length < MIN_PROSE_WORDS) return;
-  for (const word of words) seen.add(wordKey(word));
+  let known = proseWords.get(seen);
+  if (!known) {
+    known = new Set();
+    proseWords.set(seen, known);
+  }
+  for (const word of words) known.add(word);
 }
+
+/** Words of the prose remembered in a set of seen lines, kept beside it. */
+const proseWords = new WeakMap<ReadonlySet<string>, Set<string>>();
 
 /**
  * Share of its words that an LLM rewording an unchanged input adds. On the Magentic-One OCR of
@@ -84,13 +100,16 @@ function mayBeProse(text: string, lines: number): boolean {
 const WORD = /[\p{L}\p{N}_]+/gu;
 const HAS_DIGIT = /\d/;
 
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
-}
+let lastText: string | undefined;
+let lastWords: string[] = [];
 
-/** A line never holds a newline, so a word key cannot collide with a remembered line. */
-function wordKey(word: string): string {
-  return `\n${word}`;
+/** Lower-case words; the store asks for the same text twice in a row (novelty, then remember). */
+function wordsOf(text: string): string[] {
+  if (text !== lastText) {
+    lastWords = text.toLowerCase().match(WORD) ?? [];
+    lastText = text;
+  }
+  return lastWords;
 }
 
 /**

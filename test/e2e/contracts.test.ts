@@ -4,7 +4,15 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { LoopGuardMiddleware, OutputValidatorMiddleware, ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
+import {
+  BinaryReadGuardMiddleware,
+  LoopGuardMiddleware,
+  MemoryOffloadStore,
+  OutputValidatorMiddleware,
+  ProgressAwareLoopGuardMiddleware,
+  ToolResultBudgetMiddleware,
+} from "../../src/index.js";
+import { makePng } from "./binaryFixtures.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
@@ -24,10 +32,13 @@ const RESULTS: Array<() => unknown> = [
     throw new Error("tool crashed");
   },
   () => "x".repeat(5000),
+  () => "y\n".repeat(30_000),
+  () => makePng().toString("utf8"),
+  () => [{ type: "image", mimeType: "image/png", data: "A".repeat(50_000) }, { type: "text", text: "z".repeat(3000) }],
 ];
 
 const callArb = fc.record({
-  name: fc.constantFrom("alpha", "beta", "think", "ghost"),
+  name: fc.constantFrom("alpha", "beta", "think", "ghost", "read_stored_result"),
   args: fc.oneof(fc.constant({}), fc.record({ k: fc.integer({ min: 0, max: 2 }) }), fc.record({ deep: fc.record({ list: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }) }) })),
 });
 const turnArb = fc.oneof(
@@ -40,6 +51,16 @@ export const GUARD_STACKS: Record<string, () => AgentMiddleware[]> = {
   "loop guards (directive, tight)": () => [
     new LoopGuardMiddleware({ warnAt: 1, stopAt: 2, exitBehavior: "directive" }),
     new ProgressAwareLoopGuardMiddleware({ stopAt: 1, exitBehavior: "directive" }),
+  ],
+  "budget + binary (tight) with loop guards": () => [
+    new LoopGuardMiddleware(),
+    new ProgressAwareLoopGuardMiddleware(),
+    new ToolResultBudgetMiddleware({ limit: 1000, turnLimit: 2000, store: new MemoryOffloadStore() }),
+    new BinaryReadGuardMiddleware(),
+  ],
+  "budget (tokens, no store) + binary allowing images": () => [
+    new ToolResultBudgetMiddleware({ unit: "tokens", limit: 300 }),
+    new BinaryReadGuardMiddleware({ allowedMediaTypes: ["image/*"] }),
   ],
   "output validator (require-spec, degrade, envelope, kill switch)": () => [
     new OutputValidatorMiddleware({

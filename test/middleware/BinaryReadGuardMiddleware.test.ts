@@ -76,6 +76,14 @@ describe("BinaryReadGuardMiddleware", () => {
     expect(fromCall.content).toContain("the result of fetch is a PNG image");
   });
 
+  it("observe-only: signals a binary result and passes it through", async () => {
+    const signals: Signal[] = [];
+    const guard = new BinaryReadGuardMiddleware({ observeOnly: true, onSignal: (s) => signals.push(s) });
+    const message = answer(PNG_TEXT);
+    expect(await guard.wrapToolCall(request(), returning(message))).toBe(message);
+    expect(signals).toEqual([expect.objectContaining({ reason: "binary_result", detail: expect.objectContaining({ label: "PNG image", observeOnly: true }) })]);
+  });
+
   it("falls back to the default directive when a custom one throws", async () => {
     const guard = new BinaryReadGuardMiddleware({
       directive: () => {

@@ -190,6 +190,16 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     ]);
   });
 
+  it("observe-only: signals an oversized result, stores nothing and changes nothing", async () => {
+    const signals: Signal[] = [];
+    const store = new MemoryOffloadStore();
+    const budget = new ToolResultBudgetMiddleware({ store, observeOnly: true, onSignal: (s) => signals.push(s) });
+    const big = answer(BIG);
+    expect(await budget.wrapToolCall(request(), returning(big))).toBe(big);
+    expect(store.size).toBe(0);
+    expect(signals).toEqual([expect.objectContaining({ reason: "over_budget", detail: { limit: 20_000, unit: "chars", size: BIG.length, observeOnly: true } })]);
+  });
+
   it("falls back to a plain cut with a notice when its own work fails", async () => {
     const signals: Signal[] = [];
     const budget = new ToolResultBudgetMiddleware({ onSignal: (s) => signals.push(s), store: new MemoryOffloadStore() });

@@ -31,3 +31,11 @@ describe("normaliseVolatile", () => {
     expect(norm(norm(text))).toBe(norm(text));
   });
 });
+
+describe("huge results", () => {
+  it("are left as they are above MAX_NORMALISED_CHARS", async () => {
+    const { MAX_NORMALISED_CHARS } = await import("../../src/observe/volatile.js");
+    const huge = `at 2024-05-01T12:30:00Z ${"x".repeat(MAX_NORMALISED_CHARS)}`;
+    expect(norm(huge)).toBe(huge);
+  });
+});

@@ -15,7 +15,8 @@ const model = new kit.testing.ScriptedChatModel({ turns: Array.from({ length: 9 
 const agent = langchain.createAgent({ model, tools: [tool], middleware: [new kit.main.LoopGuardMiddleware({ stopAt: 3, warnAt: 2 })] });
 agent.invoke({ messages: [{ role: "user", content: "go" }] }).then((r) => {
   kit.testing.assertToolCallPairing(r.messages);
-  console.log(String(r.messages.at(-1).content).startsWith("Run stopped by LoopGuardMiddleware") ? "ok" : "unexpected");
+  const stopped = String(r.messages.at(-1).content).startsWith("Run stopped by LoopGuardMiddleware");
+  console.log(stopped && typeof kit.node.FileSystemOffloadStore === "function" ? "ok" : "unexpected");
 });
 `;
 
@@ -32,8 +33,8 @@ describe("npm pack (builds through prepack)", () => {
         `@langchain/core@${installed("@langchain/core")}`, `@langchain/langgraph@${installed("@langchain/langgraph")}`, `langchain@${installed("langchain")}`],
       { cwd: app, encoding: "utf8" },
     );
-    writeFileSync(join(app, "esm.mjs"), USE(`import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing };`));
-    writeFileSync(join(app, "cjs.cjs"), USE(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`));
+    writeFileSync(join(app, "esm.mjs"), USE(`import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing, node };`));
+    writeFileSync(join(app, "cjs.cjs"), USE(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`));
     expect(execFileSync("node", ["esm.mjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
     expect(execFileSync("node", ["cjs.cjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
   }, 300_000);

@@ -25,6 +25,7 @@ const USER_HOME_PREFIX = /^~([A-Za-z_][A-Za-z0-9_-]*)(?=$|[\\/])/;
  * Every way a tool might read a path argument, so that each can be checked: the text as written,
  * its percent-decoded forms (`..%2f`, double encoding), a `file:` URL's path, `~` and `~user`
  * expanded to home directories, and on POSIX the form with backslashes read as separators.
+ * The first form is the reading a tool most plausibly means (a file URL's path, `~` expanded).
  * A path is inside only when every reading is. NUL bytes (raw or encoded) are refused outright,
  * as are Windows device paths and, on POSIX, drive-letter and UNC forms that would name another
  * file on Windows.
@@ -62,10 +63,10 @@ export function pathForms(input: unknown, options: PathFormsOptions = {}): PathF
       }
       if (plain.includes("\0")) return { ok: false, problem: "nul_byte" };
     }
-    for (const variant of [form, plain]) {
+    const home = expandHome(plain, options.home ?? homedir());
+    for (const variant of [home, plain, form]) {
+      if (variant === undefined) continue;
       forms.add(variant);
-      const home = expandHome(variant, options.home ?? homedir());
-      if (home !== undefined) forms.add(home);
       if (!windows && variant.includes("\\")) forms.add(variant.replaceAll("\\", "/"));
     }
   }

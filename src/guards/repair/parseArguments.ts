@@ -1,6 +1,6 @@
 import { jsonrepair } from "jsonrepair";
 import { firstDuplicateKey } from "./duplicateKeys.js";
-import { scanArguments, type MeaningChange, type SyntaxRepair } from "./scanArguments.js";
+import { scanArguments, UNREADABLE, type MeaningChange, type SyntaxRepair } from "./scanArguments.js";
 
 /** Why a raw argument text cannot be used as it is or after a safe repair. */
 export type ArgumentProblem =
@@ -8,6 +8,7 @@ export type ArgumentProblem =
   | { kind: "duplicate_key"; key: string; path: string }
   | { kind: "not_an_object"; found: string }
   | { kind: "unrepairable"; detail: string }
+  | { kind: "ambiguous_repair" }
   | { kind: "missing" };
 
 export type ParsedArguments =
@@ -19,7 +20,8 @@ export type ParsedArguments =
  * Strict `JSON.parse` first; only when that fails, `jsonrepair`, and its result is kept only when
  * the repair fixed syntax alone. A value cut off at the end, a key left without a value, prose
  * around the JSON, elided items (`...`) and duplicate keys are refused, because any value chosen
- * for them would be a guess about what the model meant.
+ * for them would be a guess about what the model meant. So is a repair that a second,
+ * independent reading of the text (`scanArguments`) does not agree with.
  */
 export function parseToolArguments(raw: unknown): ParsedArguments {
   if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
@@ -35,12 +37,13 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
   if (meaningChange) return { ok: false, problem: meaningChange };
   let repaired: string;
   try {
-    repaired = jsonrepair(raw);
+    repaired = jsonrepair(scan.body);
   } catch (error) {
     return { ok: false, problem: { kind: "unrepairable", detail: error instanceof Error ? error.message : String(error) } };
   }
   const parsed = tryParse(repaired);
   if (!parsed.ok) return { ok: false, problem: { kind: "unrepairable", detail: "the repaired text is still not JSON" } };
+  if (!sameValue(scan.value, parsed.value)) return { ok: false, problem: { kind: "ambiguous_repair" } };
   return accept(parsed.value, repaired, scan.syntaxRepairs);
 }
 
@@ -59,4 +62,20 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
   } catch {
     return { ok: false };
   }
+}
+
+/** Structural equality of two JSON-like values; `UNREADABLE` equals nothing. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === UNREADABLE || b === UNREADABLE) return false;
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => sameValue(item, other[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]));
 }

@@ -1,8 +1,9 @@
 /**
- * A lenient, single-pass reading of a tool call's raw argument text that finds what `jsonrepair`
- * would have to guess at. `jsonrepair` reports nothing about what it changed, and some of its
- * repairs change meaning (`{"limit":100` may have been 1000); this scan tells those apart from
- * repairs that only fix syntax (single quotes, a missing closing brace, a trailing comma).
+ * A lenient, single-pass reading of a tool call's raw argument text. It finds what `jsonrepair`
+ * would have to guess at, and builds the value it reads, so that a repair can be checked
+ * against a second, independent reading. `jsonrepair` reports nothing about what it changed,
+ * and some of its repairs change meaning: `{"limit":100` may have been 1000, and with brackets
+ * unbalanced it may even re-read the inside of a string (`{"a":["["]` becomes `{"a":["",[""]]}`).
  */
 
 /** A repair that changes, or may change, what the model meant. */
@@ -10,7 +11,8 @@ export type MeaningChange =
   | { kind: "cut_off"; what: "number" | "literal" | "string" | "key" | "word" | "after_comma"; at: number }
   | { kind: "key_without_value"; key: string; at: number }
   | { kind: "elided_items"; at: number }
-  | { kind: "surrounding_text"; at: number };
+  | { kind: "surrounding_text"; at: number }
+  | { kind: "stray_text"; at: number };
 
 /** A repair that only fixes syntax. */
 export type SyntaxRepair =
@@ -31,12 +33,19 @@ export type SyntaxRepair =
 export interface ArgumentScan {
   meaningChanges: MeaningChange[];
   syntaxRepairs: SyntaxRepair[];
+  /** The text without a Markdown code fence around it: what to hand to jsonrepair. */
+  body: string;
+  /** The value this reading found; `UNREADABLE` where it met a token it would only guess at. */
+  value: unknown;
 }
+
+/** Stands for a part of the text this reading does not interpret (a hex number, say). */
+export const UNREADABLE: unique symbol = Symbol("unreadable");
 
 type Expect = "key" | "colon" | "value" | "after";
 
 interface Frame {
-  object: boolean;
+  container: Record<string, unknown> | unknown[];
   expect: Expect;
   key: string;
   keyAt: number;
@@ -45,38 +54,46 @@ interface Frame {
 }
 
 const QUOTES: Record<string, string> = { '"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "`": "`" };
-const LITERALS = new Set(["true", "false", "null"]);
-const PYTHON_LITERALS = new Set(["True", "False", "None"]);
+const LITERALS: Record<string, unknown> = { true: true, false: false, null: null };
+const PYTHON_LITERALS: Record<string, unknown> = { True: true, False: false, None: null };
 const WORD_START = /[A-Za-z_$\u00c0-\uffff]/;
 const WORD_CHAR = /[\w$\u00c0-\uffff]/;
 const NUMBER_CHAR = /[\d.eE+\-xXa-fA-F]/;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "/": "/", "\\": "\\", '"': '"', "'": "'" };
 
 export function scanArguments(raw: string): ArgumentScan {
   const meaningChanges: MeaningChange[] = [];
   const repairs = new Set<SyntaxRepair>();
   const text = stripCodeFence(raw, repairs);
   const stack: Frame[] = [];
+  let root: unknown = UNREADABLE;
   let topDone = false;
   let topValues = 0;
   let last: { type: "number" | "word" | "string" | "punct"; end: number; word?: string } | undefined;
 
   const frame = () => stack[stack.length - 1];
+  const isObject = (f: Frame | undefined) => f !== undefined && !Array.isArray(f.container);
 
-  /** A value token (string, number, word, or a container about to open) was read. */
-  const valueSeen = (at: number) => {
+  /** Places a value read in the current position. */
+  const place = (value: unknown, at: number) => {
     const f = frame();
     if (!f) {
       topValues += 1;
-      if (topDone) meaningChanges.push({ kind: "surrounding_text", at });
+      if (topDone || topValues > 1) meaningChanges.push({ kind: "surrounding_text", at });
+      else root = value;
+      if (!isContainer(value)) topDone = true;
       return;
     }
     if (f.expect === "after") repairs.add("missing_commas");
-    if (f.object && f.expect === "colon") repairs.add("missing_colons");
+    if (isObject(f) && f.expect === "colon") repairs.add("missing_colons");
+    if (Array.isArray(f.container)) f.container.push(value);
+    else f.container[f.key] = value;
     f.expect = "after";
     f.afterComma = false;
   };
 
-  const keySeen = (key: string, at: number) => {
+  const placeKey = (key: string, at: number) => {
     const f = frame()!;
     if (f.expect === "after") repairs.add("missing_commas");
     f.key = key;
@@ -85,8 +102,23 @@ export function scanArguments(raw: string): ArgumentScan {
     f.afterComma = false;
   };
 
-  const closeValue = () => {
-    if (stack.length === 0) topDone = true;
+  /** A key position: an object expecting a key, or a value just ended with no comma. */
+  const atKey = () => {
+    const f = frame();
+    return isObject(f) && (f!.expect === "key" || f!.expect === "after");
+  };
+
+  /** `"a" + "b"`: the next string continues the value just placed. */
+  const appendToLast = (suffix: string) => {
+    const f = frame();
+    if (!f) return;
+    if (Array.isArray(f.container)) {
+      const index = f.container.length - 1;
+      f.container[index] = typeof f.container[index] === "string" ? `${f.container[index] as string}${suffix}` : UNREADABLE;
+    } else {
+      const current = f.container[f.key];
+      f.container[f.key] = typeof current === "string" ? current + suffix : UNREADABLE;
+    }
   };
 
   let i = 0;
@@ -112,26 +144,26 @@ export function scanArguments(raw: string): ArgumentScan {
     const quote = QUOTES[ch];
     if (quote !== undefined) {
       const start = i;
-      const { end, closed, decoded } = readString(text, i, quote, repairs);
+      const read = readString(text, i, quote, repairs);
       if (quote !== '"') repairs.add("single_quotes");
-      i = end;
-      if (!closed) {
-        const isKey = f?.object === true && f.expect !== "value" && f.expect !== "colon";
-        meaningChanges.push({ kind: "cut_off", what: isKey ? "key" : "string", at: start });
-        last = { type: "string", end: i };
+      i = read.end;
+      last = { type: "string", end: i };
+      if (!read.closed) {
+        meaningChanges.push({ kind: "cut_off", what: atKey() ? "key" : "string", at: start });
         break;
       }
-      if (f?.object && (f.expect === "key" || f.expect === "after")) keySeen(decoded, start);
-      else {
-        valueSeen(start);
-        closeValue();
-      }
-      last = { type: "string", end: i };
+      if (atKey()) placeKey(read.value, start);
+      else place(read.value, start);
       continue;
     }
     if (ch === "{" || ch === "[") {
-      valueSeen(i);
-      stack.push({ object: ch === "{", expect: ch === "{" ? "key" : "value", key: "", keyAt: i, afterComma: false });
+      const container: Record<string, unknown> | unknown[] = ch === "{" ? {} : [];
+      if (atKey()) {
+        // a container cannot be a key: read it as the value of a key that went missing
+        meaningChanges.push({ kind: "key_without_value", key: "", at: i });
+      }
+      place(container, i);
+      stack.push({ container, expect: ch === "{" ? "key" : "value", key: "", keyAt: i, afterComma: false });
       last = { type: "punct", end: i + 1 };
       i++;
       continue;
@@ -140,17 +172,12 @@ export function scanArguments(raw: string): ArgumentScan {
       if (!f) {
         repairs.add("extra_closing_brackets");
       } else {
-        if (f.object && (f.expect === "colon" || f.expect === "value")) {
+        if (isObject(f) && (f.expect === "colon" || f.expect === "value")) {
           meaningChanges.push({ kind: "key_without_value", key: f.key, at: f.keyAt });
         }
         if (f.afterComma) repairs.add("trailing_commas");
         stack.pop();
-        const parent = frame();
-        if (parent) {
-          parent.expect = "after";
-          parent.afterComma = false;
-        }
-        closeValue();
+        if (stack.length === 0) topDone = true;
       }
       last = { type: "punct", end: i + 1 };
       i++;
@@ -158,11 +185,11 @@ export function scanArguments(raw: string): ArgumentScan {
     }
     if (ch === ",") {
       if (f) {
-        if (f.object && (f.expect === "colon" || f.expect === "value")) {
+        if (isObject(f) && (f.expect === "colon" || f.expect === "value")) {
           meaningChanges.push({ kind: "key_without_value", key: f.key, at: f.keyAt });
         }
         if (f.afterComma) repairs.add("trailing_commas");
-        f.expect = f.object ? "key" : "value";
+        f.expect = isObject(f) ? "key" : "value";
         f.afterComma = true;
       } else {
         meaningChanges.push({ kind: "surrounding_text", at: i });
@@ -172,7 +199,7 @@ export function scanArguments(raw: string): ArgumentScan {
       continue;
     }
     if (ch === ":") {
-      if (f?.object && f.expect === "colon") f.expect = "value";
+      if (isObject(f) && f!.expect === "colon") f!.expect = "value";
       last = { type: "punct", end: i + 1 };
       i++;
       continue;
@@ -184,34 +211,30 @@ export function scanArguments(raw: string): ArgumentScan {
       continue;
     }
     if (ch === "+" && f && f.expect === "after") {
-      repairs.add("string_concatenation");
-      f.expect = "value";
-      // the next string continues the previous value rather than starting a new one
       const next = skipSpace(text, i + 1);
       const nextQuote = QUOTES[text[next] ?? ""];
       if (nextQuote !== undefined) {
-        const { end, closed } = readString(text, next, nextQuote, repairs);
-        i = end;
-        f.expect = "after";
-        if (!closed) {
+        repairs.add("string_concatenation");
+        const read = readString(text, next, nextQuote, repairs);
+        i = read.end;
+        last = { type: "string", end: i };
+        if (!read.closed) {
           meaningChanges.push({ kind: "cut_off", what: "string", at: next });
           break;
         }
-        last = { type: "string", end: i };
+        appendToLast(read.value);
         continue;
       }
-      i++;
-      continue;
     }
     if (ch === "-" || ch === "+" || ch === "." || (ch >= "0" && ch <= "9")) {
       const start = i;
       while (i < n && NUMBER_CHAR.test(text[i]!)) i++;
-      if (f?.object && (f.expect === "key" || f.expect === "after")) {
+      const token = text.slice(start, i);
+      if (atKey()) {
         repairs.add("unquoted_keys");
-        keySeen(text.slice(start, i), start);
+        placeKey(token, start);
       } else {
-        valueSeen(start);
-        closeValue();
+        place(JSON_NUMBER.test(token) ? Number(token) : UNREADABLE, start);
       }
       last = { type: "number", end: i };
       continue;
@@ -220,22 +243,25 @@ export function scanArguments(raw: string): ArgumentScan {
       const start = i;
       while (i < n && WORD_CHAR.test(text[i]!)) i++;
       const word = text.slice(start, i);
-      if (f?.object && (f.expect === "key" || f.expect === "after")) {
+      if (atKey()) {
         repairs.add("unquoted_keys");
-        keySeen(word, start);
+        placeKey(word, start);
+      } else if (!f && (topValues > 0 || !isLiteral(word))) {
+        meaningChanges.push({ kind: "surrounding_text", at: start });
+      } else if (word in LITERALS) {
+        place(LITERALS[word], start);
+      } else if (word in PYTHON_LITERALS) {
+        repairs.add("python_literals");
+        place(PYTHON_LITERALS[word], start);
       } else {
-        if (!f && (topValues > 0 || !isLiteral(word))) {
-          meaningChanges.push({ kind: "surrounding_text", at: start });
-        } else if (PYTHON_LITERALS.has(word)) repairs.add("python_literals");
-        else if (!LITERALS.has(word)) repairs.add("unquoted_values");
-        valueSeen(start);
-        closeValue();
+        repairs.add("unquoted_values");
+        place(word, start);
       }
       last = { type: "word", end: i, word };
       continue;
     }
     // any other character outside a string is text that is not JSON
-    if (!f || topDone) meaningChanges.push({ kind: "surrounding_text", at: i });
+    meaningChanges.push({ kind: f ? "stray_text" : "surrounding_text", at: i });
     i++;
   }
 
@@ -247,23 +273,26 @@ export function scanArguments(raw: string): ArgumentScan {
   }
   const open = frame();
   if (open && !meaningChanges.some((c) => c.kind === "cut_off")) {
-    if (open.object && (open.expect === "colon" || open.expect === "value")) {
+    if (isObject(open) && (open.expect === "colon" || open.expect === "value")) {
       meaningChanges.push({ kind: "key_without_value", key: open.key, at: open.keyAt });
     } else if (open.afterComma) {
       meaningChanges.push({ kind: "cut_off", what: "after_comma", at: text.length });
     }
   }
   if (stack.length > 0) repairs.add("missing_closing_brackets");
-  return { meaningChanges, syntaxRepairs: [...repairs] };
+  return { meaningChanges, syntaxRepairs: [...repairs], body: text, value: root };
+}
+
+function isContainer(value: unknown): boolean {
+  return value !== null && typeof value === "object";
 }
 
 function isLiteral(word: string): boolean {
-  return LITERALS.has(word) || PYTHON_LITERALS.has(word);
+  return word in LITERALS || word in PYTHON_LITERALS;
 }
 
 function isLiteralPrefix(word: string): boolean {
-  for (const literal of [...LITERALS, ...PYTHON_LITERALS]) if (literal.startsWith(word)) return true;
-  return false;
+  return [...Object.keys(LITERALS), ...Object.keys(PYTHON_LITERALS)].some((literal) => literal.startsWith(word));
 }
 
 function skipSpace(text: string, i: number): number {
@@ -271,29 +300,33 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** Reads a quoted string starting at `start`; `decoded` is its text with simple escapes resolved. */
-function readString(
-  text: string,
-  start: number,
-  closing: string,
-  repairs: Set<SyntaxRepair>,
-): { end: number; closed: boolean; decoded: string } {
+/** Reads a quoted string starting at `start`, resolving JSON escapes. */
+function readString(text: string, start: number, closing: string, repairs: Set<SyntaxRepair>): { end: number; closed: boolean; value: string } {
   let i = start + 1;
-  let decoded = "";
+  let value = "";
   while (i < text.length) {
     const ch = text[i]!;
     if (ch === "\\") {
-      if (i + 1 >= text.length) return { end: text.length, closed: false, decoded };
-      decoded += text[i + 1];
+      const next = text[i + 1];
+      if (next === undefined) return { end: text.length, closed: false, value };
+      if (next === "u") {
+        const hex = text.slice(i + 2, i + 6);
+        if (i + 6 > text.length) return { end: text.length, closed: false, value };
+        // an invalid escape gets a value no repair produces, so the cross-check refuses it
+        value += /^[0-9a-fA-F]{4}$/.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : "\uFFFF\uFFFE";
+        i += 6;
+        continue;
+      }
+      value += ESCAPES[next] ?? next;
       i += 2;
       continue;
     }
-    if (ch === closing) return { end: i + 1, closed: true, decoded };
+    if (ch === closing) return { end: i + 1, closed: true, value };
     if (ch < " ") repairs.add("control_characters");
-    decoded += ch;
+    value += ch;
     i++;
   }
-  return { end: text.length, closed: false, decoded };
+  return { end: text.length, closed: false, value };
 }
 
 /** Removes a Markdown code fence that wraps the whole text (a harmless, common model habit). */

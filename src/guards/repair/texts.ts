@@ -107,6 +107,10 @@ function problemPhrase(problem: ArgumentProblem): string {
       return `contain "..." in place of items`;
     case "surrounding_text":
       return "have text around the JSON object";
+    case "stray_text":
+      return "contain text that is not JSON";
+    case "ambiguous_repair":
+      return "are not valid JSON and cannot be repaired without guessing";
     case "duplicate_key":
       return `give key "${problem.key}" twice${problem.path === "$" ? "" : ` (in ${problem.path.slice(2)})`}`;
     case "not_an_object":

@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildReplaySetup } from "../../src/cli/config.js";
+import { replayThread, type ReplayedDecision } from "../../src/cli/replay.js";
+import { loadThreadFile } from "../../src/cli/sources.js";
+
+// The requirements of issue 3 on the recorded third-party runs. The data lives outside the
+// repository (../shared/evaldata); without it these tests are skipped.
+const EVALDATA = join(import.meta.dirname, "..", "..", "..", "shared", "evaldata");
+
+interface Episode {
+  thread: string;
+  kind: string;
+  calls: string[];
+}
+
+const episodes = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8")) as {
+  stuck: Episode[];
+  legitimate: Episode[];
+};
+
+const cache = new Map<string, ReplayedDecision[]>();
+
+/** Decisions of the default stack, both loop guards with default options, on one recorded thread. */
+async function decisionsOn(thread: string): Promise<ReplayedDecision[]> {
+  let decisions = cache.get(thread);
+  if (!decisions) {
+    const { messages } = loadThreadFile(join(EVALDATA, "threads", `${thread}.json`));
+    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions;
+    cache.set(thread, decisions);
+  }
+  return decisions;
+}
+
+const intervenes = (d: ReplayedDecision) => d.action === "directive" || d.action === "stop";
+
+describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default options", () => {
+  it("the labelled episodes exist in the data, with their calls in order", async () => {
+    for (const episode of [...episodes.stuck, ...episodes.legitimate]) {
+      const { messages } = loadThreadFile(join(EVALDATA, "threads", `${episode.thread}.json`));
+      const ids = messages.flatMap((m) => ((m as { tool_calls?: Array<{ id: string }> }).tool_calls ?? []).map((c) => c.id));
+      const positions = episode.calls.map((id) => ids.indexOf(id));
+      expect(positions.every((p) => p >= 0), episode.thread).toBe(true);
+      expect([...positions].sort((a, b) => a - b), episode.thread).toEqual(positions);
+    }
+    expect(episodes.stuck.map((e) => e.kind)).toEqual(expect.arrayContaining(["failing-booking-with-think", "click-unchanged-page", "noop-command-rerun"]));
+  });
+
+  it("answer every stuck episode with a directive or a stop by its third call", async () => {
+    const late: string[] = [];
+    for (const episode of episodes.stuck) {
+      const decisions = await decisionsOn(episode.thread);
+      const firstThree = new Set(episode.calls.slice(0, 3));
+      if (!decisions.some((d) => intervenes(d) && firstThree.has(d.toolCallId))) late.push(episode.thread);
+    }
+    expect(late).toEqual([]);
+  });
+
+  it("give no legitimate repetition a directive, and no stop beyond LoopGuard's results-blind stop at 5 identical calls", async () => {
+    const hit: string[] = [];
+    for (const episode of episodes.legitimate) {
+      const calls = new Set(episode.calls);
+      const decisions = (await decisionsOn(episode.thread)).filter((d) => calls.has(d.toolCallId) && intervenes(d));
+      // LoopGuard never reads results: a sixth scroll through new content still counts as the
+      // sixth identical call (see docs/evaluation.md). Anything else is a false alarm.
+      const resultsBlindStop = (d: ReplayedDecision) => d.guard === "LoopGuardMiddleware" && d.action === "stop" && Number(d.detail?.count) >= 5;
+      const unexpected = decisions.filter((d) => !resultsBlindStop(d));
+      if (unexpected.length > 0) hit.push(`${episode.thread}: ${unexpected.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
+    }
+    expect(hit).toEqual([]);
+  });
+
+  it("stop at most 0.5% and direct at most 3% of the successful runs", async () => {
+    const index = JSON.parse(readFileSync(join(EVALDATA, "index.json"), "utf8")) as { threads: Array<{ thread: string; outcome: Record<string, unknown> }> };
+    const successful = index.threads.filter((t) => t.outcome.resolved === true || t.outcome.reward === 1);
+    expect(successful.length).toBeGreaterThan(400);
+    let stopped = 0;
+    let directed = 0;
+    for (const { thread } of successful) {
+      const decisions = await decisionsOn(thread);
+      if (decisions.some((d) => d.action === "stop")) stopped++;
+      if (decisions.some((d) => d.action === "directive")) directed++;
+    }
+    expect(stopped / successful.length).toBeLessThanOrEqual(0.005);
+    expect(directed / successful.length).toBeLessThanOrEqual(0.03);
+  });
+});
