@@ -75,3 +75,6 @@ export {
 } from "./middleware/BinaryReadGuardMiddleware.js";
 export { mediaTypesAcceptedBy } from "./guards/binaryMedia.js";
 export type { BinaryFinding, BinaryEvidence } from "./guards/binaryContent.js";
+
+// the recommended stack
+export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";

@@ -64,15 +64,12 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     const replay = await replayThread(thread.messages, setup.stack);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
-    const flagged = new Set<string>();
+    const flagged = new Map<string, Set<GuardAction>>();
     for (const { guard, action } of replay.decisions) {
       summary.decisions[guard]![action]++;
-      flagged.add(`${guard}\u0000${action}`);
+      flagged.set(guard, (flagged.get(guard) ?? new Set()).add(action));
     }
-    for (const key of flagged) {
-      const [guard, action] = key.split("\u0000") as [string, GuardAction];
-      summary.threadsWith[guard]![action]++;
-    }
+    for (const [guard, actions] of flagged) for (const action of actions) summary.threadsWith[guard]![action]++;
     hooks.onThread?.(thread, replay);
     hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
   }

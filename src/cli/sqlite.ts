@@ -11,8 +11,11 @@ interface SqliteDatabase {
 
 type DatabaseConstructor = new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => SqliteDatabase;
 
-// Optional at run time: only `--sqlite` needs them. A variable keeps bundlers from resolving it.
+// Optional at run time: only `--sqlite` needs them. Specifiers held in variables keep bundlers
+// from pulling them (and a native driver) into the CLI.
 const DRIVER = "better-sqlite3";
+const SAVER = "@langchain/langgraph-checkpoint-sqlite";
+type SaverModule = typeof import("@langchain/langgraph-checkpoint-sqlite");
 
 /**
  * Thread ids saved in a checkpoint database written by `@langchain/langgraph-checkpoint-sqlite`
@@ -33,7 +36,7 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
   const db = await openCheckpointDatabase(path);
   const source = `${path}:${threadId}`;
   try {
-    const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
+    const { SqliteSaver } = (await import(SAVER)) as SaverModule;
     const tuple = await new SqliteSaver(db as never).getTuple({ configurable: { thread_id: threadId } });
     if (!tuple) {
       const known = db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6").all();
@@ -57,7 +60,7 @@ async function openCheckpointDatabase(path: string): Promise<SqliteDatabase> {
   let Database: DatabaseConstructor;
   try {
     Database = ((await import(DRIVER)) as { default: DatabaseConstructor }).default;
-    await import("@langchain/langgraph-checkpoint-sqlite");
+    await import(SAVER);
   } catch {
     throw new ThreadLoadError(path, "reading SQLite checkpoints needs the packages @langchain/langgraph-checkpoint-sqlite and better-sqlite3");
   }

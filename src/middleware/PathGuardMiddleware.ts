@@ -1,4 +1,4 @@
-import type { ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { guardToolMessage } from "../core/answers.js";
@@ -9,6 +9,9 @@ import { runToolSafely } from "../core/toolErrors.js";
 import { resolveInside } from "../guards/path/resolveInside.js";
 import { pathRefusalText } from "../guards/path/texts.js";
 import { MiddlewareBase } from "./base.js";
+
+/** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
+type AgentState = { messages: BaseMessage[] };
 
 export interface PathGuardOptions {
   /** Directories the checked paths must stay inside (a root itself is allowed). Required. */
@@ -85,7 +88,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
     this.onSignal = options.onSignal;
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolMessage | Command> => {
+  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
     const names = this.argumentsByTool.get(request.toolCall.name);
     if (names) {
       const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };

@@ -14,6 +14,9 @@ import { describeBytes, hexPreview } from "../tools/renderValue.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
 
+/** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
+type AgentState = { messages: BaseMessage[] };
+
 export interface ToolCallRepairOptions {
   /**
    * Unusable calls (a tool that does not exist, or arguments that are not valid JSON and cannot be
@@ -122,11 +125,11 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     }
   };
 
-  readonly wrapToolCall = async (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>): Promise<ToolMessage | Command> => {
+  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     const refusal = await this.schemaRefusal(call, request.tool);
     if (refusal) return refusal;
-    const wrap = this.toolErrors.wrapToolCall as (request: ToolCallRequest, handler: ToolCallHandler<Record<string, unknown>>) => Promise<ToolMessage | Command>;
+    const wrap = this.toolErrors.wrapToolCall as (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>) => Promise<ToolMessage | Command>;
     const result = await wrap(request, handler);
     return ToolMessage.isInstance(result) ? this.readableResult(result, call) : result;
   };

@@ -61,7 +61,9 @@ function safeContent(value: unknown, toolName: string): unknown {
   if (value === undefined) return emptyResultText(toolName);
   if (isDirectOutput(value)) return value;
   if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return value;
-  return renderValue(value);
+  const text = renderValue(value);
+  // a lone string (binary data described, a function, a date) reads better unquoted
+  return text.startsWith('"') ? (JSON.parse(text) as string) : text;
 }
 
 function isDirectOutput(value: unknown): boolean {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { runCli } from "../../src/cli/cli.js";
 import { progressLine } from "../../src/cli/render.js";
@@ -183,6 +183,24 @@ describe("harness-kit eval", () => {
       ["LoopGuardMiddleware", "warn"],
       ["LoopGuardMiddleware", "stop"],
     ]);
+  });
+
+  it("on a terminal, shows a self-overwriting progress line during a long run and clears it", async () => {
+    // Each clock reading is 150 ms after the previous one: the run looks long without being long.
+    let now = 0n;
+    const clock = vi.spyOn(process.hrtime, "bigint").mockImplementation(() => (now += 150_000_000n));
+    try {
+      for (let i = 0; i < 12; i++) write(`long/t${String(i).padStart(2, "0")}.json`, { messages: stuckBooking(`l${i}`) });
+      const io = captureIo({ tty: true });
+      expect(await runCli(["eval", join(dir, "long")], io)).toBe(0);
+      const progress = io.stderr().split("\r\x1b[K").filter((part) => part.startsWith("replaying"));
+      expect(progress.length).toBeGreaterThan(3);
+      expect(progress[0]).toMatch(/^replaying \d+\/12 threads, [\d,]+ tool calls, [\d,]+ calls\/s$/);
+      expect(io.stderr().endsWith("\r\x1b[K")).toBe(true);
+      expect(io.stdout()).toMatch(/threads\s+12\b/);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it("never writes a progress line when stderr is not a terminal", async () => {

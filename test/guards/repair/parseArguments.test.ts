@@ -85,6 +85,19 @@ describe("parseToolArguments: repairs that would change the meaning are refused"
     expect(parseToolArguments(raw)).toMatchObject({ ok: false, problem: { kind: "duplicate_key", key, path } });
   });
 
+  it.each([
+    ['{"a":["["]', { a: ["", [""]] }],
+    ['{"a":{"b":"{-"},"c":{}', { a: { b: '{-"}', c: {} } }],
+    ['{"n": 0x10}', { n: "0x10" }],
+  ])("refuses %j, which jsonrepair misreads, because a second reading disagrees", (raw, misread) => {
+    expect(JSON.parse(jsonrepair(raw))).toEqual(misread);
+    expect(parseToolArguments(raw)).toMatchObject({ ok: false, problem: { kind: "ambiguous_repair" } });
+  });
+
+  it("refuses text that is not JSON inside the object", () => {
+    expect(parseToolArguments('{"a": @x}')).toMatchObject({ ok: false, problem: { kind: "stray_text" } });
+  });
+
   it("refuses elided items", () => {
     expect(parseToolArguments('{"ids":[1,2,3,...]}')).toMatchObject({ ok: false, problem: { kind: "elided_items" } });
   });

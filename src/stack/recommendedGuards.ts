@@ -1,0 +1,90 @@
+import type { AgentMiddleware } from "langchain";
+import type { SignalHandler } from "../core/signals.js";
+import type { ToolOutputSpec } from "../guards/output/spec.js";
+import { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "../middleware/BinaryReadGuardMiddleware.js";
+import { LoopGuardMiddleware, type LoopGuardOptions } from "../middleware/LoopGuardMiddleware.js";
+import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../middleware/OutputValidatorMiddleware.js";
+import { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } from "../middleware/ProgressAwareLoopGuardMiddleware.js";
+import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../middleware/RunawayGuardMiddleware.js";
+import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../middleware/ToolCallRepairMiddleware.js";
+import { ToolResultBudgetMiddleware, type ToolResultBudgetOptions } from "../middleware/ToolResultBudgetMiddleware.js";
+import { AgentFilesOffloadStore } from "../offload/AgentFilesOffloadStore.js";
+import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
+import type { OffloadStore } from "../offload/OffloadStore.js";
+
+export interface RecommendedGuardsOptions {
+  /** Tools that change things outside the agent (send, book, update): refused while tool output is bad. */
+  writeTools?: readonly string[];
+  /** Tools that only read, a hint for the progress guard (tools named get_*, list_*, read_*, ... already count). */
+  readOnlyTools?: readonly string[];
+  /** Output specs per tool for the validator; tools without one pass unchecked. */
+  outputSpecs?: Readonly<Record<string, ToolOutputSpec>>;
+  /** Where `agent`'s oversized results go. Default: a `MemoryOffloadStore` (this process only). */
+  offloadStore?: OffloadStore;
+  /** A `PathGuardMiddleware` from "harness-kit/node", placed where it belongs in the order. */
+  pathGuard?: AgentMiddleware;
+  /** Receives every signal of every guard. */
+  onSignal?: SignalHandler;
+  /** Options of one guard, over the stack's defaults (each guard's own defaults otherwise). */
+  runaway?: RunawayGuardOptions;
+  loopGuard?: LoopGuardOptions;
+  progressGuard?: ProgressAwareLoopGuardOptions;
+  budget?: ToolResultBudgetOptions;
+  validator?: OutputValidatorOptions;
+  binaryGuard?: BinaryReadGuardOptions;
+  repair?: ToolCallRepairOptions;
+}
+
+export interface RecommendedGuards {
+  /** `createAgent({ middleware: guards.agent })` */
+  agent: AgentMiddleware[];
+  /** `createDeepAgent({ middleware: guards.deepAgent })`: large results go to the agent's own files. */
+  deepAgent: AgentMiddleware[];
+  /** `subagents: [{ ..., middleware: guards.subagent }]`: deepagents does not pass its middleware down. */
+  subagent: AgentMiddleware[];
+}
+
+/**
+ * Every harness-kit guard with defaults safe for a production agent, in the order that makes them
+ * work together. In `middleware`, `afterModel` hooks run last-to-first and `wrapToolCall` hooks
+ * nest first-outside, so:
+ * - the repair middleware is last: its `afterModel` fixes the batch before any other guard judges
+ *   it, and its `wrapToolCall` turns tool exceptions into short answers next to the tool;
+ * - the path guard checks arguments of the repaired calls before anything runs;
+ * - binary guard, validator and budget nest inside-out: the binary guard and the validator see
+ *   the raw result, the budget cuts what they let through and records the original's fingerprint;
+ * - the loop and runaway guards judge the history and the batch before it runs.
+ *
+ * @example
+ * const guards = recommendedGuards({ writeTools: ["send_email"] });
+ * const agent = createAgent({ model, tools, middleware: guards.agent });
+ */
+export function recommendedGuards(options: RecommendedGuardsOptions = {}): RecommendedGuards {
+  const { onSignal } = options;
+  const judges = (): AgentMiddleware[] => [
+    new RunawayGuardMiddleware({ onSignal, ...options.runaway }),
+    new LoopGuardMiddleware({ onSignal, ...options.loopGuard }),
+    new ProgressAwareLoopGuardMiddleware({
+      readOnlyTools: options.readOnlyTools,
+      stateChangingTools: options.writeTools,
+      onSignal,
+      ...options.progressGuard,
+    }),
+  ];
+  const resultGuards = (store: OffloadStore): AgentMiddleware[] => [
+    new ToolResultBudgetMiddleware({ store, onSignal, ...options.budget }),
+    new OutputValidatorMiddleware({ tools: options.outputSpecs, writeTools: options.writeTools, onSignal, ...options.validator }),
+    new BinaryReadGuardMiddleware({ onSignal, ...options.binaryGuard }),
+  ];
+  const callGuards = (): AgentMiddleware[] => [
+    ...(options.pathGuard ? [options.pathGuard] : []),
+    new ToolCallRepairMiddleware({ onSignal, ...options.repair }),
+  ];
+
+  const deepAgent = [...judges(), ...resultGuards(new AgentFilesOffloadStore()), ...callGuards()];
+  return {
+    agent: [...judges(), ...resultGuards(options.offloadStore ?? new MemoryOffloadStore()), ...callGuards()],
+    deepAgent,
+    subagent: deepAgent,
+  };
+}
