@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
     node: "src/node.ts",
+    "cli/main": "src/cli/main.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

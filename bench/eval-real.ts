@@ -195,7 +195,7 @@ async function main(): Promise<void> {
       [0, 1],
     ),
     "",
-    "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops.",
+    "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops. The targets are issue 3's requirements for harness-kit's guards; the marks on the other rows hold them to the same bar.",
     "",
   );
 
@@ -355,7 +355,7 @@ async function main(): Promise<void> {
   const files = index.map((entry) => ({ kind: "file" as const, path: join(evaldata, "threads", `${entry.thread}.json`) }));
   let best = Number.POSITIVE_INFINITY;
   let calls = 0;
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 5; round++) {
     const summary = await evaluateSources(files, buildReplaySetup());
     best = Math.min(best, summary.elapsedMs);
     calls = summary.toolCalls;
@@ -366,7 +366,7 @@ async function main(): Promise<void> {
     "",
     table(
       ["measurement", "result", "target"],
-      [[`\`harness-kit eval\` replay of all ${threads.length} threads, both guards (load, parse, replay; best of 3 in one process)`, `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`, `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`]],
+      [[`\`harness-kit eval\` replay of all ${threads.length} threads, both guards (load, parse, replay; best of 5 in one process)`, `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`, `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`]],
     ),
     "",
     `This report's own run (7 detectors, one replay each) took ${replaySeconds.toFixed(1)} s.`,
@@ -380,7 +380,7 @@ async function main(): Promise<void> {
 /** How to read the tables above. */
 const ANALYSIS = `### Reading the results
 
-- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's \`{"action": "I scrolled down one page in the browser."}\`) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli and LoopGuard stop the 5th. The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 5th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
+- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's WebSurfer scroll action, with the same arguments each time) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli and LoopGuard stop the 5th. The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 5th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
 - **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads each page back through an LLM-written OCR, so an unchanged page never gives the same text twice, and neither detector sees a single stuck click. able-harness-kit's guard, kept per tool name, does catch the τ-bench bookings and the SWE-bench no-op command by their 3rd call; OpenHands misses them too, because a \`think\` call (or the harness's format-error message) breaks its run of identical actions.
 - **ProgressAwareLoopGuard** judges a repeat by what it brought and what happened in between: \`think\` is a no-op, calculators only compute, and a page read back by an LLM counts by its new numbers and by its new words beyond what rewording alone adds. It answers every labelled stuck episode by the 3rd call and no legitimate repetition. Its one directive on a successful run is a real stuck episode: the SWE-bench agent runs the same no-op \`sed\` (replacing a string with itself) three times before it notices, and then still resolves the issue.
 - **The one false alarm of the default stack is LoopGuard's**, on the longest legitimate repetition in the data: six scrolls through new content in hc-3, stopped at the 5th by design (LoopGuard stops at 5 identical consecutive calls whatever they return). With \`stopAt: 7\` LoopGuard keeps out of every legitimate repetition here while still ending runaway loops that ProgressAwareLoopGuard cannot judge, such as a poll whose answer changes every time.

@@ -3,10 +3,12 @@
 import { demoBudgetAndBinary } from "./budget.demo.js";
 import { demoLoopGuards } from "./loopGuards.demo.js";
 import { demoOutputValidator } from "./validator.demo.js";
+import { demoReplay } from "./replay.demo.js";
 import { demoRunaway } from "./runaway.demo.js";
 
 console.log("harness-kit demo: the same scripted agents, without and with each guard");
 await demoLoopGuards();
+await demoReplay();
 await demoBudgetAndBinary();
 await demoOutputValidator();
 await demoRunaway();

@@ -78,3 +78,6 @@ export type { BinaryFinding, BinaryEvidence } from "./guards/binaryContent.js";
 
 // the recommended stack
 export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";
+
+// replay (the engine behind `harness-kit inspect` / `eval`)
+export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./cli/replay.js";

@@ -12,7 +12,7 @@ import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
 export interface LoopGuardOptions {
   /** Identical calls (this one included) at which a `warn` signal is emitted. Default 3. */
   warnAt?: number;
-  /** Identical calls (this one included) at which `exitBehavior` applies. Default 5. */
+  /** Identical calls (this one included) at which `exitBehavior` applies. Default 7: real agents scroll or page up to 6 times in a row legitimately. */
   stopAt?: number;
   /** Count identical calls among the last `window` calls instead of consecutive ones. Default: consecutive. */
   window?: number;
@@ -26,7 +26,7 @@ export interface LoopGuardOptions {
   onSignal?: SignalHandler;
 }
 
-export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 5, ignoreTools: ["think"], exitBehavior: "end" } as const;
+export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 7, ignoreTools: ["think"], exitBehavior: "end" } as const;
 
 const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 

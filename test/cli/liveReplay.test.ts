@@ -13,7 +13,7 @@ import { runCli } from "../../src/cli/cli.js";
 import { captureIo } from "./io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-live-replay-"));
-afterAll(() => { if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const call = (name: string, args: Record<string, unknown> = {}): ScriptedTurn => ({ toolCalls: [{ name, args }] });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { buildReplaySetup } from "../../src/cli/config.js";
 import { replayThread, type ReplayedDecision } from "../../src/cli/replay.js";
 import { loadThreadFile } from "../../src/cli/sources.js";
+import { LOOP_GUARD_DEFAULTS } from "../../src/middleware/LoopGuardMiddleware.js";
 
 // The requirements of issue 3 on the recorded third-party runs. The data lives outside the
 // repository (../shared/evaldata); without it these tests are skipped.
@@ -64,7 +65,7 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
       const decisions = (await decisionsOn(episode.thread)).filter((d) => calls.has(d.toolCallId) && intervenes(d));
       // LoopGuard never reads results: a sixth scroll through new content still counts as the
       // sixth identical call (see docs/evaluation.md). Anything else is a false alarm.
-      const resultsBlindStop = (d: ReplayedDecision) => d.guard === "LoopGuardMiddleware" && d.action === "stop" && Number(d.detail?.count) >= 5;
+      const resultsBlindStop = (d: ReplayedDecision) => d.guard === "LoopGuardMiddleware" && d.action === "stop" && Number(d.detail?.count) >= LOOP_GUARD_DEFAULTS.stopAt;
       const unexpected = decisions.filter((d) => !resultsBlindStop(d));
       if (unexpected.length > 0) hit.push(`${episode.thread}: ${unexpected.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
     }

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 
 /** Symbolic links followed before giving up, as the kernel does (ELOOP). */
@@ -25,10 +25,13 @@ const MISSING = new Set(["ENOENT", "ENOTDIR"]);
  * directory, or through a dangling symlink, is judged by where it would land.
  */
 export function physicalPath(absolute: string): string {
-  try {
-    return realpathSync.native(absolute);
-  } catch (error) {
-    if (!MISSING.has(codeOf(error))) throw new UnresolvablePathError(codeOf(error), absolute);
+  // existsSync answers "no" without building an exception, which costs more than the lookup
+  if (existsSync(absolute)) {
+    try {
+      return realpathSync.native(absolute);
+    } catch (error) {
+      if (!MISSING.has(codeOf(error))) throw new UnresolvablePathError(codeOf(error), absolute);
+    }
   }
   const base = path.basename(absolute);
   if (base !== "" && base !== "." && base !== ".." && !/[\\/]$/.test(absolute)) {
@@ -38,8 +41,9 @@ export function physicalPath(absolute: string): string {
   return walk(absolute);
 }
 
-/** The common case of a new file in an existing directory: two system calls instead of a walk. */
+/** The common case of a new file in an existing directory: a few system calls instead of a walk. */
 function newEntryInExistingParent(parent: string, base: string): string | undefined {
+  if (!existsSync(parent)) return undefined;
   let realParent: string;
   try {
     realParent = realpathSync.native(parent);
@@ -47,11 +51,17 @@ function newEntryInExistingParent(parent: string, base: string): string | undefi
     return undefined;
   }
   const entry = path.join(realParent, base);
+  // an entry that exists after all is a dangling symlink (or a loop): walk it
+  return entryStats(entry) === undefined ? entry : undefined;
+}
+
+/** lstat without an exception for a missing entry; undefined when it does not exist. */
+function entryStats(entry: string): Stats | undefined {
   try {
-    lstatSync(entry);
-    return undefined; // it exists after all (a dangling symlink): walk it
+    return lstatSync(entry, { throwIfNoEntry: false });
   } catch (error) {
-    return MISSING.has(codeOf(error)) ? entry : undefined;
+    if (MISSING.has(codeOf(error))) return undefined;
+    throw new UnresolvablePathError(codeOf(error), entry);
   }
 }
 
@@ -68,18 +78,9 @@ function walk(absolute: string): string {
       continue;
     }
     const next = path.join(current, part);
-    let isLink: boolean;
-    try {
-      isLink = lstatSync(next).isSymbolicLink();
-    } catch (error) {
-      if (!MISSING.has(codeOf(error))) throw new UnresolvablePathError(codeOf(error), next);
-      current = next;
-      continue;
-    }
-    if (!isLink) {
-      current = next;
-      continue;
-    }
+    const stats = entryStats(next);
+    current = next;
+    if (!stats?.isSymbolicLink()) continue;
     if (++links > MAX_LINKS) throw new UnresolvablePathError("ELOOP", absolute);
     const target = readlinkSync(next);
     if (path.isAbsolute(target)) {
@@ -87,6 +88,7 @@ function walk(absolute: string): string {
       current = targetRoot;
       queue.unshift(...split(target.slice(targetRoot.length)));
     } else {
+      current = path.dirname(next);
       queue.unshift(...split(target));
     }
   }
