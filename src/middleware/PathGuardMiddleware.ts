@@ -23,6 +23,8 @@ export interface PathGuardOptions {
   tools: Readonly<Record<string, readonly string[] | true>>;
   /** Directory the tools resolve relative paths against. Default `process.cwd()`. */
   baseDir?: string;
+  /** Emit signals only (with `detail.observeOnly`) and let every call run. Default false. */
+  observeOnly?: boolean;
   /** Receives every refusal. */
   onSignal?: SignalHandler;
 }
@@ -65,6 +67,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
   private readonly argumentsByTool: ReadonlyMap<string, readonly string[]>;
   private readonly baseDir: string | undefined;
   private readonly onSignal: SignalHandler | undefined;
+  private readonly observeOnly: boolean;
 
   constructor(options: PathGuardOptions) {
     super();
@@ -86,6 +89,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
     this.argumentsByTool = byTool;
     this.baseDir = options.baseDir;
     this.onSignal = options.onSignal;
+    this.observeOnly = options.observeOnly ?? false;
   }
 
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
@@ -93,7 +97,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
     if (names) {
       const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
       const refusal = await this.refusal(call, names);
-      if (refusal) return refusal;
+      if (refusal && !this.observeOnly) return refusal;
     }
     return runToolSafely(request, handler);
   };
@@ -113,7 +117,13 @@ export class PathGuardMiddleware extends MiddlewareBase {
             toolCallId: call.id,
             tool: call.name,
             reason: check.violation,
-            detail: { argument, path: candidate, roots: check.roots, ...(check.detail ? { error: check.detail } : {}) },
+            detail: {
+              argument,
+              path: candidate,
+              roots: check.roots,
+              ...(check.detail ? { error: check.detail } : {}),
+              ...(this.observeOnly ? { observeOnly: true } : {}),
+            },
           },
           this.onSignal,
         );

@@ -3,11 +3,12 @@ import type { Command } from "@langchain/langgraph";
 import { toolErrorMiddleware, type ToolCallHandler, type ToolCallRequest } from "langchain";
 import { guardToolMessage, rewriteToolMessage } from "../core/answers.js";
 import type { ToolCallView } from "../core/messages.js";
-import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
+import { runToolSafely } from "../core/toolErrors.js";
 import { decideReviewedCalls } from "../guards/repair/decideReviewedCalls.js";
 import { degradedResult } from "../guards/repair/degradedResult.js";
 import { rawArgumentsOf } from "../guards/repair/rawArguments.js";
-import { REVIEW_KEY, reviewTurn, type ToolSpec } from "../guards/repair/reviewTurn.js";
+import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec } from "../guards/repair/reviewTurn.js";
 import { emptyResultText, lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "../guards/repair/texts.js";
 import { checkArguments } from "../guards/repair/validateArguments.js";
 import { describeBytes, hexPreview } from "../tools/renderValue.js";
@@ -30,6 +31,11 @@ export interface ToolCallRepairOptions {
    * <first line of the message>`, without stack trace.
    */
   formatToolError?: (error: unknown, call: ToolCallView) => string;
+  /**
+   * Emit signals only (with `detail.observeOnly`): no repair, no answer in place of a call, no
+   * stop, results untouched; tool exceptions become LangChain's usual error message. Default false.
+   */
+  observeOnly?: boolean;
   /** Receives every decision other than allow. */
   onSignal?: SignalHandler;
 }
@@ -67,6 +73,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly name = "ToolCallRepairMiddleware";
   readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
   private readonly onSignal: SignalHandler | undefined;
+  private readonly observeOnly: boolean;
   private readonly formatToolError: (error: unknown, call: ToolCallView) => string;
   private readonly toolErrors: { wrapToolCall?: unknown };
   private readonly specsByTools = new WeakMap<readonly unknown[], ReadonlyMap<string, ToolSpec>>();
@@ -75,6 +82,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     super();
     const stopAt = positiveInteger(this.name, "stopAt", options.stopAt, TOOL_CALL_REPAIR_DEFAULTS.stopAt);
     this.onSignal = options.onSignal;
+    this.observeOnly = options.observeOnly ?? false;
     const custom = options.formatToolError;
     this.formatToolError = custom
       ? (error, call) => {
@@ -91,7 +99,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       hook: batchGuardHook({
         guard: this.name,
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
-        observeOnly: false,
+        observeOnly: this.observeOnly,
         onSignal: options.onSignal,
         decide: async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => decideReviewedCalls(messages, pending, { stopAt }),
       }),
@@ -109,6 +117,10 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
       const review = await reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), fallbackId, rawArgumentsOf(response));
       if (!review) return response;
+      if (this.observeOnly) {
+        for (const verdict of review.reviews) await this.signal(observedSignal(verdict));
+        return response;
+      }
       return new AIMessage({
         id: response.id,
         name: response.name,
@@ -128,6 +140,11 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     const refusal = await this.schemaRefusal(call, request.tool);
+    if (this.observeOnly) {
+      const result = await runToolSafely(request, handler);
+      if (ToolMessage.isInstance(result)) await this.readableResult(result, call);
+      return result;
+    }
     if (refusal) return refusal;
     const wrap = this.toolErrors.wrapToolCall as (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>) => Promise<ToolMessage | Command>;
     const result = await wrap(request, handler);
@@ -149,7 +166,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       return undefined; // the tool validates again itself; its error is caught like any other
     }
     if (check.ok) return undefined;
-    await this.signal({ action: "directive", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues } });
+    await this.signal({ action: "directive", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues, ...this.observed } });
     return guardToolMessage(call, this.name, "directive", schemaMismatchText(call.name, check.issues));
   }
 
@@ -160,17 +177,17 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
-        await this.signal({ action: "directive", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result" } });
+        await this.signal({ action: "directive", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result", ...this.observed } });
         return rewriteToolMessage(result, {
           content: lostResultText(call.name),
           status: "error",
           mark: { guard: this.name, action: "directive", reason: "unserialisable_result" },
         });
       case "empty":
-        await this.signal({ action: "warn", reason: "empty_result", ...where });
+        await this.signal({ action: "warn", reason: "empty_result", ...where, detail: { ...this.observed } });
         return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: this.name, action: "warn", reason: "empty_result" } });
       case "binary":
-        await this.signal({ action: "warn", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length } });
+        await this.signal({ action: "warn", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length, ...this.observed } });
         return rewriteToolMessage(result, {
           content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
           mark: { guard: this.name, action: "warn", reason: "binary_result" },
@@ -187,8 +204,26 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     return specs;
   }
 
-  private signal(signal: Omit<Parameters<typeof emitSignal>[0], "guard">): Promise<void> {
+  /** Added to the detail of every signal in observe-only mode. */
+  private get observed(): { observeOnly?: true } {
+    return this.observeOnly ? { observeOnly: true } : {};
+  }
+
+  private signal(signal: Omit<Signal, "guard">): Promise<void> {
     return emitSignal({ guard: this.name, ...signal }, this.onSignal);
+  }
+}
+
+/** The signal for a verdict reached in observe-only mode, where nothing is changed. */
+function observedSignal(review: CallReview): Omit<Signal, "guard"> {
+  const where = { toolCallId: review.id, tool: review.name };
+  switch (review.verdict) {
+    case "repaired":
+      return { action: "warn", reason: "repaired_arguments", ...where, detail: { repairs: review.repairs, observeOnly: true } };
+    case "rejected":
+      return { action: "directive", reason: "unusable_arguments", ...where, detail: { problem: review.problem, observeOnly: true } };
+    case "unknown_tool":
+      return { action: "directive", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
   }
 }
 

@@ -110,6 +110,19 @@ describe("PathGuardMiddleware in createAgent", () => {
     expect(String(messages.find(ToolMessage.isInstance)!.content)).toMatch(/^read_file was not run: path "link-out\/passwd"/);
   });
 
+  it("in observe-only mode signals the escape and lets the call run", async () => {
+    const fs = fsTools();
+    const signals: Signal[] = [];
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: [call("read_file", { path: "link-out/passwd" }), { text: "done" }] }),
+      tools: fs.tools,
+      middleware: [new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: GUARDED, observeOnly: true, onSignal: (s) => signals.push(s) })],
+    });
+    await agent.invoke({ messages: [new HumanMessage("go")] });
+    expect(fs.touched).toEqual(["link-out/passwd"]);
+    expect(signals).toEqual([expect.objectContaining({ reason: "through_symlink", detail: expect.objectContaining({ observeOnly: true }) })]);
+  });
+
   it("refuses bad options with a typed error", () => {
     expect(() => new PathGuardMiddleware({ roots: [], tools: GUARDED })).toThrow(InvalidOptionsError);
     expect(() => new PathGuardMiddleware({ roots: [tree.data], tools: {} })).toThrow(InvalidOptionsError);

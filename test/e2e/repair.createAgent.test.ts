@@ -244,3 +244,32 @@ describe("ToolCallRepairMiddleware: arguments, exceptions and results", () => {
     expect(answer.status).toBe(status);
   });
 });
+
+describe("ToolCallRepairMiddleware: observe-only", () => {
+  it("signals what it would do and changes nothing", async () => {
+    const { middleware, signals } = withRepair({ observeOnly: true });
+    const produce = tool(async () => ({ n: 1n }) as never, { name: "produce", description: "p", schema: z.object({}) });
+    const read = readFileTool();
+    const turns: ScriptedTurn[] = [
+      { toolCalls: [{ name: "readFile", args: {} }, { name: "produce" }, { name: "read_file", args: { path: 5 } }] },
+      cutOff,
+      { text: "never" },
+    ];
+    const model = new ScriptedChatModel({ turns });
+    const agent = createAgent({ model, tools: [read.tool, produce], middleware: [middleware] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
+    expect(model.callCount).toBe(2); // the cut-off turn still ends the run, as without the middleware
+    expect(toolTexts(messages as BaseMessage[])).toEqual([
+      "Error: readFile is not a valid tool, try one of [read_file, produce].",
+      "[object Object]",
+      expect.stringMatching(/Error invoking tool 'read_file'/),
+    ]);
+    expect(signals.map((s) => `${s.reason}:${String(s.detail?.observeOnly)}`).sort()).toEqual([
+      "schema_mismatch:true",
+      "unknown_tool:true",
+      "unserialisable_result:true",
+      "unusable_arguments:true",
+    ]);
+  });
+});
+
