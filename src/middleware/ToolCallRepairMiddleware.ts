@@ -28,7 +28,7 @@ export interface ToolCallRepairOptions {
   exitBehavior?: ExitBehavior;
   /**
    * The text the model reads when a tool throws. Default: `Tool "<name>" failed: <error class>:
-   * <first line of the message>`, without stack trace.
+   * <message>`, without stack trace, at most 300 characters.
    */
   formatToolError?: (error: unknown, call: ToolCallView) => string;
   /**
@@ -52,7 +52,8 @@ interface ModelRequestLike {
  * Makes bad tool calls visible to the model instead of fatal or silent:
  * - arguments that did not parse (`invalid_tool_calls`, which createAgent would end the run on)
  *   are repaired with `jsonrepair` when the repair only fixes syntax and the result matches the
- *   tool's schema; otherwise the model is told what is wrong and asked to resend;
+ *   tool's schema; otherwise the model is told what is wrong and asked to resend. A streamed
+ *   call that LangChain completed from cut-off JSON is treated the same way;
  * - a call to a tool that does not exist is answered with the closest real tool names;
  * - arguments are checked against the tool's schema before it runs, with a one-line answer;
  * - a tool's exception becomes a short error ToolMessage (LangChain's `toolErrorMiddleware`

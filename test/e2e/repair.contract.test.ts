@@ -53,7 +53,7 @@ type Stack = (onSignal: (signal: Signal) => void) => Array<ToolCallRepairMiddlew
 const STACKS: Record<string, Stack> = {
   "repair alone": (onSignal) => [new ToolCallRepairMiddleware({ onSignal })],
   "repair (directive only) after a loop guard": (onSignal) => [new LoopGuardMiddleware({ stopAt: 3 }), new ToolCallRepairMiddleware({ exitBehavior: "directive", onSignal })],
-  "repair placed before a loop guard (not the recommended order)": (onSignal) => [new ToolCallRepairMiddleware({ onSignal }), new LoopGuardMiddleware({ stopAt: 2 })],
+  "repair placed before a loop guard (not the recommended order)": (onSignal) => [new ToolCallRepairMiddleware({ onSignal }), new LoopGuardMiddleware({ warnAt: 1, stopAt: 2 })],
 };
 
 describe("ToolCallRepairMiddleware keeps the contracts under random behaviour", () => {
