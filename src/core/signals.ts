@@ -19,18 +19,23 @@ export type SignalHandler = (signal: Signal) => void;
 export const SIGNAL_EVENT = "harness_kit_signal";
 
 /**
- * Hands a signal to the user's handler and to LangChain callbacks. Neither may break the run:
- * a throwing handler is ignored, and outside a runnable context there is no callback to reach.
+ * Hands a payload to the user's handler and to LangChain callbacks as custom event `name`.
+ * Neither may break the run: a throwing handler is ignored, and outside a runnable context there
+ * is no callback to reach.
  */
-export async function emitSignal(signal: Signal, onSignal: SignalHandler | undefined): Promise<void> {
+export async function emitEvent<T>(name: string, payload: T, handler: ((payload: T) => void) | undefined): Promise<void> {
   try {
-    onSignal?.(signal);
+    handler?.(payload);
   } catch {
     // a faulty observer must not change what the agent does
   }
   try {
-    await dispatchCustomEvent(SIGNAL_EVENT, signal);
+    await dispatchCustomEvent(name, payload);
   } catch {
     // no parent run: nobody is listening
   }
+}
+
+export function emitSignal(signal: Signal, onSignal: SignalHandler | undefined): Promise<void> {
+  return emitEvent(SIGNAL_EVENT, signal, onSignal);
 }

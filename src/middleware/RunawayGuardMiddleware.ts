@@ -1,10 +1,9 @@
-import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { stopNotice } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import type { ToolCallView } from "../core/messages.js";
-import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { emitEvent, emitSignal, type SignalHandler } from "../core/signals.js";
 import { decideRunaway, decideRunStart, type RunawaySettings } from "../guards/runaway.js";
 import { ledgerFor } from "../guards/runawayLedger.js";
 import { runawayReport, type RunawayReport } from "../guards/runawayReport.js";
@@ -144,7 +143,7 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
         await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
         return undefined;
       }
-      await emitReport(report, onReport);
+      await emitEvent(REPORT_EVENT, report, onReport);
       return undefined;
     };
   }
@@ -169,16 +168,3 @@ function factorOption(middleware: string, option: string, value: number | undefi
   return resolved;
 }
 
-/** Hands a report to the user's handler and to LangChain callbacks; neither may break the run. */
-async function emitReport(report: RunawayReport, onReport: ((report: RunawayReport) => void) | undefined): Promise<void> {
-  try {
-    onReport?.(report);
-  } catch {
-    // a faulty observer must not change what the agent does
-  }
-  try {
-    await dispatchCustomEvent(REPORT_EVENT, report);
-  } catch {
-    // no parent run: nobody is listening
-  }
-}
