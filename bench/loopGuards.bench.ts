@@ -67,11 +67,11 @@ async function agentRun(middleware: AgentMiddleware[]): Promise<number> {
 }
 
 async function agentNumbers(rows: string[]): Promise<void> {
-  const guards = (): AgentMiddleware[] => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()];
+  const loopGuards = (): AgentMiddleware[] => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()];
   const configs = {
     bare: (): AgentMiddleware[] => [],
-    passThrough: () => guards().map(mirrorHooks),
-    guards,
+    passThrough: () => loopGuards().map(mirrorHooks),
+    guards: loopGuards,
   };
   const times: Record<keyof typeof configs, number[]> = { bare: [], passThrough: [], guards: [] };
   for (const name of Object.keys(configs) as (keyof typeof configs)[]) await agentRun(configs[name]()); // warm up
