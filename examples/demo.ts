@@ -3,6 +3,7 @@
 import { demoBudgetAndBinary } from "./budget.demo.js";
 import { demoLoopGuards } from "./loopGuards.demo.js";
 import { demoOutputValidator } from "./validator.demo.js";
+import { demoRepairAndPaths } from "./repair.demo.js";
 import { demoReplay } from "./replay.demo.js";
 import { demoRunaway } from "./runaway.demo.js";
 
@@ -11,4 +12,5 @@ await demoLoopGuards();
 await demoReplay();
 await demoBudgetAndBinary();
 await demoOutputValidator();
+await demoRepairAndPaths();
 await demoRunaway();

@@ -81,3 +81,9 @@ export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOption
 
 // replay (the engine behind `harness-kit inspect` / `eval`)
 export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./cli/replay.js";
+
+// tool-call repair
+export { ToolCallRepairMiddleware, TOOL_CALL_REPAIR_DEFAULTS, type ToolCallRepairOptions } from "./middleware/ToolCallRepairMiddleware.js";
+export { withSafeResults } from "./tools/withSafeResults.js";
+export { renderValue } from "./tools/renderValue.js";
+export { parseToolArguments, type ParsedArguments, type ArgumentProblem } from "./guards/repair/parseArguments.js";

@@ -1,2 +1,13 @@
 // harness-kit/node: parts that need Node's file system. Re-exports only.
 export { FileSystemOffloadStore, type FileSystemOffloadStoreOptions } from "./offload/FileSystemOffloadStore.js";
+
+// path guard (resolves paths on the real filesystem)
+export {
+  PathGuardMiddleware,
+  DEFAULT_PATH_ARGUMENTS,
+  type PathGuardOptions,
+  resolveInside,
+  type PathCheck,
+  type PathViolation,
+  type ResolveInsideOptions,
+} from "./node/paths.js";

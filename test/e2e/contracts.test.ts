@@ -10,8 +10,11 @@ import {
   MemoryOffloadStore,
   OutputValidatorMiddleware,
   ProgressAwareLoopGuardMiddleware,
+  ToolCallRepairMiddleware,
   ToolResultBudgetMiddleware,
 } from "../../src/index.js";
+import { PathGuardMiddleware } from "../../src/node.js";
+import { tmpdir } from "node:os";
 import { makePng } from "./binaryFixtures.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
@@ -61,6 +64,11 @@ export const GUARD_STACKS: Record<string, () => AgentMiddleware[]> = {
   "budget (tokens, no store) + binary allowing images": () => [
     new ToolResultBudgetMiddleware({ unit: "tokens", limit: 300 }),
     new BinaryReadGuardMiddleware({ allowedMediaTypes: ["image/*"] }),
+  ],
+  "tool-call repair (last) with loop guards": () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware(), new ToolCallRepairMiddleware()],
+  "path guard + repair": () => [
+    new PathGuardMiddleware({ roots: [tmpdir()], tools: { alpha: true, beta: true } }),
+    new ToolCallRepairMiddleware({ exitBehavior: "directive" }),
   ],
   "output validator (require-spec, degrade, envelope, kill switch)": () => [
     new OutputValidatorMiddleware({

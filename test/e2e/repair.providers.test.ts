@@ -126,6 +126,21 @@ describe("ToolCallRepairMiddleware with the real provider classes", () => {
     expect(openAICompletionsProblem(requests[1]!.messages)).toBeUndefined();
   });
 
+  it("OpenAI: a call whose JSON repeats a key is refused, not decided by JSON.parse", async () => {
+    const read = readFileTool();
+    const { model, requests } = fakeOpenAI([{ id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' }]);
+    const { messages } = await createAgent({ model, tools: [read.tool] }).invoke({ messages: [new HumanMessage("go")] });
+    expect(read.paths).toEqual(["/etc/passwd"]); // without the middleware: the last value wins, silently
+    const guarded = fakeOpenAI([{ id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' }]);
+    const again = readFileTool();
+    const result = await createAgent({ model: guarded.model, tools: [again.tool], middleware: [new ToolCallRepairMiddleware()] }).invoke({ messages: [new HumanMessage("go")] });
+    expect(again.paths).toEqual([]);
+    expect(String(result.messages.find(ToolMessage.isInstance)!.content)).toMatch(/give key "path" twice/);
+    expect(openAICompletionsProblem(guarded.requests[1]!.messages)).toBeUndefined();
+    expect(requests).toHaveLength(2);
+    expect(messages).toHaveLength(4);
+  });
+
   it("Anthropic streaming: refuses the call LangChain completed from cut-off JSON, and the next request pairs it", async () => {
     const read = readFileTool();
     const { model, requests } = fakeAnthropic('{"path":"/data/reports/2024/annual-summ');

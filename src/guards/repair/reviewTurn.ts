@@ -1,4 +1,5 @@
 import { closestNames } from "./closestNames.js";
+import { firstDuplicateKey } from "./duplicateKeys.js";
 import { parseToolArguments } from "./parseArguments.js";
 import type { SyntaxRepair } from "./scanArguments.js";
 import { malformedCallText, repairedButInvalidText, unknownToolText } from "./texts.js";
@@ -52,7 +53,8 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  * empty arguments when rejected) because the provider converters drop `invalid_tool_calls`: an
  * answer to a call the provider never sees is an orphan the API refuses.
  * A parsed call whose wire text (`rawArguments`) is not strict JSON was completed by LangChain's
- * partial-JSON parser, so it is reviewed like an invalid one.
+ * partial-JSON parser, and one with a duplicated key was decided by JSON.parse: both are reviewed
+ * like an invalid call.
  * Returns undefined when the turn needs nothing.
  */
 export async function reviewTurn(
@@ -72,7 +74,7 @@ export async function reviewTurn(
     const id = call.id ?? "";
     const name = call.name ?? "";
     const raw = rawArguments.get(id);
-    if (raw !== undefined && known(name) && !isStrictJson(raw)) {
+    if (raw !== undefined && known(name) && !isUnambiguousJson(raw)) {
       unparsed.push({ id, name, raw, label: name });
       continue;
     }
@@ -107,15 +109,19 @@ export async function reviewTurn(
   return { toolCalls: calls, reviews };
 }
 
-/** Empty wire text is how providers stream a call without arguments: nothing was cut off. */
-function isStrictJson(raw: string): boolean {
+/**
+ * Wire text the provider's parse could not have misread: strict JSON without duplicate keys
+ * (JSON.parse silently keeps the last one). Empty text is how providers stream a call without
+ * arguments.
+ */
+function isUnambiguousJson(raw: string): boolean {
   if (raw.trim() === "") return true;
   try {
     JSON.parse(raw);
-    return true;
   } catch {
     return false;
   }
+  return firstDuplicateKey(raw) === undefined;
 }
 
 function unknownTool(id: string, name: string, available: readonly string[]): CallReview {

@@ -57,6 +57,13 @@ describe("reviewTurn", () => {
     expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "cut_off" });
   });
 
+  it("re-reviews a parsed call whose wire text repeats a key (JSON.parse kept the last one)", async () => {
+    const raw = new Map([["a", '{"path":"safe.md","path":"/etc/passwd"}']]);
+    const review = await reviewTurn([{ id: "a", name: "read_file", args: { path: "/etc/passwd" } }], [], tools, fallback, raw);
+    expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
+    expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "duplicate_key" });
+  });
+
   it("leaves a parsed call alone when its wire text is strict JSON or empty", async () => {
     const raw = new Map([["a", '{"path":"x"}'], ["b", ""]]);
     const calls = [{ id: "a", name: "read_file", args: { path: "x" } }, { id: "b", name: "ls", args: {} }];
