@@ -42,7 +42,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
         // a parallel batch with a duplicate,
         { toolCalls: [{ name: "search", args: { q: "flights" } }, { name: "search", args: { q: "hotels" } }, { name: "search", args: { q: "flights" } }] },
         // then a clock polled until LoopGuard stops the run (its results change, so only LoopGuard sees a loop)
-        ...Array.from({ length: 6 }, () => call("clock")),
+        ...Array.from({ length: 8 }, () => call("clock")),
         // second invocation, after a new user message: the counts start over
         call("search", { q: "trains" }), call("search", { q: "trains" }), call("search", { q: "trains" }),
         { text: "done" },
