@@ -8,6 +8,7 @@ import { buildReplaySetup, type ReplayConfig } from "../src/cli/config.js";
 import { evaluateSources } from "../src/cli/evaluate.js";
 import { replayThread } from "../src/cli/replay.js";
 import { loadThreadFile } from "../src/cli/sources.js";
+import { LOOP_GUARD_DEFAULTS } from "../src/middleware/LoopGuardMiddleware.js";
 import { BASELINES, callEvents } from "./baselines/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -85,7 +86,7 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
 
 const DETECTORS: Detector[] = [
   ours("harness-kit: both loop guards", { guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} } }, "the default stack `[LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware]`, default options"),
-  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, "LoopGuardMiddleware alone: warn at 3, stop at 5 identical consecutive calls"),
+  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${LOOP_GUARD_DEFAULTS.warnAt}, stop at ${LOOP_GUARD_DEFAULTS.stopAt} identical consecutive calls`),
   ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat brought nothing new, stop when a directive was ignored"),
   ...BASELINES.map(
     (baseline): Detector => ({
@@ -380,10 +381,10 @@ async function main(): Promise<void> {
 /** How to read the tables above. */
 const ANALYSIS = `### Reading the results
 
-- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's WebSurfer scroll action, with the same arguments each time) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli and LoopGuard stop the 5th. The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 5th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
+- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's WebSurfer scroll action, with the same arguments each time) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli stops the 5th; LoopGuard stops only at its 7th identical call, above the longest legitimate run in this data (6 scrolls). The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 7th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
 - **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads each page back through an LLM-written OCR, so an unchanged page never gives the same text twice, and neither detector sees a single stuck click. able-harness-kit's guard, kept per tool name, does catch the τ-bench bookings and the SWE-bench no-op command by their 3rd call; OpenHands misses them too, because a \`think\` call (or the harness's format-error message) breaks its run of identical actions.
 - **ProgressAwareLoopGuard** judges a repeat by what it brought and what happened in between: \`think\` is a no-op, calculators only compute, and a page read back by an LLM counts by its new numbers and by its new words beyond what rewording alone adds. It answers every labelled stuck episode by the 3rd call and no legitimate repetition. Its one directive on a successful run is a real stuck episode: the SWE-bench agent runs the same no-op \`sed\` (replacing a string with itself) three times before it notices, and then still resolves the issue.
-- **The one false alarm of the default stack is LoopGuard's**, on the longest legitimate repetition in the data: six scrolls through new content in hc-3, stopped at the 5th by design (LoopGuard stops at 5 identical consecutive calls whatever they return). With \`stopAt: 7\` LoopGuard keeps out of every legitimate repetition here while still ending runaway loops that ProgressAwareLoopGuard cannot judge, such as a poll whose answer changes every time.
+- **LoopGuard's default \`stopAt\` is 7**: the longest legitimate repetition in the data is six scrolls through new content in hc-3, which a results-blind count of 5 (gemini-cli's) stops. At 7 LoopGuard keeps out of every legitimate repetition here while still ending runaway loops that ProgressAwareLoopGuard cannot judge, such as a poll whose answer changes every time.
 - **Repeats across user turns are left alone by design.** In τ-bench task13-trial0 the agent sends the same failing flight change five times, but each attempt follows a new message from the simulated user; a new user message starts the guards' judgement afresh (the user may have changed something), so none of the detectors here answers it.
 - **Not labelled as stuck:** three clicks on one entry in hc-11 (calls hc-11-tc20..tc22) toggle a panel open and closed, so the page does change with every click (no detector here answers them). The ProgressAwareLoopGuard directive outside the labelled episodes (hc-11-tc13) refuses a third scroll through a part of a page the agent had already scrolled through: by its words, nothing on it was new.`;
 
