@@ -1,14 +1,9 @@
-import { createAgent, type AgentMiddleware } from "langchain";
-import { HumanMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, loadHasher, ObservationStore } from "../src/index.js";
 import { decideIdenticalCalls } from "../src/guards/identicalCalls.js";
 import { changesStateByName, decideNoProgress } from "../src/guards/noProgress.js";
 import { fingerprintArgs } from "../src/observe/store.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { mirrorHooks } from "./passThrough.js";
-import { fmt, measure, nowMicros, summarise, verdict } from "./timing.js";
+import { overheadRows } from "./agentOverhead.js";
+import { fmt, measure, nowMicros, verdict } from "./timing.js";
 import { syntheticThread } from "./threads.js";
 
 async function storeNumbers(rows: string[]): Promise<void> {
@@ -52,45 +47,9 @@ async function storeNumbers(rows: string[]): Promise<void> {
   rows.push(`| LoopGuard decision, 1,000 calls of history | p50 ${fmt(identicalDecision.p50)} (p95 ${fmt(identicalDecision.p95)}) | p50 ≤ 20 µs | ${verdict(identicalDecision.p50 <= 20)} |`);
 }
 
-const STEPS = 200;
-
-async function agentRun(middleware: AgentMiddleware[]): Promise<number> {
-  const model = new ScriptedChatModel({
-    turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
-  });
-  const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "lookup", schema: z.object({ key: z.string() }) });
-  const agent = createAgent({ model, tools: [lookup], middleware });
-  const start = nowMicros();
-  await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
-  return nowMicros() - start;
-}
-
-async function agentNumbers(rows: string[]): Promise<void> {
-  const loopGuards = (): AgentMiddleware[] => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()];
-  const configs = {
-    bare: (): AgentMiddleware[] => [],
-    passThrough: () => loopGuards().map(mirrorHooks),
-    guards: loopGuards,
-  };
-  const times: Record<keyof typeof configs, number[]> = { bare: [], passThrough: [], guards: [] };
-  for (const name of Object.keys(configs) as (keyof typeof configs)[]) await agentRun(configs[name]()); // warm up
-  for (let round = 0; round < 9; round++) {
-    for (const name of Object.keys(configs) as (keyof typeof configs)[]) times[name].push(await agentRun(configs[name]()));
-  }
-  // The fastest of 9 interleaved runs: the work is deterministic, so slower runs only add noise.
-  const bare = Math.min(...times.bare);
-  const pass = Math.min(...times.passThrough);
-  const guards = Math.min(...times.guards);
-  const beyondHooks = guards / pass - 1;
-  rows.push(`| 200-step createAgent run, bare | ${fmt(bare)} (${fmt(bare / STEPS)} per step) | | |`);
-  rows.push(`| … with pass-through hooks of the same kinds | ${fmt(pass)} (${fmt(pass / STEPS)} per step, ${(pass / bare).toFixed(3)}× bare) | | |`);
-  rows.push(`| … with both loop guards | ${fmt(guards)} (${fmt(guards / STEPS)} per step, ${(guards / bare).toFixed(3)}× bare) | | |`);
-  rows.push(`| loop guards beyond pass-through hooks | ${(beyondHooks * 100).toFixed(1)}% (${fmt((guards - pass) / STEPS)} per step) | ≤ 5% | ${verdict(beyondHooks <= 0.05)} |`);
-}
-
 export default async function loopGuardsBench(): Promise<string> {
   const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
   await storeNumbers(rows);
-  await agentNumbers(rows);
+  await overheadRows("both loop guards", "createAgent", () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware()], 0.05, rows);
   return `## Observation store and loop guards\n\n${rows.join("\n")}`;
 }

@@ -1,13 +1,8 @@
-import { createAgent, type AgentMiddleware } from "langchain";
-import { HumanMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import { pendingToolCalls } from "../src/core/messages.js";
 import { decideRunaway, type RunawaySettings } from "../src/guards/runaway.js";
 import { RunawayLedger } from "../src/guards/runawayLedger.js";
 import { RunawayGuardMiddleware } from "../src/middleware/RunawayGuardMiddleware.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { mirrorHooks } from "./passThrough.js";
+import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure, nowMicros, summarise, verdict } from "./timing.js";
 import { syntheticThread } from "./threads.js";
 
@@ -45,48 +40,14 @@ async function decisionNumbers(rows: string[]): Promise<void> {
   rows.push(`| first decision on a restored 10,000-call thread (full rebuild) | ${fmt(rebuild.p50)} (p95 ${fmt(rebuild.p95)}) | ≤ 50 ms | ${verdict(rebuild.p50 <= 50_000)} |`);
 }
 
-const STEPS = 200;
-
-async function agentRun(middleware: AgentMiddleware[]): Promise<number> {
-  // No usage_metadata: the guard takes its heavier path, estimating every message.
-  const model = new ScriptedChatModel({
-    turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
-  });
-  const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "lookup", schema: z.object({ key: z.string() }) });
-  const agent = createAgent({ model, tools: [lookup], middleware });
-  const start = nowMicros();
-  await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
-  return nowMicros() - start;
-}
-
-async function agentNumbers(rows: string[]): Promise<void> {
-  // Thresholds out of reach: a 200-step loop re-reading a small context would otherwise be stopped at 40×.
-  const quiet = { warnAt: 10_000, blockAt: 10_000, stopAt: 10_000 };
-  const configs = {
-    bare: (): AgentMiddleware[] => [],
-    passThrough: (): AgentMiddleware[] => [mirrorHooks(new RunawayGuardMiddleware(quiet), 0)],
-    guard: (): AgentMiddleware[] => [new RunawayGuardMiddleware(quiet)],
-  };
-  type Config = keyof typeof configs;
-  const names = Object.keys(configs) as Config[];
-  const times: Record<Config, number[]> = { bare: [], passThrough: [], guard: [] };
-  for (const name of names) await agentRun(configs[name]()); // warm up
-  for (let round = 0; round < 9; round++) for (const name of names) times[name].push(await agentRun(configs[name]()));
-  // The fastest of 9 interleaved runs: the work is deterministic, so slower runs only add noise.
-  const bare = Math.min(...times.bare);
-  const pass = Math.min(...times.passThrough);
-  const guard = Math.min(...times.guard);
-  const beyondHooks = guard / pass - 1;
-  rows.push(`| 200-step createAgent run, bare | ${fmt(bare)} (${fmt(bare / STEPS)} per step) | | |`);
-  rows.push(`| … with pass-through hooks of the same kinds | ${fmt(pass)} (${fmt(pass / STEPS)} per step, ${(pass / bare).toFixed(3)}× bare) | | |`);
-  rows.push(`| … with RunawayGuardMiddleware (estimating, no usage_metadata) | ${fmt(guard)} (${fmt(guard / STEPS)} per step, ${(guard / bare).toFixed(3)}× bare) | | |`);
-  rows.push(`| RunawayGuard beyond pass-through hooks | ${(beyondHooks * 100).toFixed(1)}% (${fmt((guard - pass) / STEPS)} per step) | ≤ 5% | ${verdict(beyondHooks <= 0.05)} |`);
-}
+// Thresholds out of reach: a 200-step loop re-reading a small context would otherwise be stopped at 40×.
+// No usage_metadata in the script: the guard takes its heavier path, estimating every message.
+const QUIET = { warnAt: 10_000, blockAt: 10_000, stopAt: 10_000 };
 
 export default async function runawayBench(): Promise<string> {
   const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
   await decisionNumbers(rows);
-  await agentNumbers(rows);
+  await overheadRows("RunawayGuardMiddleware (estimating)", "createAgent", () => [new RunawayGuardMiddleware(QUIET)], 0.05, rows);
   return `## RunawayGuard\n\n${rows.join("\n")}`;
 }
 
