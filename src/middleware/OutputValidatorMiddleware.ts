@@ -1,8 +1,9 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, isCommand } from "@langchain/langgraph";
+import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { guardToolMessage, rewriteToolMessage, stopNotice, type ToolMessageMark } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
+import { rewriteToolMessages } from "./toolResults.js";
 import { markOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
@@ -133,10 +134,11 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     }
     const result = await runToolSafely(request, handler);
     try {
-      const message = toolMessageIn(result, call.id);
-      if (!message) return result;
-      const judged = await this.judge(call, message, threadIdOf(request.runtime));
-      return judged === message ? result : replaceIn(result, message, judged);
+      return await rewriteToolMessages(result, async (message) => {
+        if (message.tool_call_id !== call.id) return undefined;
+        const judged = await this.judge(call, message, threadIdOf(request.runtime));
+        return judged === message ? undefined : { message: judged };
+      });
     } catch (error) {
       await this.guardFailed(call, error);
       return result;
@@ -357,34 +359,6 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     if (!(threshold > 0 && threshold <= 1)) throw new InvalidOptionsError(this.name, "killSwitch.threshold", `must be in (0, 1], got ${String(threshold)}`);
     return { window, minInvalid: Math.ceil(threshold * window) };
   }
-}
-
-/** The ToolMessage answering `toolCallId` in a handler's result: the result itself, or inside a Command's update. */
-function toolMessageIn(result: ToolMessage | Command, toolCallId: string): ToolMessage | undefined {
-  if (ToolMessage.isInstance(result)) return result;
-  if (!isCommand(result)) return undefined;
-  const messages = updateMessages(result);
-  return messages?.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === toolCallId);
-}
-
-function updateMessages(command: Command): unknown[] | undefined {
-  const update = command.update;
-  if (update === null || typeof update !== "object" || Array.isArray(update)) return undefined;
-  const messages = (update as Record<string, unknown>).messages;
-  return Array.isArray(messages) ? messages : undefined;
-}
-
-/** `result` with `original` swapped for `replacement`; a Command keeps its other updates and routing. */
-function replaceIn(result: ToolMessage | Command, original: ToolMessage, replacement: ToolMessage): ToolMessage | Command {
-  if (result === original) return replacement;
-  const command = result as Command;
-  const update = command.update as Record<string, unknown>;
-  return new Command({
-    graph: command.graph,
-    goto: command.goto,
-    resume: command.resume,
-    update: { ...update, messages: (update.messages as unknown[]).map((m) => (m === original ? replacement : m)) },
-  });
 }
 
 function threadIdOf(runtime: unknown): string | undefined {
