@@ -37,8 +37,11 @@ export function resolveInside(roots: readonly string[], input: unknown, options:
   const forms = pathForms(input);
   if (!forms.ok) return { ok: false, violation: forms.problem, roots: realRoots };
 
-  let first: { path: string; root: string } | undefined;
-  for (const form of forms.forms) {
+  // The most decoded readings come last in `forms` and are the likeliest to escape: judge them
+  // first, so a refusal costs as few filesystem walks as possible.
+  let asWritten: { path: string; root: string } | undefined;
+  for (let i = forms.forms.length - 1; i >= 0; i--) {
+    const form = forms.forms[i]!;
     const absolute = path.isAbsolute(form) ? form : `${base}${path.sep}${form}`;
     let real: string;
     try {
@@ -51,9 +54,9 @@ export function resolveInside(roots: readonly string[], input: unknown, options:
       const lexicallyInside = realRoots.some((candidate) => isWithin(candidate, path.resolve(absolute)));
       return { ok: false, violation: lexicallyInside ? "through_symlink" : "outside_roots", roots: realRoots };
     }
-    first ??= { path: real, root };
+    if (i === 0) asWritten = { path: real, root };
   }
-  return { ok: true, ...first! };
+  return { ok: true, ...asWritten! };
 }
 
 /** `child` is `parent` or below it; a shared name prefix (`/data` and `/data-private`) is not enough. */
