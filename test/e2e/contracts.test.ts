@@ -15,7 +15,7 @@ import {
 } from "../../src/index.js";
 import { PathGuardMiddleware } from "../../src/node.js";
 import { tmpdir } from "node:os";
-import { makePng } from "./binaryFixtures.js";
+import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
@@ -24,21 +24,6 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
  * shapes), every run ends normally with every tool call answered exactly once.
  */
 
-const RESULTS: Array<() => unknown> = [
-  () => "same",
-  () => `fresh ${Math.random()}`,
-  () => "",
-  () => [{ type: "text", text: "block" }],
-  () => [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }],
-  () => "Error: failed",
-  () => {
-    throw new Error("tool crashed");
-  },
-  () => "x".repeat(5000),
-  () => "y\n".repeat(30_000),
-  () => makePng().toString("utf8"),
-  () => [{ type: "image", mimeType: "image/png", data: "A".repeat(50_000) }, { type: "text", text: "z".repeat(3000) }],
-];
 
 const callArb = fc.record({
   name: fc.constantFrom("alpha", "beta", "think", "ghost", "read_stored_result"),

@@ -9,6 +9,7 @@ import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js
 import { RunawayGuardMiddleware } from "../../src/middleware/RunawayGuardMiddleware.js";
 import { markOf } from "../../src/core/messages.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
 
 /**
  * DESIGN.md contracts 1 and 2 for RunawayGuard under random agent behaviour: whatever the model
@@ -16,18 +17,6 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
  * every run ends normally, every tool call is answered exactly once, and a stop is the last word.
  */
 
-const RESULTS: Array<() => unknown> = [
-  () => "ok",
-  () => "x".repeat(3000),
-  () => "",
-  () => [{ type: "text", text: "block" }],
-  () => [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }],
-  () => "Error: failed",
-  () => {
-    // the guard has no wrapToolCall, so a tool's exception stays an error ToolMessage
-    throw new Error("tool crashed");
-  },
-];
 
 const usageArb = fc.oneof(
   fc.constant(undefined),
