@@ -76,7 +76,10 @@ export class LoopGuardMiddleware extends MiddlewareBase {
    */
   readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => {
     const { store, hash } = await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS);
-    const batch = pending.map((call) => ({ call, key: `${call.name}#${fingerprintArgs(call.args, hash)}` }));
+    const batch = pending.map((call) => ({
+      call,
+      key: store.pendingKeys(call.id)?.argsKey ?? `${call.name}#${fingerprintArgs(call.args, hash)}`,
+    }));
     return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);
   };
 }

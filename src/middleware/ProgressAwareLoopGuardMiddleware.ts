@@ -96,7 +96,7 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
     const { store, hash } = await observationsFor(messages, this.observation);
     const batch = pending.map((call) => ({
       call,
-      key: callKeyOf(call.name, fingerprintArgs(call.args, hash), this.observation.deltaOverrides),
+      key: store.pendingKeys(call.id)?.callKey ?? callKeyOf(call.name, fingerprintArgs(call.args, hash), this.observation.deltaOverrides),
     }));
     return decideNoProgress(store.observations, store.userTurn, batch, this.settings);
   };

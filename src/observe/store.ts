@@ -237,6 +237,15 @@ export class ObservationStore {
     }
   }
 
+  /**
+   * The identity given to a call that has no result yet (the batch the guards judge), so they
+   * need not fingerprint its arguments again: `argsKey` is tool + arguments, `callKey` what
+   * counts as the same call.
+   */
+  pendingKeys(toolCallId: string): { argsKey: string; callKey: string } | undefined {
+    return this.pending.get(toolCallId);
+  }
+
   private addCalls(message: unknown): void {
     const turn = this.aiTurns++;
     for (const call of toolCallsOf(message)) {
