@@ -41,7 +41,7 @@ async function storeNumbers(rows: string[]): Promise<void> {
   pending[0]!.key = `read_file#${fingerprintArgs(pending[0]!.call.args, hash)}`;
   const noProgress = { stopAt: 3, progressFloor: 0.01, ignoreTools: new Set(["think"]), changesState: changesStateByName(new Set(), new Set()) };
   const identical = { warnAt: 3, stopAt: 5, window: undefined, ignoreTools: new Set(["think"]) };
-  const progressDecision = await measure(() => decideNoProgress(store.observations, store.userTurn, pending, noProgress), 20_000);
+  const progressDecision = await measure(() => decideNoProgress(store, pending, noProgress), 20_000);
   const identicalDecision = await measure(() => decideIdenticalCalls(store.observations, store.userTurn, pending, identical), 20_000);
   rows.push(`| ProgressAwareLoopGuard decision, 1,000 calls of history | p50 ${fmt(progressDecision.p50)} (p95 ${fmt(progressDecision.p95)}) | p50 ≤ 20 µs | ${verdict(progressDecision.p50 <= 20)} |`);
   rows.push(`| LoopGuard decision, 1,000 calls of history | p50 ${fmt(identicalDecision.p50)} (p95 ${fmt(identicalDecision.p95)}) | p50 ≤ 20 µs | ${verdict(identicalDecision.p50 <= 20)} |`);

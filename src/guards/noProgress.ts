@@ -26,11 +26,26 @@ export function changesStateByName(
   readOnlyTools: ReadonlySet<string>,
   stateChangingTools: ReadonlySet<string>,
 ): (tool: string) => boolean {
+  // The chain walk asks this for every observation it passes: remember the answers (a bounded
+  // number of them, since a model may invent any number of tool names).
+  const known = new Map<string, boolean>();
   return (tool) => {
-    if (stateChangingTools.has(tool)) return true;
-    if (readOnlyTools.has(tool)) return false;
-    return !READ_ONLY_NAME.test(tool);
+    let changes = known.get(tool);
+    if (changes === undefined) {
+      changes = stateChangingTools.has(tool) || (!readOnlyTools.has(tool) && !READ_ONLY_NAME.test(tool));
+      if (known.size < 1024) known.set(tool, changes);
+    }
+    return changes;
   };
+}
+
+/** What the progress guard reads of a history: its observations, indexed by call key. */
+export interface ObservedHistory {
+  readonly observations: readonly ToolCallObservation[];
+  /** Number of human messages in the history. */
+  readonly userTurn: number;
+  /** Positions in `observations` of the calls with this call key, oldest first. */
+  occurrencesOf(callKey: string): readonly number[];
 }
 
 /**
@@ -41,12 +56,7 @@ export function changesStateByName(
  * will bring nothing either: it gets a directive and is not run. Once a directive was ignored and
  * the waste reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
  */
-export function decideNoProgress(
-  observations: readonly ToolCallObservation[],
-  userTurn: number,
-  batch: readonly KeyedCall[],
-  options: NoProgressOptions,
-): CallDecision[] {
+export function decideNoProgress(history: ObservedHistory, batch: readonly KeyedCall[], options: NoProgressOptions): CallDecision[] {
   const decisions: CallDecision[] = [];
   const earlierInBatch = new Set<string>();
   let batchChangesState = false;
@@ -66,10 +76,11 @@ export function decideNoProgress(
     } else if (batchChangesState) {
       decision = ALLOW;
     } else {
-      decision = judgeChain(call.name, chainOf(observations, userTurn, key, options), options);
+      decision = judgeChain(call.name, chainOf(history, key, options), options);
     }
     decisions.push({ call, decision });
-    if (!earlierInBatch.has(key) && options.changesState(call.name) && !seenBefore(observations, key)) batchChangesState = true;
+    const isNew = history.occurrencesOf(key).length === 0;
+    if (!earlierInBatch.has(key) && options.changesState(call.name) && isNew) batchChangesState = true;
     earlierInBatch.add(key);
   }
   return decisions;
@@ -83,23 +94,21 @@ interface Chain {
   errorClass?: string;
 }
 
-/** Walks back from the newest result to the last change of the world, collecting this call's repeats. */
-function chainOf(
-  observations: readonly ToolCallObservation[],
-  userTurn: number,
-  key: string,
-  options: NoProgressOptions,
-): Chain {
+/**
+ * This call's repeats since the world last changed, newest first. It visits only the call's own
+ * occurrences, so a long run of reads costs no more to judge than a short one.
+ */
+function chainOf(history: ObservedHistory, key: string, options: NoProgressOptions): Chain {
+  const { observations, userTurn } = history;
   const chain: Chain = { wasted: 0, refused: 0, occurrences: 0 };
+  const occurrences = history.occurrencesOf(key);
+  const changedAt = worldChangesOf(observations, options).lastBefore(key);
   let oldest: ToolCallObservation | undefined;
   let reachedBaseline = false;
-  for (let i = observations.length - 1; i >= 0 && !reachedBaseline; i--) {
-    const o = observations[i]!;
-    if (o.userTurn !== userTurn) break;
-    if (o.callKey !== key) {
-      if (isWorldChange(o, options)) break;
-      continue;
-    }
+  for (let k = occurrences.length - 1; k >= 0 && !reachedBaseline; k--) {
+    const index = occurrences[k]!;
+    const o = observations[index]!;
+    if (index < changedAt || o.userTurn !== userTurn) break;
     if (chain.lastStatus === undefined && !o.answeredBy) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
@@ -121,6 +130,49 @@ function chainOf(
   return chain;
 }
 
+/**
+ * The latest changes of the world in a list of observations, kept up to date as the list grows:
+ * the newest one, and the newest one made by a different call, since a call's own state change
+ * does not cut its chain.
+ */
+class WorldChanges {
+  private scanned = 0;
+  private latest = -1;
+  private latestKey: string | undefined;
+  private latestByAnotherKey = -1;
+
+  constructor(private readonly options: NoProgressOptions) {}
+
+  update(observations: readonly ToolCallObservation[]): this {
+    for (let i = this.scanned; i < observations.length; i++) {
+      const o = observations[i]!;
+      if (!isWorldChange(o, this.options)) continue;
+      if (o.callKey !== this.latestKey) this.latestByAnotherKey = this.latest;
+      this.latest = i;
+      this.latestKey = o.callKey;
+    }
+    this.scanned = observations.length;
+    return this;
+  }
+
+  /** Position of the newest change of the world by a call other than `key`; -1 if none. */
+  lastBefore(key: string): number {
+    return key === this.latestKey ? this.latestByAnotherKey : this.latest;
+  }
+}
+
+// Per observation list (a store's list is replaced, never shortened, when it rebuilds) and per
+// guard settings, since what counts as a change of world depends on them.
+const worldChanges = new WeakMap<readonly ToolCallObservation[], WeakMap<NoProgressOptions, WorldChanges>>();
+
+function worldChangesOf(observations: readonly ToolCallObservation[], options: NoProgressOptions): WorldChanges {
+  let bySettings = worldChanges.get(observations);
+  if (!bySettings) worldChanges.set(observations, (bySettings = new WeakMap()));
+  let changes = bySettings.get(options);
+  if (!changes) bySettings.set(options, (changes = new WorldChanges(options)));
+  return changes.update(observations);
+}
+
 function isStaleRepeat(o: ToolCallObservation, options: NoProgressOptions): boolean {
   const isRepeat = o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey);
   return isRepeat && o.newInformationDelta <= options.progressFloor;
@@ -133,11 +185,6 @@ function weight(o: ToolCallObservation): number {
 function isWorldChange(o: ToolCallObservation, options: NoProgressOptions): boolean {
   if (o.answeredBy || options.ignoreTools.has(o.toolName) || !options.changesState(o.toolName)) return false;
   return o.sameArgsRepeatCount === 0 || o.newInformationDelta > options.progressFloor;
-}
-
-function seenBefore(observations: readonly ToolCallObservation[], key: string): boolean {
-  for (let i = observations.length - 1; i >= 0; i--) if (observations[i]!.callKey === key) return true;
-  return false;
 }
 
 function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Decision {

@@ -143,6 +143,9 @@ function formatFactor(factor: number): string {
   return `${factor >= 10 ? factor.toFixed(1) : factor.toFixed(2)}×`;
 }
 
+// One formatter for every call: `toLocaleString` builds a new one each time, which is slow.
+const TOKENS_FORMAT = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
 function formatTokens(tokens: number): string {
-  return Math.round(tokens).toLocaleString("en-US");
+  return TOKENS_FORMAT.format(Math.round(tokens));
 }

@@ -4,7 +4,7 @@ import type { CallDecision } from "../core/decision.js";
 import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { decideIdenticalCalls, type IdenticalCallsOptions } from "../guards/identicalCalls.js";
-import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../observe/shared.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
 import { fingerprintArgs } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
@@ -63,7 +63,7 @@ export class LoopGuardMiddleware extends MiddlewareBase {
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
         observeOnly: options.observeOnly ?? false,
         onSignal: options.onSignal,
-        decide: this.evaluate,
+        decide: this.decideNow,
       }),
     };
   }
@@ -74,12 +74,20 @@ export class LoopGuardMiddleware extends MiddlewareBase {
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => {
-    const { store, hash } = await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS);
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> =>
+    this.decideWith(await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS), pending);
+
+  /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> => {
+    const observed = observationsNow(messages, DEFAULT_OBSERVATION_OPTIONS);
+    return observed ? this.decideWith(observed, pending) : this.evaluate(messages, pending);
+  };
+
+  private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
     const batch = pending.map((call) => ({
       call,
       key: store.pendingKeys(call.id)?.argsKey ?? `${call.name}#${fingerprintArgs(call.args, hash)}`,
     }));
     return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);
-  };
+  }
 }

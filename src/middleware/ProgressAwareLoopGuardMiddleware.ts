@@ -4,7 +4,7 @@ import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { changesStateByName, decideNoProgress, type NoProgressOptions } from "../guards/noProgress.js";
 import type { DeltaFunction } from "../observe/novelty.js";
-import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../observe/shared.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
 import { callKeyOf, fingerprintArgs, type ObservationOptions } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
@@ -83,7 +83,7 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
         observeOnly: options.observeOnly ?? false,
         onSignal: options.onSignal,
-        decide: this.evaluate,
+        decide: this.decideNow,
       }),
     };
   }
@@ -92,12 +92,20 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => {
-    const { store, hash } = await observationsFor(messages, this.observation);
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> =>
+    this.decideWith(await observationsFor(messages, this.observation), pending);
+
+  /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> => {
+    const observed = observationsNow(messages, this.observation);
+    return observed ? this.decideWith(observed, pending) : this.evaluate(messages, pending);
+  };
+
+  private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
     const batch = pending.map((call) => ({
       call,
       key: store.pendingKeys(call.id)?.callKey ?? callKeyOf(call.name, fingerprintArgs(call.args, hash), this.observation.deltaOverrides),
     }));
-    return decideNoProgress(store.observations, store.userTurn, batch, this.settings);
-  };
+    return decideNoProgress(store, batch, this.settings);
+  }
 }

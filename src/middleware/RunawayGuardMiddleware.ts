@@ -111,7 +111,7 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
 
     this.afterModel = {
       canJumpTo: ["end", "model"],
-      hook: batchGuardHook({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.evaluate }),
+      hook: batchGuardHook({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.decideNow }),
     };
 
     if (this.settings.maxThreadTokens !== undefined) {
@@ -152,7 +152,9 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
    * The guard's decision for a batch of pending calls, given the history that precedes them
    * (ending with the AIMessage that asked for them). The live hook and replay both call this.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> =>
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] =>
     decideRunaway(ledgerFor(messages), pending, this.settings);
 
   /** The report of the run that `messages` ends with, as `onReport` receives it. */

@@ -102,7 +102,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
         exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
         observeOnly: this.observeOnly,
         onSignal: options.onSignal,
-        decide: async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => decideReviewedCalls(messages, pending, { stopAt }),
+        decide: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => decideReviewedCalls(messages, pending, { stopAt }),
       }),
     };
   }

@@ -13,7 +13,8 @@ export interface BatchGuardSettings {
   exitBehavior: ExitBehavior;
   observeOnly: boolean;
   onSignal?: SignalHandler;
-  decide: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
+  /** Decisions for the batch; synchronous when it can be, since the hook runs on every step. */
+  decide: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => CallDecision[] | Promise<CallDecision[]>;
 }
 
 interface HookResult {
@@ -27,59 +28,70 @@ interface HookResult {
  * here (the tools node then runs only the rest); a stop answers every pending call and adds a
  * final AIMessage. When every call is answered, it jumps back to the model, because createAgent
  * would otherwise end the run on a batch with nothing left to execute.
+ * A batch that every guard allows (nearly every step) costs no promise at all.
  */
 export function batchGuardHook(settings: BatchGuardSettings) {
-  return async (state: { messages: BaseMessage[] }): Promise<HookResult | undefined> => {
+  return (state: { messages: BaseMessage[] }): HookResult | undefined | Promise<HookResult | undefined> => {
     const pending = pendingToolCalls(state.messages);
     if (pending.length === 0) return undefined;
-    let decisions: CallDecision[];
+    let decisions: CallDecision[] | Promise<CallDecision[]>;
     try {
-      decisions = await settings.decide(state.messages, pending);
+      decisions = settings.decide(state.messages, pending);
     } catch (error) {
-      // A guard bug must not take the agent down: let the batch run and say why.
-      await emitSignal(
-        { guard: settings.guard, action: "warn", reason: "guard_failed", detail: { error: String(error) } },
-        settings.onSignal,
-      );
-      return undefined;
+      return guardFailed(settings, error);
     }
-
-    for (const { call, decision } of decisions) {
-      if (decision.action === "allow") continue;
-      await emitSignal(
-        {
-          guard: settings.guard,
-          action: decision.action,
-          toolCallId: call.id,
-          tool: call.name,
-          reason: decision.reason,
-          detail: settings.observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail,
-        },
-        settings.onSignal,
+    if (decisions instanceof Promise) {
+      return decisions.then(
+        (decided) => act(settings, pending, decided),
+        (error: unknown) => guardFailed(settings, error),
       );
     }
-    if (settings.observeOnly) return undefined;
-
-    const stop = decisions.find(({ decision }) => decision.action === "stop");
-    if (stop && stop.decision.action === "stop" && settings.exitBehavior !== "directive") {
-      if (settings.exitBehavior === "throw") {
-        throw new GuardStopError(settings.guard, stop.decision.reason, stop.call.name, stop.call.id);
-      }
-      const answers = pending.map((call) => {
-        const own = decisions.find((d) => d.call.id === call.id)?.decision;
-        const text = own && (own.action === "stop" || own.action === "directive") ? own.message : notRunText(settings.guard);
-        return guardToolMessage(call, settings.guard, "stop", text);
-      });
-      return { messages: [...answers, stopNotice(settings.guard, stop.decision.reason)], jumpTo: "end" };
-    }
-
-    const blocked: BaseMessage[] = [];
-    for (const { call, decision } of decisions) {
-      if (decision.action === "directive" || decision.action === "stop") {
-        blocked.push(guardToolMessage(call, settings.guard, "directive", decision.message));
-      }
-    }
-    if (blocked.length === 0) return undefined;
-    return blocked.length === pending.length ? { messages: blocked, jumpTo: "model" } : { messages: blocked };
+    return decisions.every(({ decision }) => decision.action === "allow") ? undefined : act(settings, pending, decisions);
   };
+}
+
+/** A guard bug must not take the agent down: let the batch run and say why. */
+async function guardFailed(settings: BatchGuardSettings, error: unknown): Promise<undefined> {
+  await emitSignal({ guard: settings.guard, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
+  return undefined;
+}
+
+async function act(settings: BatchGuardSettings, pending: readonly ToolCallView[], decisions: readonly CallDecision[]): Promise<HookResult | undefined> {
+  for (const { call, decision } of decisions) {
+    if (decision.action === "allow") continue;
+    await emitSignal(
+      {
+        guard: settings.guard,
+        action: decision.action,
+        toolCallId: call.id,
+        tool: call.name,
+        reason: decision.reason,
+        detail: settings.observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail,
+      },
+      settings.onSignal,
+    );
+  }
+  if (settings.observeOnly) return undefined;
+
+  const stop = decisions.find(({ decision }) => decision.action === "stop");
+  if (stop && stop.decision.action === "stop" && settings.exitBehavior !== "directive") {
+    if (settings.exitBehavior === "throw") {
+      throw new GuardStopError(settings.guard, stop.decision.reason, stop.call.name, stop.call.id);
+    }
+    const answers = pending.map((call) => {
+      const own = decisions.find((d) => d.call.id === call.id)?.decision;
+      const text = own && (own.action === "stop" || own.action === "directive") ? own.message : notRunText(settings.guard);
+      return guardToolMessage(call, settings.guard, "stop", text);
+    });
+    return { messages: [...answers, stopNotice(settings.guard, stop.decision.reason)], jumpTo: "end" };
+  }
+
+  const blocked: BaseMessage[] = [];
+  for (const { call, decision } of decisions) {
+    if (decision.action === "directive" || decision.action === "stop") {
+      blocked.push(guardToolMessage(call, settings.guard, "directive", decision.message));
+    }
+  }
+  if (blocked.length === 0) return undefined;
+  return blocked.length === pending.length ? { messages: blocked, jumpTo: "model" } : { messages: blocked };
 }

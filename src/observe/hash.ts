@@ -4,9 +4,15 @@ import xxhash from "xxhash-wasm";
 export type Hasher = (text: string) => string;
 
 let loading: Promise<Hasher> | undefined;
+let loaded: Hasher | undefined;
 
 /** Loads the WebAssembly hasher once per process; every later call reuses it. */
 export function loadHasher(): Promise<Hasher> {
-  loading ??= xxhash().then((api) => (text: string) => api.h64ToString(text));
+  loading ??= xxhash().then((api) => (loaded = (text: string) => api.h64ToString(text)));
   return loading;
+}
+
+/** The hasher once `loadHasher` has finished, so that hot paths need not wait for a promise. */
+export function loadedHasher(): Hasher | undefined {
+  return loaded;
 }

@@ -1,4 +1,4 @@
-import { loadHasher, type Hasher } from "./hash.js";
+import { loadedHasher, loadHasher, type Hasher } from "./hash.js";
 import { ObservationStore, type ObservationOptions } from "./store.js";
 
 /** The options every guard uses unless it has novelty or normalisation options of its own. */
@@ -6,17 +6,32 @@ export const DEFAULT_OBSERVATION_OPTIONS: ObservationOptions = Object.freeze({})
 
 const stores = new WeakMap<ObservationOptions, WeakMap<object, ObservationStore>>();
 
+/** A history's observation store, with the hasher that fingerprints what is not in it yet. */
+export interface Observed {
+  store: ObservationStore;
+  hash: Hasher;
+}
+
 /**
  * The observation store for a history, shared by every guard that passes the same options
  * object. It is a cache, not state: stores are found by the history's first message, and a store
  * that does not match the history rebuilds itself, so a restored or foreign thread gets the
  * same answer as a full rebuild.
  */
-export async function observationsFor(
+export async function observationsFor(messages: readonly unknown[], options: ObservationOptions): Promise<Observed> {
+  return observationsNow(messages, options, await loadHasher())!;
+}
+
+/**
+ * `observationsFor` without waiting, once the hasher is loaded (see `loadedHasher`): the guards'
+ * hooks run on every step, and a promise per hook costs more than the update itself.
+ */
+export function observationsNow(
   messages: readonly unknown[],
   options: ObservationOptions,
-): Promise<{ store: ObservationStore; hash: Hasher }> {
-  const hash = await loadHasher();
+  hash: Hasher | undefined = loadedHasher(),
+): Observed | undefined {
+  if (hash === undefined) return undefined;
   const head = messages[0];
   if (head === null || typeof head !== "object") {
     const store = new ObservationStore(hash, options);

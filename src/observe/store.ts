@@ -149,6 +149,8 @@ export function fingerprintArgs(args: unknown, hash: Hasher): string {
 
 const ANY_ARGS = "#*";
 
+const NO_OCCURRENCES: readonly number[] = Object.freeze([]);
+
 export function callKeyOf(
   name: string,
   argsFingerprint: string,
@@ -179,6 +181,7 @@ export class ObservationStore {
   private pending = new Map<string, PendingCall>();
   private groups = new Map<string, CallGroup>();
   private argsCounts = new Map<string, number>();
+  private byCallKey = new Map<string, number[]>();
   private aiTurns = 0;
   private humanMessages = 0;
 
@@ -192,6 +195,11 @@ export class ObservationStore {
 
   get observations(): readonly ToolCallObservation[] {
     return this.list;
+  }
+
+  /** Positions in `observations` of the answered calls with this call key, oldest first. */
+  occurrencesOf(callKey: string): readonly number[] {
+    return this.byCallKey.get(callKey) ?? NO_OCCURRENCES;
   }
 
   /** Number of human messages seen so far. */
@@ -219,6 +227,7 @@ export class ObservationStore {
     this.pending = new Map();
     this.groups = new Map();
     this.argsCounts = new Map();
+    this.byCallKey = new Map();
     this.aiTurns = 0;
     this.humanMessages = 0;
   }
@@ -278,6 +287,9 @@ export class ObservationStore {
     const answeredBy = markOf(message);
     const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
     this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
+    const occurrences = this.byCallKey.get(call.callKey);
+    if (occurrences) occurrences.push(this.list.length);
+    else this.byCallKey.set(call.callKey, [this.list.length]);
 
     this.list.push(
       new Observation(

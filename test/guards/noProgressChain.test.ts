@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ProgressAwareLoopGuardMiddleware, buildObservations, loadHasher, type DeltaFunction, type ToolCallObservation } from "../../src/index.js";
+import type { CallDecision } from "../../src/core/decision.js";
+import { callKeyOf, fingerprintArgs, groupsWholeTool } from "../../src/observe/store.js";
+import { pendingToolCalls } from "../../src/core/messages.js";
+import { changesStateByName, ERROR_WEIGHT } from "../../src/guards/noProgress.js";
+import { history, type Step } from "../helpers/history.js";
+
+const FLOOR = 0.02;
+const changesState = changesStateByName(new Set(), new Set());
+
+/**
+ * The chain rule of decideNoProgress spelled out the slow way: walk back over every result
+ * until a new user turn or a change of the world by another call. The guard visits only the
+ * call's own occurrences; both must agree on every history.
+ */
+function wastedByWalkingBack(observations: readonly ToolCallObservation[], userTurn: number, key: string): number {
+  const stale = (o: ToolCallObservation) => (o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey)) && o.newInformationDelta <= FLOOR;
+  const worldChange = (o: ToolCallObservation) =>
+    !o.answeredBy && o.toolName !== "think" && changesState(o.toolName) && (o.sameArgsRepeatCount === 0 || o.newInformationDelta > FLOOR);
+  const weight = (o: ToolCallObservation) => (o.status === "error" ? ERROR_WEIGHT : 1);
+  let wasted = 0;
+  let oldest: ToolCallObservation | undefined;
+  for (let i = observations.length - 1; i >= 0; i--) {
+    const o = observations[i]!;
+    if (o.userTurn !== userTurn) break;
+    if (o.callKey !== key) {
+      if (worldChange(o)) break;
+      continue;
+    }
+    oldest = o;
+    if (o.answeredBy) wasted += 1;
+    else if (stale(o)) wasted += weight(o);
+    else return wasted;
+  }
+  return oldest && !oldest.answeredBy && stale(oldest) ? wasted - weight(oldest) : wasted;
+}
+
+const step = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ tool: fc.constantFrom("read_file", "edit_file", "run_tests", "think"), args: fc.constantFrom({}, { n: 1 }, { n: 2 }), result: fc.constantFrom("same", "other", "Error: boom"), status: fc.constantFrom<"success" | "error">("success", "error") }) },
+  { weight: 1, arbitrary: fc.record({ human: fc.constant("again") }) },
+) as fc.Arbitrary<Step>;
+
+/** A refusal written by a guard, as the observation store recognises one. */
+function refusal(ai: AIMessage): ToolMessage {
+  const call = ai.tool_calls![0]!;
+  return new ToolMessage({ content: "Not run", tool_call_id: call.id!, name: call.name, response_metadata: { harness_kit: { guard: "X", action: "directive" } } });
+}
+
+/** A novelty function for edit_file: nothing new when an earlier edit returned the same text. */
+const seenText: DeltaFunction = (view, earlier) => (earlier.some((e) => e.text === view.text) ? 0 : 1);
+
+describe("ProgressAwareLoopGuard chain index", () => {
+  it.each([
+    ["default novelty", undefined],
+    ["a novelty function grouping every edit_file call", { edit_file: seenText }],
+  ])("agrees with walking back over the whole history, growing one step at a time (%s)", async (_, deltaOverrides) => {
+    const hash = await loadHasher();
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.array(fc.boolean(), { maxLength: 40 }), async (steps, refusals) => {
+        const guard = new ProgressAwareLoopGuardMiddleware({ progressFloor: FLOOR, deltaOverrides });
+        let messages: BaseMessage[] = history([]);
+        for (const [i, s] of steps.entries()) {
+          const [first, ...results] = history([s]).slice(1);
+          if (!(first instanceof AIMessage)) {
+            messages = [...messages, first!];
+            continue;
+          }
+          // The same growing history every step, so the guard's indexes update incrementally as in a live run.
+          messages = [...messages, first];
+          const [call] = pendingToolCalls(messages);
+          const [{ decision }] = (await guard.evaluate(messages, [call!])) as [CallDecision];
+          const userTurn = messages.filter((m) => m.type === "human").length;
+          const key = callKeyOf(call!.name, fingerprintArgs(call!.args, hash), deltaOverrides);
+          const expected = call!.name === "think" ? 0 : wastedByWalkingBack(await buildObservations(messages, { deltaOverrides }), userTurn, key);
+          const wasted = decision.action === "allow" ? 0 : ((decision.detail as { wasted: number }).wasted);
+          expect(wasted).toBe(expected >= 1 ? expected : 0);
+          messages = refusals[i] ? [...messages, refusal(first)] : [...messages, ...results];
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
