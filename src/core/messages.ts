@@ -95,29 +95,19 @@ export function originalOf(message: unknown): OriginalResult | undefined {
     : undefined;
 }
 
-// Every afterModel hook of a step asks about the same history array: answer once per step.
-const pendingByHistory = new WeakMap<readonly unknown[], { length: number; last: unknown; calls: readonly ToolCallView[] }>();
-
 /** Calls of the last AI message that no ToolMessage after it answers yet. */
-export function pendingToolCalls(messages: readonly unknown[]): readonly ToolCallView[] {
-  const last = messages[messages.length - 1];
-  const known = pendingByHistory.get(messages);
-  if (known && known.length === messages.length && known.last === last) return known.calls;
-  const calls = findPendingToolCalls(messages);
-  pendingByHistory.set(messages, { length: messages.length, last, calls });
-  return calls;
-}
-
-function findPendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
+export function pendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (messageKind(message) !== "ai") continue;
+    const calls = toolCallsOf(message);
+    if (i === messages.length - 1) return calls; // right after the model call: nothing answered yet
     const answered = new Set<string>();
     for (let j = i + 1; j < messages.length; j++) {
       const id = toolCallIdOf(messages[j]);
       if (id !== undefined) answered.add(id);
     }
-    return toolCallsOf(message).filter((call) => !answered.has(call.id));
+    return calls.filter((call) => !answered.has(call.id));
   }
   return [];
 }

@@ -20,11 +20,16 @@ export async function runToolSafely<R extends CallLike>(
     return await handler(request);
   } catch (error) {
     if (isGraphBubbleUp(error)) throw error;
-    return new ToolMessage({
-      content: `${String(error)}\n Please fix your mistakes.`,
-      tool_call_id: request.toolCall.id ?? "",
-      name: request.toolCall.name,
-      status: "error",
-    });
+    return defaultToolErrorMessage(error, request.toolCall);
   }
+}
+
+/** The error ToolMessage LangChain's ToolNode writes for a tool's exception. */
+export function defaultToolErrorMessage(error: unknown, toolCall: CallLike["toolCall"]): ToolMessage {
+  return new ToolMessage({
+    content: `${String(error)}\n Please fix your mistakes.`,
+    tool_call_id: toolCall.id ?? "",
+    name: toolCall.name,
+    status: "error",
+  });
 }

@@ -214,8 +214,17 @@ export function usageOf(message: unknown): { input: number; total: number } | un
  */
 export function estimatedChars(message: unknown): number {
   let chars = contentChars(contentOf(message));
-  for (const call of toolCallsOf(message)) chars += call.name.length + canonicalJson(call.args ?? {}).length;
+  for (const call of toolCallsOf(message)) chars += call.name.length + jsonLength(call.args ?? {});
   return chars;
+}
+
+/** Length of the arguments as JSON; key order does not change it, so JSON.stringify will do. */
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return canonicalJson(value).length; // BigInt or a cycle: still a stable count
+  }
 }
 
 function contentChars(content: unknown): number {

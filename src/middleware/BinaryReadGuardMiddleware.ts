@@ -86,11 +86,10 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
   readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
     const result = await runToolSafely(request, handler);
     if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
-    return rewriteToolMessages(result, async (message) => {
+    return rewriteToolMessages(result, (message) => {
       const finding = inspectToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
       if (!finding) return undefined;
-      const replacement = await this.replace(message, finding, request);
-      return this.observeOnly ? undefined : { message: replacement };
+      return this.replace(message, finding, request).then((replacement) => (this.observeOnly ? undefined : { message: replacement }));
     });
   };
 

@@ -95,7 +95,10 @@ const SPEC_MISSING: OutputVerdict = {
  */
 export class OutputValidatorMiddleware extends MiddlewareBase {
   readonly name = "OutputValidatorMiddleware";
-  readonly beforeModel: { canJumpTo: "end"[]; hook: (state: { messages: BaseMessage[] }) => Promise<{ messages: BaseMessage[]; jumpTo: "end" } | undefined> };
+  readonly beforeModel: {
+    canJumpTo: "end"[];
+    hook: (state: { messages: BaseMessage[] }) => Promise<{ messages: BaseMessage[]; jumpTo: "end" } | undefined> | undefined;
+  };
   private readonly specs = new Map<string, ResolvedSpec>();
   private readonly requireSpec: boolean;
   private readonly defaultMode: InvalidOutputMode;
@@ -134,11 +137,13 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     }
     const result = await runToolSafely(request, handler);
     try {
-      return await rewriteToolMessages(result, async (message) => {
+      const rewritten = rewriteToolMessages(result, (message) => {
         if (message.tool_call_id !== call.id) return undefined;
-        const judged = await this.judge(call, message, threadIdOf(request.runtime));
-        return judged === message ? undefined : { message: judged };
+        const judged = this.judge(call, message, threadIdOf(request.runtime));
+        const asRewrite = (settled: ToolMessage) => (settled === message ? undefined : { message: settled });
+        return judged instanceof Promise ? judged.then(asRewrite) : asRewrite(judged);
       });
+      return rewritten instanceof Promise ? await rewritten : rewritten;
     } catch (error) {
       await this.guardFailed(call, error);
       return result;
@@ -167,13 +172,16 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   }
 
   /** The message the model reads for one tool result: unchanged, rewritten, or replaced. */
-  private async judge(call: ToolCallView, message: ToolMessage, threadId: string | undefined): Promise<ToolMessage> {
+  private judge(call: ToolCallView, message: ToolMessage, threadId: string | undefined): ToolMessage | Promise<ToolMessage> {
     // Guards' answers are not tool output; the tool's own errors are honest failures, not data to check.
     if (markOf(message)) return message;
     if (message.status === "error") return this.wrapped(call, message, message.content);
     const spec = this.specs.get(call.name);
     if (!spec && !this.requireSpec) return this.wrapped(call, message, message.content);
+    return this.judgeBySpec(call, message, spec, threadId);
+  }
 
+  private async judgeBySpec(call: ToolCallView, message: ToolMessage, spec: ResolvedSpec | undefined, threadId: string | undefined): Promise<ToolMessage> {
     const verdict = spec ? validateOutput(message.content, spec, call) : SPEC_MISSING;
     const mode = spec?.onInvalid ?? this.defaultMode;
     if (!verdict.valid) return this.invalid(call, message, verdict, mode, spec?.stopRun ?? false, threadId);
@@ -231,8 +239,12 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
    * `message` with `content`, inside the untrusted-data envelope when that tool is wrapped.
    * Observe-only returns `message` as it came, after flagging instruction-like text.
    */
-  private async wrapped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): Promise<ToolMessage> {
+  private wrapped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): ToolMessage | Promise<ToolMessage> {
     if (!this.envelope(call.name)) return content === message.content ? message : rewriteToolMessage(message, { content });
+    return this.enveloped(call, message, content);
+  }
+
+  private async enveloped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): Promise<ToolMessage> {
     if (this.observeOnly) {
       await this.flagInstructions(call, contentText(message.content));
       return message;
@@ -271,10 +283,16 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
    * the batch that tripped it) and ends the run when an output in the batch was marked to stop.
    * Every call of the batch is already answered, so the stop keeps pairing intact.
    */
-  private readonly afterToolBatch = async (state: { messages: BaseMessage[] }) => {
+  private readonly afterToolBatch = (state: { messages: BaseMessage[] }) => {
     const messages = state.messages;
     const start = trailingToolBatchStart(messages);
     if (start === messages.length) return undefined;
+    // A batch this guard left unmarked (nearly every batch) needs neither a walk nor a promise.
+    if (!messages.slice(start).some((m) => validatorMarkOf(m, this.name) !== undefined)) return undefined;
+    return this.judgeBatch(messages, start);
+  };
+
+  private async judgeBatch(messages: BaseMessage[], start: number) {
     try {
       const settings = this.runSettings;
       // Only an invalid output can trip the switch: skip the history walk for clean batches.
@@ -299,7 +317,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
     }
     return undefined;
-  };
+  }
 
   private async remember(call: ToolCallView, threadId: string | undefined, content: string): Promise<void> {
     try {

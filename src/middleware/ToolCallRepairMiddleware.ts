@@ -1,10 +1,12 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ToolInputParsingException } from "@langchain/core/tools";
 import type { Command } from "@langchain/langgraph";
-import { toolErrorMiddleware, type ToolCallHandler, type ToolCallRequest } from "langchain";
+import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { isGraphBubbleUp } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../core/answers.js";
 import type { ToolCallView } from "../core/messages.js";
 import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
-import { runToolSafely } from "../core/toolErrors.js";
+import { defaultToolErrorMessage } from "../core/toolErrors.js";
 import { decideReviewedCalls } from "../guards/repair/decideReviewedCalls.js";
 import { degradedResult } from "../guards/repair/degradedResult.js";
 import { rawArgumentsOf } from "../guards/repair/rawArguments.js";
@@ -55,9 +57,9 @@ interface ModelRequestLike {
  *   tool's schema; otherwise the model is told what is wrong and asked to resend. A streamed
  *   call that LangChain completed from cut-off JSON is treated the same way;
  * - a call to a tool that does not exist is answered with the closest real tool names;
- * - arguments are checked against the tool's schema before it runs, with a one-line answer;
- * - a tool's exception becomes a short error ToolMessage (LangChain's `toolErrorMiddleware`
- *   does the catching; interrupts still propagate);
+ * - arguments the tool's schema refuses get a one-line answer naming each problem;
+ * - a tool's exception becomes a short error ToolMessage, as LangChain's `toolErrorMiddleware`
+ *   would write it (interrupts still propagate);
  * - a result LangChain could not turn into text ("[object Object]", "", one number per byte) is
  *   replaced by an explicit error or a bounded description.
  *
@@ -76,7 +78,6 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   private readonly onSignal: SignalHandler | undefined;
   private readonly observeOnly: boolean;
   private readonly formatToolError: (error: unknown, call: ToolCallView) => string;
-  private readonly toolErrors: { wrapToolCall?: unknown };
   private readonly specsByTools = new WeakMap<readonly unknown[], ReadonlyMap<string, ToolSpec>>();
 
   constructor(options: ToolCallRepairOptions = {}) {
@@ -94,7 +95,6 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
           }
         }
       : (error, call) => toolFailedText(call.name, error);
-    this.toolErrors = toolErrorMiddleware({ onError: this.onToolError });
     this.afterModel = {
       canJumpTo: ["end", "model"],
       hook: batchGuardHook({
@@ -140,23 +140,30 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
 
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
-    const refusal = await this.schemaRefusal(call, request.tool);
+    let result: ToolMessage | Command;
+    try {
+      result = await handler(request);
+    } catch (error) {
+      if (isGraphBubbleUp(error)) throw error;
+      // The tool checks its arguments before it runs: only a refused call costs a second check,
+      // whose issues make a one-line answer.
+      const refusal = isInputParsingError(error) ? await this.schemaRefusal(call, request.tool) : undefined;
+      if (this.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
+      return refusal ?? this.toolErrorMessage(error, call);
+    }
+    if (!ToolMessage.isInstance(result)) return result;
     if (this.observeOnly) {
-      const result = await runToolSafely(request, handler);
-      if (ToolMessage.isInstance(result)) await this.readableResult(result, call);
+      await this.readableResult(result, call);
       return result;
     }
-    if (refusal) return refusal;
-    const wrap = this.toolErrors.wrapToolCall as (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>) => Promise<ToolMessage | Command>;
-    const result = await wrap(request, handler);
-    return ToolMessage.isInstance(result) ? this.readableResult(result, call) : result;
+    return this.readableResult(result, call);
   };
 
-  private readonly onToolError = async (error: unknown, request: ToolCallRequest): Promise<string> => {
-    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+  /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
+  private async toolErrorMessage(error: unknown, call: ToolCallView): Promise<ToolMessage> {
     await this.signal({ action: "warn", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
-    return this.formatToolError(error, call);
-  };
+    return new ToolMessage({ content: this.formatToolError(error, call), tool_call_id: call.id, name: call.name, status: "error" });
+  }
 
   private async schemaRefusal(call: ToolCallView, tool: unknown): Promise<ToolMessage | undefined> {
     if (tool === null || typeof tool !== "object") return undefined;
@@ -238,4 +245,10 @@ function toolSpecs(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
     else if (typeof t.function?.name === "string") specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
   }
   return specs;
+}
+
+/** The tool refused its arguments before running (ToolNode wraps that in a ToolInvocationError). */
+function isInputParsingError(error: unknown): boolean {
+  const inner = error !== null && typeof error === "object" && "toolError" in error ? error.toolError : error;
+  return inner instanceof ToolInputParsingException;
 }

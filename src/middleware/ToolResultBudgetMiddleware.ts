@@ -9,7 +9,7 @@ import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
 import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
-import { assessContent, MIN_LIMIT, planBudget, renderBudgeted } from "../guards/budgetPlan.js";
+import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "../guards/budgetPlan.js";
 import { offloadKey } from "../offload/keys.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
 import { createRetrievalTool } from "../offload/retrievalTool.js";
@@ -134,14 +134,22 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return Math.min(own, Math.max(this.minimum, Math.floor(this.turnLimit / Math.max(calls, 1))));
   }
 
-  private readonly fit = async (message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> => {
+  /** Nothing to do (nearly every result) is decided without a promise. */
+  private readonly fit = (message: ToolMessage, tool: string, limit: number): ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined> => {
+    let assessment: BudgetAssessment;
     try {
-      return await this.fitOrThrow(message, tool, limit);
+      assessment = assessContent(message.content, this.measure);
     } catch (error) {
-      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
-      return this.plainCut(message, limit);
+      return this.failed(message, tool, limit, error);
     }
+    if (assessment.size <= limit) return undefined;
+    return this.fitOrThrow(message, tool, limit, assessment).catch((error: unknown) => this.failed(message, tool, limit, error));
   };
+
+  private async failed(message: ToolMessage, tool: string, limit: number, error: unknown): Promise<ToolMessageRewrite | undefined> {
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
+    return this.plainCut(message, limit);
+  }
 
   /** After a failure of the budget itself: neither crash the run nor let the flood through. */
   private plainCut(message: ToolMessage, limit: number): ToolMessageRewrite | undefined {
@@ -157,9 +165,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
   }
 
-  private async fitOrThrow(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> {
-    const assessment = assessContent(message.content, this.measure);
-    if (assessment.size <= limit) return undefined;
+  private async fitOrThrow(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
     if (this.observeOnly) {
       const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
       await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "over_budget", detail }, this.onSignal);
