@@ -116,7 +116,8 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     if (invalid.length === 0 && calls.length === 0) return response;
     try {
       const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
-      const review = await reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), fallbackId, rawArgumentsOf(response));
+      const reviewing = reviewTurn(calls, invalid, this.specsOf(request.tools ?? []), fallbackId, rawArgumentsOf(response));
+      const review = reviewing instanceof Promise ? await reviewing : reviewing;
       if (!review) return response;
       if (this.observeOnly) {
         for (const verdict of review.reviews) await this.signal(observedSignal(verdict));

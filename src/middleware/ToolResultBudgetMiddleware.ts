@@ -138,6 +138,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private readonly fit = (message: ToolMessage, tool: string, limit: number): ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined> => {
     let assessment: BudgetAssessment;
     try {
+      if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
       assessment = assessContent(message.content, this.measure);
     } catch (error) {
       return this.failed(message, tool, limit, error);

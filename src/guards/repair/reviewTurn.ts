@@ -57,18 +57,18 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  * like an invalid call.
  * Returns undefined when the turn needs nothing.
  */
-export async function reviewTurn(
+export function reviewTurn(
   toolCalls: readonly CallLike[],
   invalidToolCalls: readonly CallLike[],
   tools: ReadonlyMap<string, ToolSpec>,
   fallbackId: (index: number) => string,
   rawArguments: ReadonlyMap<string, string> = new Map(),
-): Promise<TurnReview | undefined> {
+): TurnReview | undefined | Promise<TurnReview | undefined> {
   const known = (name: string) => tools.has(name) || name.startsWith(STRUCTURED_OUTPUT_PREFIX);
-  const names = [...tools.keys()];
+  const names = () => [...tools.keys()];
   const calls: ReviewedCall[] = [];
   const reviews: CallReview[] = [];
-  const unparsed: Array<{ id: string; name: string; raw: unknown; label: string }> = [];
+  const unparsed: UnparsedCall[] = [];
 
   for (const call of toolCalls) {
     const id = call.id ?? "";
@@ -79,18 +79,36 @@ export async function reviewTurn(
       continue;
     }
     calls.push({ id, name, args: (call.args ?? {}) as Record<string, unknown> });
-    if (!known(name)) reviews.push(unknownTool(id, name, names));
+    if (!known(name)) reviews.push(unknownTool(id, name, names()));
   }
   for (const [index, call] of invalidToolCalls.entries()) {
     unparsed.push({ id: call.id || fallbackId(index), name: call.name || UNNAMED_CALL, raw: call.args, label: call.name ?? "" });
   }
+  // A turn that needs nothing (nearly every turn) is known without a promise.
   if (unparsed.length === 0 && reviews.length === 0) return undefined;
+  return reviewUnparsed(unparsed, calls, reviews, tools, known, names);
+}
 
+interface UnparsedCall {
+  id: string;
+  name: string;
+  raw: unknown;
+  label: string;
+}
+
+async function reviewUnparsed(
+  unparsed: readonly UnparsedCall[],
+  calls: ReviewedCall[],
+  reviews: CallReview[],
+  tools: ReadonlyMap<string, ToolSpec>,
+  known: (name: string) => boolean,
+  names: () => string[],
+): Promise<TurnReview> {
   for (const { id, name, raw, label } of unparsed) {
     const parsed = parseToolArguments(raw);
     if (!known(name)) {
       calls.push({ id, name, args: parsed.ok ? parsed.args : {} });
-      reviews.push(unknownTool(id, label, names));
+      reviews.push(unknownTool(id, label, names()));
       continue;
     }
     if (!parsed.ok) {
