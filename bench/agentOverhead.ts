@@ -46,12 +46,12 @@ async function timeSideBySide(kind: AgentKind, configs: Record<Config, () => Age
   return Object.fromEntries(order.map((config, i) => [config, turns.busy[i]!])) as Record<Config, number>;
 }
 
-const ROUNDS = 7;
+const ROUNDS = 11;
 
 /**
  * What `guards` add to a 200-step run beyond pass-through middlewares with exactly their hooks.
  * Bare, pass-through and guarded agents run side by side, a step each in turn, so that all three
- * meet the same machine; 7 rounds with the order rotated, the median round kept. Appends four
+ * meet the same machine; 11 rounds with the order rotated, the median round kept. Appends four
  * table rows.
  */
 export async function overheadRows(label: string, kind: AgentKind, guards: () => AgentMiddleware[], target: number, rows: string[]): Promise<void> {
