@@ -1,8 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
-import type { Command } from "@langchain/langgraph";
+import { isGraphBubbleUp, type Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
-import { isGraphBubbleUp } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../core/answers.js";
 import type { ToolCallView } from "../core/messages.js";
 import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
