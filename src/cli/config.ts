@@ -1,11 +1,11 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { HarnessKitError } from "../core/errors.js";
+import { firstLineOf, HarnessKitError } from "../core/errors.js";
 import { LoopGuardMiddleware } from "../middleware/LoopGuardMiddleware.js";
 import { ProgressAwareLoopGuardMiddleware } from "../middleware/ProgressAwareLoopGuardMiddleware.js";
 import { makeSetMembershipDelta, type DeltaFunction } from "../observe/novelty.js";
 import type { ObservationOptions } from "../observe/store.js";
 import { ReplayConfigError } from "./errors.js";
+import { readJsonFile } from "./readJsonFile.js";
 import type { StackedGuard } from "./replay.js";
 
 const toolNames = z.array(z.string()).optional();
@@ -60,12 +60,7 @@ export interface ReplaySetup {
 export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} } };
 
 export function loadReplayConfig(file: string): ReplaySetup {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new ReplayConfigError(file, error instanceof SyntaxError ? `bad JSON (${error.message})` : `cannot read the file (${firstLine(error)})`);
-  }
+  const raw = readJsonFile(file, (reason) => new ReplayConfigError(file, reason));
   const parsed = replayConfig.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -114,7 +109,7 @@ function toRegExp(text: string): RegExp {
   try {
     return new RegExp(source, flags.includes("g") ? flags : `${flags}g`);
   } catch (error) {
-    throw new HarnessKitError(`volatilePatterns: ${firstLine(error)}`);
+    throw new HarnessKitError(`volatilePatterns: ${firstLineOf(error)}`);
   }
 }
 
@@ -122,6 +117,3 @@ function toDeltaOverrides(spec: Record<string, { setMembership: string; itemKey?
   return Object.fromEntries(Object.entries(spec).map(([tool, { setMembership, itemKey }]) => [tool, makeSetMembershipDelta(setMembership, itemKey)]));
 }
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!;
-}

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ThreadLoadError } from "../testing/errors.js";
 import { parseThread, type LoadedThread } from "../testing/threads.js";
+import { readJsonFile } from "./readJsonFile.js";
 
 /**
  * Thread files named on the command line: files as given, folders searched recursively for
@@ -33,12 +34,7 @@ export function collectThreadFiles(paths: readonly string[]): { files: string[];
  * the time it takes (test/cli/sources.test.ts holds both paths to the same decisions).
  */
 export function loadThreadFile(path: string): LoadedThread {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new ThreadLoadError(path, error instanceof SyntaxError ? `bad JSON (${error.message})` : `cannot read the file (${firstLine(error)})`);
-  }
+  const value = readJsonFile(path, (reason) => new ThreadLoadError(path, reason));
   const file = isObject(value) ? value : undefined;
   const messages = Array.isArray(value) ? value : file?.messages;
   if (!Array.isArray(messages) || !messages.every(isPlainMessageDict)) return parseThread(value, path);
@@ -82,6 +78,3 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.trim();
-}

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
+import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "../testing/errors.js";
 import type { LoadedThread } from "../testing/threads.js";
 
@@ -49,7 +50,7 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
     return { id: threadId, messages: messages as BaseMessage[], source };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
-    throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLine(error)})`);
+    throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
   } finally {
     db.close();
   }
@@ -73,10 +74,7 @@ async function openCheckpointDatabase(path: string): Promise<SqliteDatabase> {
   } catch (error) {
     db?.close();
     if (error instanceof ThreadLoadError) throw error;
-    throw new ThreadLoadError(path, `not a readable SQLite database (${firstLine(error)})`);
+    throw new ThreadLoadError(path, `not a readable SQLite database (${firstLineOf(error)})`);
   }
 }
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.trim();
-}

@@ -28,3 +28,8 @@ export class InvalidOptionsError extends HarnessKitError {
     super(`${middleware}: option "${option}" ${problem}`);
   }
 }
+
+/** The first line of an error's message: enough to say what went wrong, without a stack. */
+export function firstLineOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.trim();
+}

@@ -7,6 +7,7 @@ import {
   type StoredMessage,
 } from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall } from "@langchain/core/messages/tool";
+import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "./errors.js";
 
 /** A saved conversation, ready to replay or to check. */
@@ -44,7 +45,7 @@ export function loadThread(path: string): LoadedThread {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ThreadLoadError(path, `cannot read the file (${firstLine(error)})`);
+    throw new ThreadLoadError(path, `cannot read the file (${firstLineOf(error)})`);
   }
   return parseThread(text, path);
 }
@@ -64,7 +65,7 @@ export function parseThread(json: unknown, source = "<inline thread>"): LoadedTh
     try {
       value = JSON.parse(json);
     } catch (error) {
-      throw new ThreadLoadError(source, `bad JSON (${firstLine(error)})`);
+      throw new ThreadLoadError(source, `bad JSON (${firstLineOf(error)})`);
     }
   }
   const file = isObject(value) ? value : undefined;
@@ -102,7 +103,7 @@ function toMessage(raw: unknown, index: number, source: string): BaseMessage {
     }
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
-    throw fail(`could not be converted (${firstLine(error)})`);
+    throw fail(`could not be converted (${firstLineOf(error)})`);
   }
   throw fail("has unknown shape (no `type`, `role` or `lc` field)");
 }
@@ -173,7 +174,7 @@ function parseArguments(text: string): { args: Loose } | { error: string } {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { error: `arguments are not valid JSON (${firstLine(error)})` };
+    return { error: `arguments are not valid JSON (${firstLineOf(error)})` };
   }
   return isObject(value) ? { args: value } : { error: `arguments are ${describe(value)}, not a JSON object` };
 }
@@ -198,7 +199,3 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n", 1)[0]!.trim();
-}
