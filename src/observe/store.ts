@@ -181,7 +181,9 @@ export class ObservationStore {
   private pending = new Map<string, PendingCall>();
   private groups = new Map<string, CallGroup>();
   private argsCounts = new Map<string, number>();
+  /** Positions per call key, built on first use (a rebuild for replay need not pay for it). */
   private byCallKey = new Map<string, number[]>();
+  private indexed = 0;
   private aiTurns = 0;
   private humanMessages = 0;
 
@@ -199,6 +201,12 @@ export class ObservationStore {
 
   /** Positions in `observations` of the answered calls with this call key, oldest first. */
   occurrencesOf(callKey: string): readonly number[] {
+    for (; this.indexed < this.list.length; this.indexed++) {
+      const key = this.list[this.indexed]!.callKey;
+      const positions = this.byCallKey.get(key);
+      if (positions) positions.push(this.indexed);
+      else this.byCallKey.set(key, [this.indexed]);
+    }
     return this.byCallKey.get(callKey) ?? NO_OCCURRENCES;
   }
 
@@ -228,6 +236,7 @@ export class ObservationStore {
     this.groups = new Map();
     this.argsCounts = new Map();
     this.byCallKey = new Map();
+    this.indexed = 0;
     this.aiTurns = 0;
     this.humanMessages = 0;
   }
@@ -287,10 +296,6 @@ export class ObservationStore {
     const answeredBy = markOf(message);
     const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
     this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
-    const occurrences = this.byCallKey.get(call.callKey);
-    if (occurrences) occurrences.push(this.list.length);
-    else this.byCallKey.set(call.callKey, [this.list.length]);
-
     this.list.push(
       new Observation(
         this.list.length,
