@@ -32,17 +32,8 @@ function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: 
 /** Runs one agent per config side by side, a step each in turn (see TakeTurns); microseconds each. */
 async function timeSideBySide(kind: AgentKind, configs: Record<Config, () => AgentMiddleware[]>, order: Config[]): Promise<Record<Config, number>> {
   const turns = new TakeTurns(order.length);
-  let endTurn: Array<() => Promise<void>> = [];
-  const agents = order.map((config, i) => scriptedAgent(kind, configs[config](), () => endTurn[i]!()));
-  await Promise.all(
-    agents.map((agent, i) =>
-      turns.run(i, async (handOver) => {
-        endTurn[i] = handOver;
-        await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
-      }),
-    ),
-  );
-  endTurn = [];
+  const agents = order.map((config, i) => scriptedAgent(kind, configs[config](), () => turns.handOver(i)));
+  await Promise.all(agents.map((agent, i) => turns.run(i, () => agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 }))));
   return Object.fromEntries(order.map((config, i) => [config, turns.busy[i]!])) as Record<Config, number>;
 }
 

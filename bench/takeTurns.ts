@@ -31,12 +31,12 @@ export class TakeTurns {
     this.gates[0]!.open();
   }
 
-  /** Runs `work` as participant `me`; `work` calls `handOver` at the end of each step. */
-  async run(me: number, work: (handOver: () => Promise<void>) => Promise<unknown>): Promise<void> {
+  /** Runs `work` as participant `me`; `work` calls `handOver(me)` at the end of each step. */
+  async run(me: number, work: () => Promise<unknown>): Promise<void> {
     await this.gates[me]!.opened;
     this.turnStarted = nowMicros();
     try {
-      await work(() => this.handOver(me));
+      await work();
     } finally {
       this.busy[me]! += nowMicros() - this.turnStarted;
       this.done[me] = true;
@@ -44,7 +44,8 @@ export class TakeTurns {
     }
   }
 
-  private async handOver(me: number): Promise<void> {
+  /** Ends `me`'s turn; resolves when its next turn begins. */
+  async handOver(me: number): Promise<void> {
     this.busy[me]! += nowMicros() - this.turnStarted;
     const mine = (this.gates[me] = gate());
     this.openNext(me);
