@@ -119,8 +119,7 @@ async function hookCostPerStep(root: string): Promise<{ repair: number; guard: n
   const request = { toolCall: last.tool_calls![0]!, tool: read, state: { messages }, runtime: {} } as unknown as Parameters<ToolCallRepairMiddleware["wrapToolCall"]>[0];
   const handler = async () => new ToolMessage({ tool_call_id: `c${STEPS}`, content: "contents", name: "read_file" });
   const repairStep = await measure(async () => {
-    await repair.wrapModelCall({ tools: [read] }, () => last);
-    await repair.afterModel.hook({ messages });
+    await repair.wrapModelCall({ tools: [read], state: { messages } }, () => last);
     await repair.wrapToolCall(request, handler);
   }, 5_000);
   const guardStep = await measure(() => guard.wrapToolCall(request, handler), 5_000);

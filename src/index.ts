@@ -3,7 +3,7 @@
 // core
 export { SIGNAL_EVENT, type GuardAction, type Signal, type SignalHandler } from "./core/signals.js";
 export { HarnessKitError, GuardStopError, InvalidOptionsError } from "./core/errors.js";
-export type { ExitBehavior } from "./middleware/batchGuardHook.js";
+export type { ExitBehavior } from "./core/decision.js";
 
 // observation store
 export { buildObservations, ObservationStore, type ObservationOptions, type ToolCallObservation } from "./observe/store.js";

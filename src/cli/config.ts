@@ -2,6 +2,7 @@ import { z } from "zod";
 import { firstLineOf, HarnessKitError } from "../core/errors.js";
 import { LoopGuardMiddleware } from "../middleware/LoopGuardMiddleware.js";
 import { ProgressAwareLoopGuardMiddleware } from "../middleware/ProgressAwareLoopGuardMiddleware.js";
+import { RunawayGuardMiddleware } from "../middleware/RunawayGuardMiddleware.js";
 import { makeSetMembershipDelta, type DeltaFunction } from "../observe/novelty.js";
 import type { ObservationOptions } from "../observe/store.js";
 import { ReplayConfigError } from "./errors.js";
@@ -35,14 +36,28 @@ const progressGuardOptions = z.strictObject({
   observeOnly: z.boolean().optional(),
 });
 
+const factor = z.number().positive().optional();
+const tokens = z.number().int().min(1).optional();
+
+const runawayGuardOptions = z.strictObject({
+  warnAt: factor,
+  blockAt: factor,
+  stopAt: factor,
+  minInputTokens: tokens,
+  maxRunTokens: tokens,
+  maxThreadTokens: tokens,
+  observeOnly: z.boolean().optional(),
+});
+
 /**
  * A `--config` file: the guard stack to replay, in middleware order (the order of the keys), each
  * with the options of its constructor that JSON can express.
  *
- * @example {"guards": {"LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {"readOnlyTools": ["calculate"]}}}
+ * @example {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {"readOnlyTools": ["calculate"]}}}
  */
 const replayConfig = z.strictObject({
   guards: z.strictObject({
+    RunawayGuardMiddleware: runawayGuardOptions.optional(),
     LoopGuardMiddleware: loopGuardOptions.optional(),
     ProgressAwareLoopGuardMiddleware: progressGuardOptions.optional(),
   }),
@@ -54,10 +69,16 @@ export type ReplayConfig = z.infer<typeof replayConfig>;
 export interface ReplaySetup {
   stack: StackedGuard[];
   observation: ObservationOptions;
+  /** Fill in the usage a provider would have reported, on threads recorded without it (see `simulateUsage`). */
+  simulateUsage?: { systemTokens: number };
 }
 
-/** The stack users get from the README: both loop guards with their default options. */
-export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} } };
+/**
+ * The judges of `recommendedGuards`, in its order, with their default options: the runaway guard,
+ * then the progress guard outside the identical-call guard, so a repeat it refuses never counts
+ * as another identical call.
+ */
+export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } };
 
 export function loadReplayConfig(file: string): ReplaySetup {
   const raw = readJsonFile(file, (reason) => new ReplayConfigError(file, reason));
@@ -84,7 +105,11 @@ export function buildReplaySetup(
   const stack: StackedGuard[] = [];
   let observation: ObservationOptions = {};
   for (const name of order) {
-    if (name === "LoopGuardMiddleware") {
+    if (name === "RunawayGuardMiddleware") {
+      const options = config.guards.RunawayGuardMiddleware!;
+      // A runaway stop always ends the run (the guard has no exitBehavior).
+      stack.push({ guard: new RunawayGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: "end" });
+    } else if (name === "LoopGuardMiddleware") {
       const options = config.guards.LoopGuardMiddleware!;
       stack.push({ guard: new LoopGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: options.exitBehavior ?? "end" });
     } else {

@@ -1,4 +1,4 @@
-import type { HarnessMark } from "../core/messages.js";
+import type { HarnessMark } from "../core/marks.js";
 import { messageKind, toolCallsOf } from "../core/messages.js";
 import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";

@@ -1,9 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { guardToolMessage } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
-import type { ExitBehavior } from "../middleware/batchGuardHook.js";
+import type { ExitBehavior } from "../core/decision.js";
 
 /** A loop guard as replay sees it: its name and the decision function its live hook calls. */
 export interface ReplayGuard {
@@ -42,13 +41,12 @@ export interface ReplayResult {
 /**
  * Replays a saved thread through a stack of loop guards (given in middleware order, as passed to
  * `createAgent`). At every AI message with tool calls, each guard's `evaluate` gets the history up
- * to that message, exactly as its live `afterModel` hook would. After-hooks run last middleware
- * first, so a later guard only sees the calls an earlier one left unanswered, and none after a
- * stop. A recorded thread goes on past a call a guard would have refused: the call really ran,
- * and replay keeps judging the history as recorded.
+ * to that message and the whole batch, exactly as its live `wrapToolCall` does. Wrap hooks nest
+ * first middleware outermost, so a later guard only acts on the calls an earlier one let through,
+ * and on none after a stop. A recorded thread goes on past a call a guard would have refused: the
+ * call really ran, and replay keeps judging the history as recorded.
  */
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
-  const hookOrder = [...stack].reverse();
   const decisions: ReplayedDecision[] = [];
   // The history so far, grown in place: the same message objects in the same array keep the
   // shared observation store incremental, as it is in a live run.
@@ -63,7 +61,7 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    for (const { guard, call, decision } of await replayBatch(history, calls, hookOrder)) {
+    for (const { guard, call, decision } of await replayBatch(history, calls, stack)) {
       decisions.push({
         guard,
         action: decision.action,
@@ -81,33 +79,24 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
 
 type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
-/** The non-allow decisions of every guard on one batch, in hook order. */
+/** The non-allow decisions of every guard on one batch, outermost guard first. */
 async function replayBatch(
   history: readonly BaseMessage[],
   calls: ToolCallView[],
-  hookOrder: readonly StackedGuard[],
+  stack: readonly StackedGuard[],
 ): Promise<Array<{ guard: string; call: ToolCallView; decision: NonAllow }>> {
   const out: Array<{ guard: string; call: ToolCallView; decision: NonAllow }> = [];
-  let seen: readonly BaseMessage[] = history;
-  let pending = calls;
-  for (const { guard, observeOnly, exitBehavior } of hookOrder) {
-    if (pending.length === 0) break;
-    const answers: BaseMessage[] = [];
-    const answered = new Set<string>();
-    let stopped = false;
-    for (const { call, decision } of await guard.evaluate(seen, pending)) {
-      if (decision.action === "allow") continue;
+  const answered = new Set<string>();
+  for (const { guard, observeOnly, exitBehavior } of stack) {
+    const decisions = await guard.evaluate(history, calls);
+    const stops = !observeOnly && exitBehavior !== "directive" && decisions.some(({ call, decision }) => decision.action === "stop" && !answered.has(call.id));
+    for (const { call, decision } of decisions) {
+      if (decision.action === "allow" || answered.has(call.id)) continue;
       out.push({ guard: guard.name, call, decision });
-      if (decision.action === "warn" || observeOnly) continue;
-      if (decision.action === "stop" && exitBehavior !== "directive") stopped = true;
-      answers.push(guardToolMessage(call, guard.name, "directive", decision.message));
-      answered.add(call.id);
+      if (decision.action !== "warn" && !observeOnly) answered.add(call.id);
     }
-    if (stopped) break;
-    if (answers.length === 0) continue;
-    // The next guard's hook sees these answers in the state, and only the calls still open.
-    seen = [...seen, ...answers];
-    pending = pending.filter((call) => !answered.has(call.id));
+    // A stop answers every call still open: no guard inside this one sees the batch.
+    if (stops) break;
   }
   return out;
 }

@@ -1,20 +1,23 @@
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { withMark, type Mark } from "./marks.js";
 import type { ToolCallView } from "./messages.js";
 
 /**
- * Messages our guards write in place of a tool or the model. Each carries
- * `response_metadata.harness_kit = {guard, action}` so that later decisions, replay and
- * `harness-kit inspect` can tell them from real results.
+ * Messages our guards write in place of a tool or the model. Each carries a mark (core/marks.ts)
+ * so that later decisions, replay and `harness-kit inspect` can tell them from real results.
  */
 
-/** Read by the model: the answer to a call the guard did not let run. */
-export function guardToolMessage(call: ToolCallView, guard: string, action: "directive" | "stop", text: string): ToolMessage {
+/**
+ * Read by the model: the answer to a call the guard did not let run. A stop's answers carry the
+ * stop reason, from which the next model call writes the run's final message.
+ */
+export function guardToolMessage(call: ToolCallView, guard: string, action: "directive" | "stop", text: string, stopReason?: string): ToolMessage {
   return new ToolMessage({
     content: text,
     tool_call_id: call.id,
     name: call.name,
     status: "error",
-    response_metadata: { harness_kit: { guard, action } },
+    response_metadata: withMark(undefined, stopReason === undefined ? { guard, action } : { guard, action, stopReason }),
   });
 }
 
@@ -30,30 +33,25 @@ export function notRunText(guard: string): string {
 export function stopNotice(guard: string, reason: string, explanation?: string): AIMessage {
   return new AIMessage({
     content: `Run stopped by ${guard}: ${reason}${explanation ? ` — ${explanation}` : ""}`,
-    response_metadata: { harness_kit: { guard, action: "stop", stopReason: reason } },
+    response_metadata: withMark(undefined, { guard, action: "stop", stopReason: reason }),
   });
 }
 
 /** A guard's mark with the reason it acted and fields of its own, for later decisions and replay. */
-export interface ToolMessageMark {
-  guard: string;
-  action: "warn" | "directive" | "stop";
+export interface ToolMessageMark extends Mark {
   reason: string;
-  [field: string]: unknown;
 }
 
 /**
  * `result` with its content, status or mark changed. Everything else is kept: id, name,
  * tool_call_id, artifact, additional_kwargs, metadata and the other response_metadata keys
- * (DESIGN.md contract 3). A mark replaces any earlier `harness_kit` mark.
+ * (DESIGN.md contract 3). A mark replaces any earlier mark.
  */
 export function rewriteToolMessage(
   result: ToolMessage,
   changes: { content?: ToolMessage["content"]; status?: "success" | "error"; mark?: ToolMessageMark },
 ): ToolMessage {
-  const responseMetadata = changes.mark
-    ? { ...result.response_metadata, harness_kit: changes.mark }
-    : result.response_metadata;
+  const responseMetadata = changes.mark ? withMark(result.response_metadata, changes.mark) : result.response_metadata;
   return new ToolMessage({
     content: changes.content ?? result.content,
     tool_call_id: result.tool_call_id,

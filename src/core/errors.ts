@@ -6,7 +6,11 @@ export class HarnessKitError extends Error {
   }
 }
 
-/** Thrown by a guard whose `exitBehavior` is `"throw"` when it would stop the run. */
+/**
+ * Thrown by a guard whose `exitBehavior` is `"throw"` when it would stop the run. LangChain wraps
+ * what a wrap hook throws in its `MiddlewareError` (once per middleware it passes), so `invoke`
+ * rejects with that wrapper: `GuardStopError.in(error)` finds the stop inside.
+ */
 export class GuardStopError extends HarnessKitError {
   constructor(
     readonly guard: string,
@@ -15,6 +19,14 @@ export class GuardStopError extends HarnessKitError {
     readonly toolCallId: string,
   ) {
     super(`${guard} stopped the run: ${reason}`);
+  }
+
+  /** The GuardStopError `error` is or wraps (along its `cause` chain), if any. */
+  static in(error: unknown): GuardStopError | undefined {
+    for (let e = error, depth = 0; e instanceof Error && depth < 32; e = e.cause, depth++) {
+      if (e instanceof GuardStopError) return e;
+    }
+    return undefined;
   }
 }
 

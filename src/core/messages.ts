@@ -68,33 +68,6 @@ export function nameOf(message: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
-/** The harness-kit mark left on messages our guards wrote (see `markOf`). */
-export interface HarnessMark {
-  guard: string;
-  action: "directive" | "stop";
-}
-
-export function markOf(message: unknown): HarnessMark | undefined {
-  const meta = fields(fields(message).response_metadata);
-  const mark = fields(meta.harness_kit);
-  return typeof mark.guard === "string" && (mark.action === "directive" || mark.action === "stop")
-    ? { guard: mark.guard, action: mark.action }
-    : undefined;
-}
-
-/** What a middleware that replaced a result (e.g. with a preview) recorded about the original. */
-export interface OriginalResult {
-  fingerprint: string;
-  size: number;
-}
-
-export function originalOf(message: unknown): OriginalResult | undefined {
-  const original = fields(fields(fields(fields(message).response_metadata).harness_kit).original);
-  return typeof original.fingerprint === "string" && typeof original.size === "number"
-    ? { fingerprint: original.fingerprint, size: original.size }
-    : undefined;
-}
-
 /** Calls of the last AI message that no ToolMessage after it answers yet. */
 export function pendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
   for (let i = messages.length - 1; i >= 0; i--) {

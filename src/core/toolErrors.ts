@@ -1,6 +1,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
+import { GuardStopError } from "./errors.js";
 
 interface CallLike {
   toolCall: { id?: string; name: string };
@@ -10,7 +11,7 @@ interface CallLike {
  * Runs the next handler of a `wrapToolCall` chain and turns a tool's exception into the error
  * ToolMessage LangChain would have produced had no middleware wrapped the call. Without this,
  * merely adding a `wrapToolCall` middleware makes every tool exception end the run
- * (LANGCHAIN_FACTS.md). Interrupts and other graph signals still propagate.
+ * (LANGCHAIN_FACTS.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
  */
 export async function runToolSafely<R extends CallLike>(
   request: R,
@@ -19,7 +20,7 @@ export async function runToolSafely<R extends CallLike>(
   try {
     return await handler(request);
   } catch (error) {
-    if (isGraphBubbleUp(error)) throw error;
+    if (isGraphBubbleUp(error) || GuardStopError.in(error)) throw error;
     return defaultToolErrorMessage(error, request.toolCall);
   }
 }

@@ -1,5 +1,6 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { REPLACED_RESULT } from "../core/marks.js";
 import { rewriteToolMessage } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
@@ -108,7 +109,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     return rewriteToolMessage(message, {
       content: contentWithout(message.content, text),
       status: "error",
-      mark: { guard: this.name, action: "directive", reason: "binary_result", detected },
+      mark: { guard: this.name, action: "directive", reason: "binary_result", outcome: REPLACED_RESULT, detected },
     });
   }
 }

@@ -7,7 +7,8 @@ import { decideIdenticalCalls, type IdenticalCallsOptions } from "../guards/iden
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
 import { fingerprintArgs } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
-import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+import type { ExitBehavior } from "../core/decision.js";
+import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
 
 export interface LoopGuardOptions {
   /** Identical calls (this one included) at which a `warn` signal is emitted. Default 3. */
@@ -56,19 +57,17 @@ export class LoopGuardMiddleware extends MiddlewareBase {
       window: options.window === undefined ? undefined : positiveInteger(this.name, "window", options.window, 1),
       ignoreTools: new Set(options.ignoreTools ?? LOOP_GUARD_DEFAULTS.ignoreTools),
     };
-    this.afterModel = {
-      canJumpTo: ["end", "model"],
-      hook: batchGuardHook({
-        guard: this.name,
-        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
-        observeOnly: options.observeOnly ?? false,
-        onSignal: options.onSignal,
-        decide: this.decideNow,
-      }),
-    };
+    ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = batchGuard({
+      guard: this.name,
+      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
+      observeOnly: options.observeOnly ?? false,
+      onSignal: options.onSignal,
+      decide: this.decideNow,
+    }));
   }
 
-  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
+  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
 
   /**
    * The guard's decision for a batch of pending calls, given the history that precedes them.

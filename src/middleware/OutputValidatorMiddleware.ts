@@ -1,10 +1,11 @@
-import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ToolMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { guardToolMessage, rewriteToolMessage, stopNotice, type ToolMessageMark } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessages } from "./toolResults.js";
-import { markOf, type ToolCallView } from "../core/messages.js";
+import { type ToolCallView } from "../core/messages.js";
+import { markOf, readMark, REPLACED_RESULT } from "../core/marks.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import type { LastKnownGoodCache, LastKnownGoodKey } from "../guards/output/cache.js";
@@ -19,6 +20,7 @@ import { contentText } from "../observe/content.js";
 import { loadHasher } from "../observe/hash.js";
 import { resultFingerprint } from "../observe/resultFingerprint.js";
 import { fingerprintArgs } from "../observe/store.js";
+import type { ModelHandler, ModelRequestLike } from "../hooks/batchGuard.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 
 export interface OutputValidatorOptions {
@@ -95,10 +97,6 @@ const SPEC_MISSING: OutputVerdict = {
  */
 export class OutputValidatorMiddleware extends MiddlewareBase {
   readonly name = "OutputValidatorMiddleware";
-  readonly beforeModel: {
-    canJumpTo: "end"[];
-    hook: (state: { messages: BaseMessage[] }) => Promise<{ messages: BaseMessage[]; jumpTo: "end" } | undefined> | undefined;
-  };
   private readonly specs = new Map<string, ResolvedSpec>();
   private readonly requireSpec: boolean;
   private readonly defaultMode: InvalidOutputMode;
@@ -126,7 +124,6 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     this.envelope = envelope === true ? () => true : (tool) => wrapped.has(tool);
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
-    this.beforeModel = { canJumpTo: ["end"], hook: this.afterToolBatch };
   }
 
   readonly wrapToolCall = async (request: Parameters<ToolCallHandler>[0], handler: ToolCallHandler): Promise<ToolMessage | Command> => {
@@ -173,8 +170,15 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   /** The message the model reads for one tool result: unchanged, rewritten, or replaced. */
   private judge(call: ToolCallView, message: ToolMessage, threadId: string | undefined): ToolMessage | Promise<ToolMessage> {
+    // A result another guard replaced (binary, unserialisable) is a bad output of a checked tool.
+    const replaced = readMark(message);
+    if (replaced?.outcome === REPLACED_RESULT && this.runSettings.isChecked(call.name)) {
+      const spec = this.specs.get(call.name);
+      const verdict = unusableVerdict(replaced.guard, replaced.reason ?? REPLACED_RESULT);
+      return this.invalid(call, message, verdict, spec?.onInvalid ?? this.defaultMode, spec?.stopRun ?? false, threadId);
+    }
     // Guards' answers are not tool output; the tool's own errors are honest failures, not data to check.
-    if (markOf(message)) return message;
+    if (markOf(message) || replaced?.outcome === REPLACED_RESULT) return message;
     if (message.status === "error") return this.wrapped(call, message, message.content);
     const spec = this.specs.get(call.name);
     if (!spec && !this.requireSpec) return this.wrapped(call, message, message.content);
@@ -279,20 +283,20 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   }
 
   /**
-   * Runs before each model call. After a tool batch it announces a kill-switch trip (once: only
-   * the batch that tripped it) and ends the run when an output in the batch was marked to stop.
-   * Every call of the batch is already answered, so the stop keeps pairing intact.
+   * Before each model call, after a tool batch: announces a kill-switch trip (once: only the batch
+   * that tripped it), and when an output in the batch was marked to stop, returns the run's final
+   * message instead of calling the model. Every call of the batch is already answered, so the
+   * stop keeps pairing intact.
    */
-  private readonly afterToolBatch = (state: { messages: BaseMessage[] }) => {
-    const messages = state.messages;
+  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+    const messages = request.state?.messages ?? [];
     const start = trailingToolBatchStart(messages);
-    if (start === messages.length) return undefined;
-    // A batch this guard left unmarked (nearly every batch) needs neither a walk nor a promise.
-    if (!messages.slice(start).some((m) => validatorMarkOf(m, this.name) !== undefined)) return undefined;
-    return this.judgeBatch(messages, start);
+    // A batch this guard left unmarked (nearly every batch) needs no walk.
+    if (start === messages.length || !messages.slice(start).some((m) => validatorMarkOf(m, this.name) !== undefined)) return handler(request);
+    return (await this.judgeBatch(messages, start)) ?? handler(request);
   };
 
-  private async judgeBatch(messages: BaseMessage[], start: number) {
+  private async judgeBatch(messages: readonly BaseMessage[], start: number): Promise<AIMessage | undefined> {
     try {
       const settings = this.runSettings;
       // Only an invalid output can trip the switch: skip the history walk for clean batches.
@@ -311,7 +315,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         const mark = validatorMarkOf(messages[i], this.name);
         if (mark?.action !== "stop") continue;
         const tool = messages[i]!.name ?? "a tool";
-        return { messages: [stopNotice(this.name, INVALID_OUTPUT_STOP_REASON, invalidOutputStopText(tool, mark.reason))], jumpTo: "end" as const };
+        return stopNotice(this.name, INVALID_OUTPUT_STOP_REASON, invalidOutputStopText(tool, mark.reason));
       }
     } catch (error) {
       await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
@@ -377,6 +381,12 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     if (!(threshold > 0 && threshold <= 1)) throw new InvalidOptionsError(this.name, "killSwitch.threshold", `must be in (0, 1], got ${String(threshold)}`);
     return { window, minInvalid: Math.ceil(threshold * window) };
   }
+}
+
+/** The verdict on a result that `guard` had to replace before anyone could read it. */
+function unusableVerdict(guard: string, why: string): Extract<OutputVerdict, { valid: false }> {
+  const detail = `${guard} replaced the result (${why})`;
+  return { valid: false, errorClass: "unusable_result", detail, reason: `ToolOutputInvalid: unusable_result: ${detail}` };
 }
 
 function threadIdOf(runtime: unknown): string | undefined {

@@ -7,7 +7,8 @@ import type { DeltaFunction } from "../observe/novelty.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
 import { callKeyOf, fingerprintArgs, type ObservationOptions } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
-import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+import type { ExitBehavior } from "../core/decision.js";
+import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
 import { InvalidOptionsError } from "../core/errors.js";
 
 export interface ProgressAwareLoopGuardOptions {
@@ -56,7 +57,8 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  */
 export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
   readonly name = "ProgressAwareLoopGuardMiddleware";
-  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
+  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: NoProgressOptions;
   private readonly observation: ObservationOptions;
 
@@ -76,16 +78,13 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
       options.deltaOverrides || options.volatilePatterns
         ? { deltaOverrides: options.deltaOverrides, volatilePatterns: options.volatilePatterns }
         : DEFAULT_OBSERVATION_OPTIONS;
-    this.afterModel = {
-      canJumpTo: ["end", "model"],
-      hook: batchGuardHook({
-        guard: this.name,
-        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
-        observeOnly: options.observeOnly ?? false,
-        onSignal: options.onSignal,
-        decide: this.decideNow,
-      }),
-    };
+    ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = batchGuard({
+      guard: this.name,
+      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
+      observeOnly: options.observeOnly ?? false,
+      onSignal: options.onSignal,
+      decide: this.decideNow,
+    }));
   }
 
   /**

@@ -1,4 +1,5 @@
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { isGraphBubbleUp } from "@langchain/langgraph";
 import { stopNotice } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
 import { InvalidOptionsError } from "../core/errors.js";
@@ -8,19 +9,19 @@ import { decideRunaway, decideRunStart, type RunawaySettings } from "../guards/r
 import { ledgerFor } from "../guards/runawayLedger.js";
 import { runawayReport, type RunawayReport } from "../guards/runawayReport.js";
 import { MiddlewareBase, positiveInteger } from "./base.js";
-import { batchGuardHook } from "./batchGuardHook.js";
+import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
 
 export interface RunawayGuardOptions {
-  /** Repetition factor at which one `warn` signal is emitted. Default 15. */
+  /** Runaway factor at which a `warn` signal is emitted. Default 4. */
   warnAt?: number;
-  /** Repetition factor from which calls to tools already called in this run are refused with a directive. Default 25. */
+  /** Runaway factor from which calls repeating an earlier call of this run (same tool, same arguments) are refused with a directive. Default 5. */
   blockAt?: number;
-  /** Repetition factor at which the run stops: every pending call answered, a final message says why. Default 40. */
+  /** Runaway factor at which the run stops: every pending call answered, a final message says why. Default 8. */
   stopAt?: number;
   /**
-   * The run's input counts as at least this many tokens, so that a one-line question (whose
-   * estimate lacks the system prompt and tool schemas) does not make any tool loop look like a
-   * runaway. Default 1,000.
+   * The run's input, and the context the factor is measured against, count as at least this many
+   * tokens, so that a one-line question (whose estimate lacks the system prompt and tool schemas)
+   * does not make a tiny context look like a runaway. Default 1,000.
    */
   minInputTokens?: number;
   /** Stop a run once its model calls consumed this many tokens. Default: no cap. */
@@ -37,39 +38,50 @@ export interface RunawayGuardOptions {
   onReport?: (report: RunawayReport) => void;
 }
 
-export const RUNAWAY_GUARD_DEFAULTS = { warnAt: 15, blockAt: 25, stopAt: 40, minInputTokens: 1_000, delegationTools: ["task"], observeOnly: false } as const;
+/**
+ * Calibrated on ../shared/evaldata with simulated provider usage (docs/evaluation.md): no
+ * successful run there reaches 6×, and 3 of 455 reach 5×; each model call that learns nothing
+ * adds about 1×.
+ */
+export const RUNAWAY_GUARD_DEFAULTS = { warnAt: 4, blockAt: 5, stopAt: 8, minInputTokens: 1_000, delegationTools: ["task"], observeOnly: false } as const;
 
 /** Name of the LangChain custom event that carries every run report. */
 export const REPORT_EVENT = "harness_kit_report";
 
 /**
- * Stops a run whose token spend runs away, before its next tool calls execute and before the
- * next model call re-reads a context that keeps growing.
+ * Stops a run that keeps paying for model calls that learn nothing, before its next tool calls
+ * execute and before the next model call re-reads the context again.
  *
  * - The run: the messages after the last HumanMessage.
- * - Input tokens: what the run's first model call read: its `usage_metadata.input_tokens`
- *   (system prompt, tool schemas and history included), and at least `minInputTokens`.
- * - Run tokens: what every model call of the run consumed, `input_tokens + output_tokens` each.
- *   Every call after the first is driven by tool calls and their results, so this is the cost
- *   of the tool loop.
- * - Repetition factor = run tokens ÷ input tokens: how many times over the run has paid for its
- *   input: about 1 for a direct answer, about the number of model calls for a loop whose
- *   context stays near the input's size, sooner when tool results grow the context. (The
- *   incident this guard exists for reached 42.8×: 5 inputs, 111 tool calls, 6.5 M tokens.)
+ * - A model call learns nothing when every tool result it is the first to read brought nothing
+ *   new: each repeated what its call (same tool, same arguments) returned before, by the
+ *   observation store's `newInformationDelta` (the judgement the loop guards share), or a guard
+ *   answered in place of the tool. A new call, or a repeat whose result changed, is progress.
+ *   Results without text (a no-op `think`) count neither way.
+ * - Runaway factor = tokens consumed (input + output, from `usage_metadata`) by the model calls
+ *   that learned nothing since the last one that did ÷ the input of that last one (at least
+ *   `minInputTokens`): how many times over the run has re-read its context without learning
+ *   anything. About 1 per such call; more when the repeats themselves grow the context. It
+ *   starts again at 0 whenever a result brings something new, so a long healthy run, whose
+ *   re-reads grow with the square of its length, does not accumulate it.
  *
- * When a model call of the run lacks `usage_metadata`, all three are estimated instead, at 4
- * characters per token of the messages in state (text and tool-call arguments; the system
- * prompt and tool schemas are not in state, so estimated inputs are smaller). Signals say which
- * in `detail.source: "usage_metadata" | "estimate"`.
+ * When a model call of the run lacks `usage_metadata`, tokens are estimated instead, at 4
+ * characters per token of the messages in state (the system prompt and tool schemas are not in
+ * state). Being a ratio, the factor barely depends on which. Signals say which in
+ * `detail.source: "usage_metadata" | "estimate"`.
  *
- * Ladder, decided in `afterModel` before the batch runs: a `warn` signal when the factor crosses
- * `warnAt`; from `blockAt`, calls to tools already called in this run get a directive instead of
- * running (tools not yet called pass); at `stopAt`, or at a token cap, a clean stop. Subagent
- * tokens count only in the subagent, when the guard is passed to it as well. Everything is
- * derived from `state.messages`, so a restored thread gets the same decisions; a history that
- * LangChain's summarizationMiddleware rewrote counts only the messages it kept.
+ * Ladder, decided before the batch runs: a `warn` signal when the factor crosses `warnAt`; from
+ * `blockAt`, a call that repeats one already made in this run gets a directive instead of
+ * running (new calls pass: they are how the run can learn something again); at `stopAt`, or at
+ * a token cap, a clean stop. The 111-call, 6.5 M-token incident this guard exists for (five
+ * inputs read over and over by one tool) stops at its 31st call. Subagent tokens count only in
+ * the subagent, when the guard is passed to it as well. Everything is derived from
+ * `state.messages`, so a restored thread gets the same decisions; a history that LangChain's
+ * summarizationMiddleware rewrote counts only the messages it kept.
  *
- * Call counts are LangChain's: compose with `toolCallLimitMiddleware` and `modelCallLimitMiddleware`.
+ * A run that keeps finding new things is never a runaway by this measure, however long it gets:
+ * cap it with `maxRunTokens`, and count calls with `toolCallLimitMiddleware` and
+ * `modelCallLimitMiddleware`.
  *
  * @example
  * const agent = createAgent({
@@ -83,10 +95,8 @@ export const REPORT_EVENT = "harness_kit_report";
  */
 export class RunawayGuardMiddleware extends MiddlewareBase {
   readonly name = "RunawayGuardMiddleware";
-  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
-  /** Declared only with `maxThreadTokens`: a thread at its cap must not start another model call. */
-  readonly beforeModel?: { canJumpTo: "end"[]; hook: (state: { messages: BaseMessage[] }) => Promise<{ messages: AIMessage[]; jumpTo: "end" } | undefined> };
-  readonly afterAgent: (state: { messages: BaseMessage[] }) => Promise<undefined>;
+  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
+  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: RunawaySettings;
   private readonly delegationTools: ReadonlySet<string>;
 
@@ -109,43 +119,67 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
     const { onSignal, onReport } = options;
     this.delegationTools = new Set(options.delegationTools ?? RUNAWAY_GUARD_DEFAULTS.delegationTools);
 
-    this.afterModel = {
-      canJumpTo: ["end", "model"],
-      hook: batchGuardHook({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.decideNow }),
-    };
-
-    if (this.settings.maxThreadTokens !== undefined) {
-      this.beforeModel = {
-        canJumpTo: ["end"],
-        hook: async (state) => {
-          let decision;
-          try {
-            decision = decideRunStart(ledgerFor(state.messages), this.settings);
-          } catch (error) {
-            await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
-            return undefined;
-          }
-          if (decision.action !== "stop") return undefined;
-          await emitSignal(
-            { guard: this.name, action: "stop", reason: decision.reason, detail: observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail },
-            onSignal,
-          );
-          return observeOnly ? undefined : { messages: [stopNotice(this.name, decision.reason)], jumpTo: "end" };
-        },
-      };
-    }
-
-    this.afterAgent = async (state) => {
-      let report: RunawayReport;
+    const batch = batchGuard({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.decideNow });
+    const reported = new WeakSet<object>();
+    /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
+    const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
+      if (reported.has(endedBy)) return;
+      reported.add(endedBy);
+      let payload: RunawayReport;
       try {
-        report = this.report(state.messages);
+        payload = this.report(messages);
       } catch (error) {
         await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
-        return undefined;
+        return;
       }
-      await emitEvent(REPORT_EVENT, report, onReport);
-      return undefined;
+      await emitEvent(REPORT_EVENT, payload, onReport);
     };
+
+    this.wrapToolCall = async (request, handler) => {
+      try {
+        return await batch.wrapToolCall(request, handler);
+      } catch (error) {
+        // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
+        const messages = request.state.messages;
+        if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+        throw error;
+      }
+    };
+
+    this.wrapModelCall = async (request, handler) => {
+      const messages = request.state?.messages ?? [];
+      const capped = await this.threadCapStop(messages, observeOnly, onSignal);
+      if (capped) {
+        await report(messages, capped);
+        return capped;
+      }
+      let response;
+      try {
+        response = await batch.wrapModelCall(request, handler);
+      } catch (error) {
+        if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+        throw error;
+      }
+      // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
+      if (AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0) await report([...messages, response], response);
+      return response;
+    };
+  }
+
+  /** At a run's first model call, a thread already at `maxThreadTokens` gets the stop notice instead of the model. */
+  private async threadCapStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): Promise<AIMessage | undefined> {
+    if (this.settings.maxThreadTokens === undefined) return undefined;
+    let decision;
+    try {
+      decision = decideRunStart(ledgerFor(messages), this.settings);
+    } catch (error) {
+      await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+      return undefined;
+    }
+    if (decision.action !== "stop") return undefined;
+    const detail = observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail;
+    await emitSignal({ guard: this.name, action: "stop", reason: decision.reason, detail }, onSignal);
+    return observeOnly ? undefined : stopNotice(this.name, decision.reason);
   }
 
   /**

@@ -3,6 +3,7 @@ import { ToolInputParsingException } from "@langchain/core/tools";
 import { isGraphBubbleUp, type Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { guardToolMessage, rewriteToolMessage } from "../core/answers.js";
+import { REPLACED_RESULT } from "../core/marks.js";
 import type { ToolCallView } from "../core/messages.js";
 import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
 import { defaultToolErrorMessage } from "../core/toolErrors.js";
@@ -14,7 +15,8 @@ import { emptyResultText, lostResultText, schemaMismatchText, shortErrorText, to
 import { checkArguments } from "../guards/repair/validateArguments.js";
 import { describeBytes, hexPreview } from "../tools/renderValue.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
-import { batchGuardHook, type ExitBehavior } from "./batchGuardHook.js";
+import type { ExitBehavior } from "../core/decision.js";
+import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../hooks/batchGuard.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -41,13 +43,14 @@ export interface ToolCallRepairOptions {
   onSignal?: SignalHandler;
 }
 
+/** A model request as the review reads it: the tools it offers. */
+interface ReviewRequest extends ModelRequestLike {
+  tools?: readonly unknown[];
+}
+
 export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as const;
 
 const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
-
-interface ModelRequestLike {
-  tools?: readonly unknown[];
-}
 
 /**
  * Makes bad tool calls visible to the model instead of fatal or silent:
@@ -73,7 +76,7 @@ interface ModelRequestLike {
  */
 export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly name = "ToolCallRepairMiddleware";
-  readonly afterModel: { canJumpTo: ("end" | "model")[]; hook: ReturnType<typeof batchGuardHook> };
+  private readonly batch: BatchGuardHooks;
   private readonly onSignal: SignalHandler | undefined;
   private readonly observeOnly: boolean;
   private readonly formatToolError: (error: unknown, call: ToolCallView) => string;
@@ -94,20 +97,25 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
           }
         }
       : (error, call) => toolFailedText(call.name, error);
-    this.afterModel = {
-      canJumpTo: ["end", "model"],
-      hook: batchGuardHook({
-        guard: this.name,
-        exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
-        observeOnly: this.observeOnly,
-        onSignal: options.onSignal,
-        decide: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => decideReviewedCalls(messages, pending, { stopAt }),
-      }),
-    };
+    this.batch = batchGuard({
+      guard: this.name,
+      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
+      observeOnly: this.observeOnly,
+      onSignal: options.onSignal,
+      judgesUnusableCalls: true,
+      decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) => decideReviewedCalls(messages, batch, { stopAt }),
+    });
   }
 
-  /** Reviews the model's turn where the tools are known, and keeps the verdicts on the message. */
-  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: (request: R) => Promise<AIMessage> | AIMessage): Promise<AIMessage> => {
+  /**
+   * Reviews the model's turn where the tools are known, before it enters state: every other guard
+   * then judges the repaired calls, and the verdicts stay on the message. After a batch this
+   * guard stopped, the run's final message is returned instead of calling the model.
+   */
+  readonly wrapModelCall = async <R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
+    this.batch.wrapModelCall(request, (checked) => this.reviewed(checked, handler));
+
+  private async reviewed<R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> {
     const response = await handler(request);
     if (!AIMessage.isInstance(response)) return response;
     const invalid = response.invalid_tool_calls ?? [];
@@ -136,9 +144,13 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
       return response;
     }
-  };
+  }
 
-  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
+  /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool. */
+  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
+    this.batch.wrapToolCall(request, (checked) => this.readableCall(checked, handler));
+
+  private async readableCall(request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     let result: ToolMessage | Command;
     try {
@@ -157,7 +169,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       return result;
     }
     return this.readableResult(result, call);
-  };
+  }
 
   /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
   private async toolErrorMessage(error: unknown, call: ToolCallView): Promise<ToolMessage> {
@@ -189,7 +201,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
         return rewriteToolMessage(result, {
           content: lostResultText(call.name),
           status: "error",
-          mark: { guard: this.name, action: "directive", reason: "unserialisable_result" },
+          mark: { guard: this.name, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
         });
       case "empty":
         await this.signal({ action: "warn", reason: "empty_result", ...where, detail: { ...this.observed } });

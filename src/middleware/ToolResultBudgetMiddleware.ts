@@ -1,5 +1,6 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { readMark } from "../core/marks.js";
 import { getCurrentTaskInput } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { InvalidOptionsError } from "../core/errors.js";
@@ -229,10 +230,8 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
    * budget's fields added.
    */
   private markFor(message: ToolMessage, reason: string, fields: Record<string, unknown>): ToolMessageMark {
-    const existing = (message.response_metadata as Record<string, unknown> | undefined)?.harness_kit;
-    if (existing !== null && typeof existing === "object" && typeof (existing as ToolMessageMark).guard === "string") {
-      return { ...(existing as ToolMessageMark), ...fields };
-    }
+    const existing = readMark(message);
+    if (existing) return { ...existing, reason: existing.reason ?? reason, ...fields };
     return { guard: this.name, action: "warn", reason, ...fields };
   }
 

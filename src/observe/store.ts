@@ -3,16 +3,8 @@ import { contentText } from "./content.js";
 import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
-import {
-  contentOf,
-  markOf,
-  messageKind,
-  originalOf,
-  statusOf,
-  toolCallIdOf,
-  toolCallsOf,
-  type HarnessMark,
-} from "../core/messages.js";
+import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
+import { markOf, originalOf, type HarnessMark } from "../core/marks.js";
 
 /** One answered tool call, as every guard sees it. */
 export interface ToolCallObservation {

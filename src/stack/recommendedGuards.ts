@@ -46,14 +46,18 @@ export interface RecommendedGuards {
 
 /**
  * Every harness-kit guard with defaults safe for a production agent, in the order that makes them
- * work together. In `middleware`, `afterModel` hooks run last-to-first and `wrapToolCall` hooks
- * nest first-outside, so:
- * - the repair middleware is last: its `afterModel` fixes the batch before any other guard judges
- *   it, and its `wrapToolCall` turns tool exceptions into short answers next to the tool;
- * - the path guard checks arguments of the repaired calls before anything runs;
+ * work together. Every guard attaches through `wrapModelCall` and `wrapToolCall` only (no graph
+ * step), and wrap hooks nest first-outside, so:
+ * - the runaway guard is outermost: it judges each batch first and sees every way a run ends
+ *   (a final answer, any guard's stop, an exception), so it reports every run;
+ * - the progress guard judges before the identical-call guard: a repeat it refuses never counts
+ *   as another identical call;
  * - binary guard, validator and budget nest inside-out: the binary guard and the validator see
  *   the raw result, the budget cuts what they let through and records the original's fingerprint;
- * - the loop and runaway guards judge the history and the batch before it runs.
+ * - the path guard checks arguments before anything runs;
+ * - the repair middleware is last: its `wrapModelCall` fixes the model's calls before they enter
+ *   state (every other guard judges the repaired calls), and its `wrapToolCall` turns tool
+ *   exceptions into short answers next to the tool.
  *
  * @example
  * const guards = recommendedGuards({ writeTools: ["send_email"] });
@@ -63,13 +67,13 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
   const { onSignal } = options;
   const judges = (): AgentMiddleware[] => [
     new RunawayGuardMiddleware({ onSignal, ...options.runaway }),
-    new LoopGuardMiddleware({ onSignal, ...options.loopGuard }),
     new ProgressAwareLoopGuardMiddleware({
       readOnlyTools: options.readOnlyTools,
       stateChangingTools: options.writeTools,
       onSignal,
       ...options.progressGuard,
     }),
+    new LoopGuardMiddleware({ onSignal, ...options.loopGuard }),
   ];
   const resultGuards = (store: OffloadStore): AgentMiddleware[] => [
     new ToolResultBudgetMiddleware({ store, onSignal, ...options.budget }),

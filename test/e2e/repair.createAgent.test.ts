@@ -164,7 +164,8 @@ describe("ToolCallRepairMiddleware: tools that do not exist", () => {
 
   it("with exitBehavior 'throw' throws GuardStopError; with 'directive' never stops", async () => {
     const turns = [phantom, phantom, phantom, { text: "done" }];
-    await expect(run(turns, { middleware: [withRepair({ exitBehavior: "throw" }).middleware] })).rejects.toThrow(GuardStopError);
+    const error = await run(turns, { middleware: [withRepair({ exitBehavior: "throw" }).middleware] }).catch((e: unknown) => e);
+    expect(GuardStopError.in(error)).toMatchObject({ guard: "ToolCallRepairMiddleware" });
     const { messages } = await run(turns, { middleware: [withRepair({ exitBehavior: "directive" }).middleware] });
     expect(String(messages.at(-1)!.content)).toBe("done");
   });

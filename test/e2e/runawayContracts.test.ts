@@ -7,7 +7,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js";
 import { RunawayGuardMiddleware } from "../../src/middleware/RunawayGuardMiddleware.js";
-import { markOf } from "../../src/core/messages.js";
+import { markOf } from "../../src/core/marks.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
 

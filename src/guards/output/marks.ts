@@ -1,7 +1,8 @@
+import { readMark } from "../../core/marks.js";
 import type { InvalidOutputMode, OutputErrorClass } from "./spec.js";
 
 /**
- * The mark OutputValidatorMiddleware leaves in `response_metadata.harness_kit` of the ToolMessages
+ * The mark (core/marks.ts) OutputValidatorMiddleware leaves on the ToolMessages
  * it writes or judges, so that safe mode, the kill switch and a stop can be derived from the
  * history alone (in another process, after a restore, in replay).
  *
@@ -17,16 +18,11 @@ export interface ValidatorMark {
   mode?: InvalidOutputMode;
 }
 
-const ACTIONS = new Set(["warn", "directive", "stop"]);
 const OUTCOMES = new Set(["invalid_output", "blocked"]);
 
 /** The mark `guard` left on a message, if any. Works on message instances and plain dicts. */
 export function validatorMarkOf(message: unknown, guard: string): ValidatorMark | undefined {
-  const meta = field(field(message, "response_metadata"), "harness_kit") as Partial<ValidatorMark> | undefined;
-  if (!meta || meta.guard !== guard || !ACTIONS.has(meta.action as string) || !OUTCOMES.has(meta.outcome as string)) return undefined;
-  return meta as ValidatorMark;
-}
-
-function field(value: unknown, key: string): unknown {
-  return value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  const mark = readMark(message);
+  if (!mark || mark.guard !== guard || !OUTCOMES.has(mark.outcome as string)) return undefined;
+  return mark as unknown as ValidatorMark;
 }

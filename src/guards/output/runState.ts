@@ -1,4 +1,5 @@
-import { markOf, messageKind, nameOf, statusOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
+import { messageKind, nameOf, statusOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
+import { markOf } from "../../core/marks.js";
 import { validatorMarkOf } from "./marks.js";
 
 export interface KillSwitchSettings {

@@ -61,4 +61,5 @@ export type OutputErrorClass =
   | "json_invalid"
   | "error_in_payload"
   | "schema_invalid"
-  | "invariant_failed";
+  | "invariant_failed"
+  | "unusable_result";

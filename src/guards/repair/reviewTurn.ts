@@ -4,6 +4,7 @@ import { parseToolArguments } from "./parseArguments.js";
 import type { SyntaxRepair } from "./scanArguments.js";
 import { malformedCallText, repairedButInvalidText, unknownToolText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
+import { REVIEW_KEY } from "../../core/marks.js";
 
 /** What the model can call: a tool's name and its argument schema (Zod or JSON Schema). */
 export interface ToolSpec {
@@ -35,11 +36,9 @@ interface CallLike {
   args?: unknown;
 }
 
-/**
- * `response_metadata` key of an AI message under which the reviews of its calls are kept, so the
- * answers to rejected calls and the escalation count derive from the history alone.
- */
-export const REVIEW_KEY = "harness_kit_review";
+// The reviews of a turn's calls live on its AIMessage under REVIEW_KEY, so the answers to rejected
+// calls and the escalation count derive from the history alone.
+export { REVIEW_KEY };
 
 /** The name given to an invalid call that arrived without one; it matches every provider's name pattern. */
 export const UNNAMED_CALL = "unnamed_tool_call";

@@ -1,0 +1,119 @@
+import { messageKind } from "./messages.js";
+
+/**
+ * The one definition of what harness-kit writes into messages. Every message a guard writes or
+ * rewrites carries a mark in `response_metadata.harness_kit`, and the decisions, replay and
+ * `harness-kit inspect` read history through these functions only, so a thread written by one
+ * version reads back with the same decisions.
+ *
+ * Version 1 fields: `v`, `guard`, `action`, and as the guard needs: `reason`, `stopReason` (a
+ * stop), `outcome` (see below), `errorClass`/`mode` (the validator), `original` (the result a
+ * preview replaced), `budget`, `detected`. Marks written before `v` existed read as version 1.
+ *
+ * `outcome` tells a tool that ran from a call a guard answered in its place:
+ * - `"invalid_output"`: the tool ran and the validator found its output invalid;
+ * - `"replaced_result"`: the tool ran and its result could not be shown (binary, unserialisable);
+ * - `"blocked"`, or none on a directive/stop mark: the call did not run.
+ */
+
+export const MARK_KEY = "harness_kit";
+/** The key of the repair middleware's review of a model turn, on the AIMessage. */
+export const REVIEW_KEY = "harness_kit_review";
+export const MARK_VERSION = 1;
+
+/** The tool ran; its result was replaced because it could not be shown as it was. */
+export const REPLACED_RESULT = "replaced_result";
+/** The tool ran; the validator found its output invalid. */
+export const INVALID_OUTPUT = "invalid_output";
+
+export type MarkAction = "warn" | "directive" | "stop";
+
+export interface Mark {
+  v?: number;
+  guard: string;
+  action: MarkAction;
+  reason?: string;
+  [field: string]: unknown;
+}
+
+type Loose = Record<string, unknown>;
+
+function fields(value: unknown): Loose {
+  return value !== null && typeof value === "object" ? (value as Loose) : {};
+}
+
+/** `response_metadata` with `mark` (stamped with this version) in place of any earlier mark. */
+export function withMark(responseMetadata: Loose | undefined, mark: Mark): Loose {
+  return { ...responseMetadata, [MARK_KEY]: { ...mark, v: MARK_VERSION } };
+}
+
+/** The mark on a message, whatever its action; instances and plain dicts alike. */
+export function readMark(message: unknown): Mark | undefined {
+  const mark = fields(fields(fields(message).response_metadata)[MARK_KEY]);
+  return typeof mark.guard === "string" && (mark.action === "warn" || mark.action === "directive" || mark.action === "stop")
+    ? (mark as Mark)
+    : undefined;
+}
+
+/** The guard that answered in place of the tool or the model (a directive or stop mark). */
+export interface HarnessMark {
+  guard: string;
+  action: "directive" | "stop";
+}
+
+/** Whether the tool behind a marked result really ran (see `outcome`). */
+export function toolRan(mark: Mark): boolean {
+  return mark.outcome === INVALID_OUTPUT || mark.outcome === REPLACED_RESULT;
+}
+
+/**
+ * Who answered a message in place of the tool or the model. A tool that ran is not "answered",
+ * even when a guard replaced or judged its result: every guard counts it as a result.
+ */
+export function markOf(message: unknown): HarnessMark | undefined {
+  const mark = readMark(message);
+  if (!mark || mark.action === "warn" || toolRan(mark)) return undefined;
+  return { guard: mark.guard, action: mark.action };
+}
+
+/** What a middleware that replaced a result (e.g. with a preview) recorded about the original. */
+export interface OriginalResult {
+  fingerprint: string;
+  size: number;
+}
+
+export function originalOf(message: unknown): OriginalResult | undefined {
+  const original = fields(readMark(message)?.original);
+  return typeof original.fingerprint === "string" && typeof original.size === "number"
+    ? { fingerprint: original.fingerprint, size: original.size }
+    : undefined;
+}
+
+/**
+ * The stop `guard` wrote into the answers of the latest batch (the ToolMessages after the last
+ * AIMessage), if it stopped the run there.
+ */
+export function stopMarkIn(messages: readonly unknown[], guard: string): { reason: string } | undefined {
+  for (let i = messages.length - 1; i >= 0 && messageKind(messages[i]) === "tool"; i--) {
+    const mark = readMark(messages[i]);
+    if (mark?.guard === guard && mark.action === "stop") return { reason: typeof mark.stopReason === "string" ? mark.stopReason : (mark.reason ?? "stopped") };
+  }
+  return undefined;
+}
+
+/**
+ * Ids of the calls of a model turn that the repair middleware's review found unusable (a tool
+ * that does not exist, arguments it could not repair): the repair middleware answers them.
+ */
+export function unusableCallIds(aiMessage: unknown): ReadonlySet<string> {
+  const reviews = fields(fields(aiMessage).response_metadata)[REVIEW_KEY];
+  if (!Array.isArray(reviews)) return NONE;
+  const ids = new Set<string>();
+  for (const review of reviews) {
+    const r = fields(review);
+    if ((r.verdict === "rejected" || r.verdict === "unknown_tool") && typeof r.id === "string") ids.add(r.id);
+  }
+  return ids;
+}
+
+const NONE: ReadonlySet<string> = new Set();
