@@ -89,10 +89,10 @@ export async function demoRunaway(): Promise<void> {
   const guarded = await runawayOnce(true);
   console.log("\n▶ RunawayGuard: an agent asked to compare five documents keeps reading and searching");
   console.log(
-    `  without guard: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${tokens(without.report.runTokens)} tokens = ${without.report.repetitionFactor}× the ${tokens(without.report.inputTokens)}-token input (${without.report.source})`,
+    `  without guard: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${tokens(without.report.runTokens)} tokens, ${tokens(without.report.wastedTokens)} of them re-reading a context that had learned nothing new (peak runaway factor ${without.report.peakRunawayFactor}×, ${without.report.source})`,
   );
   console.log(
-    `  with guard:    ${guarded.toolRuns} tool runs, ${guarded.modelCalls} model calls, ${tokens(guarded.report.runTokens)} tokens = ${guarded.report.repetitionFactor}× the input (${guarded.report.source})`,
+    `  with guard:    ${guarded.toolRuns} tool runs, ${guarded.modelCalls} model calls, ${tokens(guarded.report.runTokens)} tokens (peak runaway factor ${guarded.report.peakRunawayFactor}×, ${guarded.report.source})`,
   );
   const counts = guarded.signals.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.action]: (acc[s.action] ?? 0) + 1 }), {});
   console.log(`  signals:       ${Object.entries(counts).map(([action, n]) => `${n} ${action}`).join(", ")}`);

@@ -7,6 +7,7 @@ import { evaluateSources, type ThreadSource } from "./evaluate.js";
 import { inspectThread } from "./inspect.js";
 import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
 import { collectThreadFiles, loadThreadFile } from "./sources.js";
+import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "./simulateUsage.js";
 import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
@@ -17,17 +18,21 @@ export interface CliIo {
 }
 
 export const USAGE = `Usage:
-  harness-kit inspect <thread.json> [--json] [--config <file.json>]
-  harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>]
-  harness-kit eval <files or folders...> [--jsonl] [--config <file.json>]
-  harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>]
+  harness-kit inspect <thread.json> [--json] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
+  harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>] [--simulate-usage ...]
+  harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
+  harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
 
-Replays saved threads through the loop guards and reports what they would have done.
+Replays saved threads through the guards that judge tool calls and reports what they would have done.
 inspect  the observation table of one thread, with every decision other than allow
 eval     totals over many threads; --jsonl prints one JSON line per decision instead
 --config a JSON file naming the guard stack and its options, e.g.
-         {"guards": {"LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {}}}
-         (default: both guards with their default options)
+         {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
+         (default: RunawayGuardMiddleware, LoopGuardMiddleware and ProgressAwareLoopGuardMiddleware
+         with their default options)
+--simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
+         provider would report: input = --system-tokens (system prompt and tool schemas, default
+         ${DEFAULT_SYSTEM_TOKENS}) + every message before it, output = the message, at 4 characters a token
 Thread files hold an array of messages or an object with a "messages" array: LangChain
 message dicts, LangChain stored messages, or OpenAI chat messages.`;
 
@@ -40,6 +45,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     const setup = values.config ? loadReplayConfig(values.config) : buildReplaySetup();
+    if (values["simulate-usage"]) setup.simulateUsage = { systemTokens: systemTokens(values["system-tokens"]) };
     return command === "inspect" ? await inspect(positionals, values, setup, io) : await evaluate(positionals, values, setup, io);
   } catch (error) {
     if (error instanceof CliUsageError) {
@@ -64,6 +70,8 @@ interface Flags {
   config?: string;
   sqlite?: string;
   thread?: string;
+  "simulate-usage"?: boolean;
+  "system-tokens"?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -79,6 +87,8 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
         config: { type: "string" },
         sqlite: { type: "string" },
         thread: { type: "string" },
+        "simulate-usage": { type: "boolean" },
+        "system-tokens": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -92,6 +102,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
   if (values.thread !== undefined && values.sqlite === undefined) throw new CliUsageError("--thread needs --sqlite <db>");
+  if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
   return { command, values, positionals };
 }
 
@@ -105,6 +116,7 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
     if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
     thread = loadThreadFile(positionals[0]!);
   }
+  if (setup.simulateUsage) thread = { ...thread, messages: simulateUsage(thread.messages, setup.simulateUsage.systemTokens) };
   const report = await inspectThread(thread, setup);
   io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)))}\n`);
   return 0;
@@ -160,6 +172,13 @@ async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup
   const out = values.jsonl ? io.stderr : io.stdout;
   out.write(`${renderSummary(summary, palette(wantsColour(out.isTTY, io.env)))}\n`);
   return summary.failed > 0 ? 1 : 0;
+}
+
+function systemTokens(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_SYSTEM_TOKENS;
+  const tokens = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(tokens)) throw new CliUsageError(`--system-tokens takes a whole number of tokens, got "${text}"`);
+  return tokens;
 }
 
 function problemLine(problem: ThreadLoadError, io: CliIo): string {

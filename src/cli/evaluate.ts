@@ -3,6 +3,7 @@ import { ThreadLoadError } from "../testing/errors.js";
 import type { LoadedThread } from "../testing/threads.js";
 import type { ReplaySetup } from "./config.js";
 import { replayThread, type ReplayResult } from "./replay.js";
+import { simulateUsage } from "./simulateUsage.js";
 import { loadThreadFile } from "./sources.js";
 import { loadCheckpointThread } from "./sqlite.js";
 
@@ -61,7 +62,8 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
       hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
       continue;
     }
-    const replay = await replayThread(thread.messages, setup.stack);
+    const messages = setup.simulateUsage ? simulateUsage(thread.messages, setup.simulateUsage.systemTokens) : thread.messages;
+    const replay = await replayThread(messages, setup.stack);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
     const flagged = new Map<string, Set<GuardAction>>();

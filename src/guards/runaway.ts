@@ -3,13 +3,13 @@ import type { ToolCallView } from "../core/messages.js";
 import type { RunawayLedger, RunMeasure, ThreadMeasure } from "./runawayLedger.js";
 
 export interface RunawaySettings {
-  /** Repetition factor at which a `warn` signal is emitted (once per run, when it is crossed). */
+  /** Runaway factor at which a `warn` signal is emitted (when it is crossed). */
   warnAt: number;
-  /** Repetition factor from which calls to tools already asked for in this run are refused. */
+  /** Runaway factor from which calls that repeat an earlier call of this run are refused. */
   blockAt: number;
-  /** Repetition factor at which the run stops. */
+  /** Runaway factor at which the run stops. */
   stopAt: number;
-  /** The run's input counts as at least this many tokens. */
+  /** The input, and the context the factor is measured against, count as at least this many tokens. */
   minInputTokens: number;
   /** Tokens a run may consume before it stops; undefined: no cap. */
   maxRunTokens: number | undefined;
@@ -20,9 +20,10 @@ export interface RunawaySettings {
 /**
  * RunawayGuard's decision on a batch of pending calls, made after the model call that asked for
  * them. A token cap or the stop tier stops the run (the stop rides on the first call; its
- * siblings are answered as not run). In the block tier, a call to a tool that an earlier model
- * call of this run asked for, or that appears earlier in the same batch, gets a directive; other
- * tools pass. Crossing `warnAt` with this model call emits one warning.
+ * siblings are answered as not run). In the block tier, a call that repeats one this run already
+ * made (same tool, same arguments), or one earlier in the same batch, gets a directive; new calls
+ * pass, since they are how the run can learn something again. Crossing `warnAt` with this model
+ * call emits one warning.
  */
 export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallView[], settings: RunawaySettings): CallDecision[] {
   const [first] = pending;
@@ -32,10 +33,11 @@ export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallV
   if (stop) return pending.map((call) => ({ call, decision: call === first ? stop : ALLOW }));
 
   if (run.factor >= settings.blockAt) {
-    const askedInBatch = new Set<string>();
+    const inBatch = new Set<string>();
     return pending.map((call) => {
-      const repeated = ledger.askedBeforeLatestCall(call.name) || askedInBatch.has(call.name);
-      askedInBatch.add(call.name);
+      const key = ledger.callKey(call);
+      const repeated = ledger.answeredInRun(key) || inBatch.has(key);
+      inBatch.add(key);
       return { call, decision: repeated ? blockDecision(call.name, run, settings) : ALLOW };
     });
   }
@@ -91,8 +93,8 @@ function factorStop(run: RunMeasure, settings: RunawaySettings): Decision | unde
 function blockDecision(tool: string, run: RunMeasure, settings: RunawaySettings): Decision {
   return {
     action: "directive",
-    reason: `${runawayReason(run)}; "${tool}" was already called in this run (blocking repeats from ${settings.blockAt}×)`,
-    message: repeatedToolDirective(tool, run.factor),
+    reason: `${runawayReason(run)}; this "${tool}" call repeats an earlier one (blocking repeats from ${settings.blockAt}×)`,
+    message: repeatedCallDirective(tool, run),
     detail: factorDetail(run, "block", settings.blockAt),
   };
 }
@@ -101,28 +103,30 @@ function factorDetail(run: RunMeasure, tier: "warn" | "block" | "stop", threshol
   return {
     tier,
     threshold,
-    repetitionFactor: round2(run.factor),
+    runawayFactor: round2(run.factor),
+    stallCalls: run.stallCalls,
+    stallTokens: Math.round(run.stallTokens),
+    baseTokens: Math.round(run.baseTokens),
     runTokens: Math.round(run.tokens),
-    inputTokens: Math.round(run.inputTokens),
     source: run.source,
     modelCalls: run.modelCalls,
     toolCalls: run.toolCalls,
   };
 }
 
-/** Read by the user (signals, the stop notice): how far the run has gone. */
+/** Read by the user (signals, the stop notice): how long the run has gone without learning anything. */
 export function runawayReason(run: RunMeasure): string {
   return (
-    `the run consumed ${formatFactor(run.factor)} its input in tokens ` +
-    `(${formatTokens(run.tokens)} tokens over ${run.modelCalls} model calls for an input of ${formatTokens(run.inputTokens)}, ${sourceText(run.source)})`
+    `the run re-read its context ${formatFactor(run.factor)} over since a tool last brought something new ` +
+    `(${formatTokens(run.stallTokens)} tokens over ${run.stallCalls} model call${run.stallCalls === 1 ? "" : "s"} against a context of ${formatTokens(run.baseTokens)}, ${sourceText(run.source)})`
   );
 }
 
 /** Read by the model: the answer to a call refused in the block tier. */
-export function repeatedToolDirective(tool: string, factor: number): string {
+export function repeatedCallDirective(tool: string, run: RunMeasure): string {
   return (
-    `Not run: this request has already consumed ${formatFactor(factor)} its input in tokens and "${tool}" was called before, so repeats are refused. ` +
-    `Answer with the results you already have, or use a tool you have not called yet.`
+    `Not run: the last ${run.stallCalls} rounds of tool results brought nothing new, and this "${tool}" call repeats one already made in this request, so it is refused. ` +
+    `Answer with the results you already have, or make a call you have not made yet.`
   );
 }
 

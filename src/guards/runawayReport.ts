@@ -20,7 +20,11 @@ export interface RunawayReport {
   runTokens: number;
   /** Input of the run's first model call (at least `minInputTokens`). */
   inputTokens: number;
-  repetitionFactor: number;
+  /** The highest runaway factor the run reached: compare it with the guard's thresholds to calibrate them. */
+  peakRunawayFactor: number;
+  /** Tokens of the model calls that read only tool results that brought nothing new. */
+  wastedTokens: number;
+  wastedModelCalls: number;
   modelCalls: number;
   /** Tool calls the run's model calls asked for, refused ones included. */
   toolCalls: number;
@@ -30,6 +34,7 @@ export interface RunawayReport {
 /** The report of the run the ledger's history ends with. */
 export function runawayReport(guard: string, ledger: RunawayLedger, delegationTools: ReadonlySet<string>, minInputTokens: number): RunawayReport {
   const run = ledger.measureRun(minInputTokens);
+  const waste = ledger.measureWaste(minInputTokens);
   let delegatedCalls = 0;
   let directCalls = 0;
   for (const [tool, calls] of ledger.runCallsByTool) {
@@ -47,7 +52,9 @@ export function runawayReport(guard: string, ledger: RunawayLedger, delegationTo
     source: run.source,
     runTokens: Math.round(run.tokens),
     inputTokens: Math.round(run.inputTokens),
-    repetitionFactor: Math.round(run.factor * 100) / 100,
+    peakRunawayFactor: Math.round(waste.peakFactor * 100) / 100,
+    wastedTokens: Math.round(waste.wastedTokens),
+    wastedModelCalls: waste.wastedCalls,
     modelCalls: run.modelCalls,
     toolCalls: run.toolCalls,
     delegation: { delegatedCalls, directCalls, delegatedShare: total === 0 ? 0 : delegatedCalls / total,

@@ -10,6 +10,7 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
 
 const usage = { input_tokens: 1000, output_tokens: 0 };
 const lookupTool = () => tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "look a key up", schema: z.object({ key: z.string() }) });
+const repeat = <T,>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
 const task = (subagent: string, description: string): ScriptedTurn => ({ toolCalls: [{ name: "task", args: { description, subagent_type: subagent } }], usage });
 
 describe("RunawayGuardMiddleware inside createDeepAgent", () => {
@@ -36,19 +37,19 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
     expect(researcher!.delegation).toEqual({ delegatedCalls: 0, directCalls: 0, delegatedShare: 0, bySubagent: {} });
     expect(researcher).toMatchObject({ modelCalls: 1, source: "usage_metadata" });
     expect(generalPurpose).toMatchObject({ modelCalls: 1 });
-    expect(parent).toMatchObject({ modelCalls: 4, toolCalls: 3, runTokens: 4000, repetitionFactor: 4, source: "usage_metadata" });
+    expect(parent).toMatchObject({ modelCalls: 4, toolCalls: 3, runTokens: 4000, peakRunawayFactor: 0, source: "usage_metadata" });
     expect(parent!.delegation).toEqual({ delegatedCalls: 2, directCalls: 1, delegatedShare: 2 / 3, bySubagent: { researcher: 1, "general-purpose": 1 } });
   });
 
   it("stops a runaway main agent and a runaway subagent, each counted on its own", async () => {
     const signals: Signal[] = [];
     const guard = new RunawayGuardMiddleware({ warnAt: 2, blockAt: 3, stopAt: 5, onSignal: (s) => signals.push(s) });
-    const look = (key: string): ScriptedTurn => ({ toolCalls: [{ name: "lookup", args: { key } }], usage });
+    const lookA: ScriptedTurn = { toolCalls: [{ name: "lookup", args: { key: "a" } }], usage };
     const model = new ScriptedChatModel({
       turns: [
-        task("general-purpose", "look up every key"),
-        ...["a", "b", "c", "d", "e"].map(look), // the subagent's run: stopped at its 5th call
-        ...["f", "g", "h", "i"].map(look), // the main agent's 2nd to 5th calls: stopped at its 5th
+        task("general-purpose", "look key a up until it changes"),
+        ...repeat(7, lookA), // the subagent's run: its 3rd call is 1×, stopped at its 7th (5×)
+        ...repeat(7, lookA), // the main agent's 2nd to 8th calls: its own history has not seen a yet, stopped at its 8th
       ],
     });
     const agent = createDeepAgent({
@@ -61,11 +62,11 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
     const messages = result.messages as BaseMessage[];
     assertToolCallPairing(messages);
     expect(signals.map((s) => `${s.action}@${String(s.detail?.modelCalls)}`)).toEqual([
-      "warn@2", "directive@3", "directive@4", "stop@5", // subagent
-      "warn@2", "directive@3", "directive@4", "stop@5", // main agent
+      "warn@4", "directive@5", "directive@6", "stop@7", // subagent
+      "warn@5", "directive@6", "directive@7", "stop@8", // main agent
     ]);
     const taskAnswer = messages.find((m) => ToolMessage.isInstance(m) && m.name === "task");
-    expect(String(taskAnswer?.content)).toMatch(/Run stopped by RunawayGuardMiddleware: the run consumed 5\.00× its input/);
-    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run consumed 5\.00× its input/);
+    expect(String(taskAnswer?.content)).toMatch(/Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/);
+    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/);
   });
 });

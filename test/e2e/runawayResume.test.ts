@@ -8,13 +8,14 @@ import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../../src/midd
 import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
+/** The same call every time; the search answers the same every time, so each repeat adds 1× from the third call. */
 const flat = (name: string): ScriptedTurn => ({ toolCalls: [{ name, args: {} }], usage: { input_tokens: 1000, output_tokens: 0 } });
 const repeat = <T,>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
 
 /** A fresh agent instance (new model, new guard, new tools) on a shared checkpointer. */
 function instance(checkpointer: MemorySaver, turns: ScriptedTurn[], options: RunawayGuardOptions = {}) {
   const counter = { runs: 0 };
-  const search = tool(async () => `result ${++counter.runs}`, { name: "search", description: "search", schema: z.object({}).passthrough() });
+  const search = tool(async () => (++counter.runs, "no results"), { name: "search", description: "search", schema: z.object({}).passthrough() });
   const signals: Signal[] = [];
   const model = new ScriptedChatModel({ turns });
   const agent = createAgent({ model, tools: [search], middleware: [new RunawayGuardMiddleware({ ...options, onSignal: (s) => signals.push(s) })], checkpointer });
@@ -29,7 +30,7 @@ describe("RunawayGuardMiddleware on a resumed thread", () => {
   it("continues the count of a run interrupted mid-way, in a new agent instance", async () => {
     const checkpointer = new MemorySaver();
     const config = { configurable: { thread_id: "resume-1" }, recursionLimit: 1000 };
-    const first = instance(checkpointer, [...repeat(20, flat("search")), crash()]);
+    const first = instance(checkpointer, [...repeat(6, flat("search")), crash()]);
     await expect(first.agent.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toThrow("process died");
     expect(first.signals.map((s) => s.action)).toEqual(["warn"]);
 
@@ -37,12 +38,12 @@ describe("RunawayGuardMiddleware on a resumed thread", () => {
     const result = await second.agent.invoke(null, config);
     const messages = result.messages as BaseMessage[];
     assertToolCallPairing(messages);
-    // 20 calls before the crash: the resumed run refuses from its 5th call (the run's 25th) and stops at its 20th (the 40th)
-    expect(second.counter.runs).toBe(4);
-    expect(second.model.callCount).toBe(20);
-    expect(second.signals.map((s) => s.action)).toEqual([...repeat(15, "directive"), "stop"]);
-    expect(second.signals.at(-1)).toMatchObject({ detail: { repetitionFactor: 40, modelCalls: 40 } });
-    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run consumed 40\.0×/);
+    // 6 calls before the crash (4×): the resumed run refuses from its 1st call (the run's 7th, 5×) and stops at its 4th (the 10th, 8×)
+    expect(second.counter.runs).toBe(0);
+    expect(second.model.callCount).toBe(4);
+    expect(second.signals.map((s) => s.action)).toEqual([...repeat(3, "directive"), "stop"]);
+    expect(second.signals.at(-1)).toMatchObject({ detail: { runawayFactor: 8, modelCalls: 10 } });
+    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run re-read its context 8\.00× over/);
   });
 
   it("starts each new run from zero but keeps the thread cap across runs and instances", async () => {
