@@ -25,6 +25,8 @@ export interface EvalSummary {
   decisions: Record<string, ActionCounts>;
   /** Threads with at least one decision, per guard and action. */
   threadsWith: Record<string, ActionCounts>;
+  /** The system prompt's tokens when usage was simulated (`--simulate-usage`). */
+  simulatedSystemTokens?: number;
   elapsedMs: number;
 }
 
@@ -50,6 +52,7 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     decisions: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
     threadsWith: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
     elapsedMs: 0,
+    ...(setup.simulateUsage ? { simulatedSystemTokens: setup.simulateUsage.systemTokens } : {}),
   };
   for (const [done, source] of sources.entries()) {
     let thread: LoadedThread;

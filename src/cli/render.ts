@@ -98,6 +98,9 @@ export function renderSummary(summary: EvalSummary, p: Palette): string {
     `threads     ${number.format(summary.threads)}${summary.failed ? p.error(`  (${number.format(summary.failed)} could not be loaded)`) : ""}`,
     `tool calls  ${number.format(summary.toolCalls)}`,
     `throughput  ${number.format(Math.round(rate))} tool calls/s  (${seconds.toFixed(2)} s)`,
+    ...(summary.simulatedSystemTokens === undefined
+      ? []
+      : [`usage       simulated where not recorded: ${number.format(summary.simulatedSystemTokens)}-token system prompt + the history, 4 characters a token`]),
     "",
   ];
   const header: Cell[] = ["guard", ...ACTIONS.map((a) => `${a}s`), ...ACTIONS.map((a) => `threads with ${a}`)].map((text) => ({ text, paint: p.dim }));

@@ -104,6 +104,7 @@ describe("harness-kit eval and inspect --simulate-usage", () => {
   it("replays the runaway guard by default, first in the stack, with the loop guards", async () => {
     const io = captureIo();
     expect(await runCli(["eval", stuck, "--simulate-usage"], io)).toBe(0);
+    expect(io.stdout()).toMatch(/\nusage\s+simulated where not recorded: 8,000-token system prompt \+ the history/);
     const rows = io.stdout().split("\n").filter((line) => /^\w+Middleware\s/.test(line));
     expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual(["LoopGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "RunawayGuardMiddleware"]);
     expect(rows[0]).toMatch(/^RunawayGuardMiddleware\s+1\s+3\s+3\s/);
