@@ -7,6 +7,7 @@ import { stopMarkIn, unusableCallIds } from "../core/marks.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
+import { historyOf, withCarry, type GuardState } from "./carry.js";
 
 export interface BatchGuardSettings {
   guard: string;
@@ -22,14 +23,14 @@ export interface BatchGuardSettings {
 /** The part of LangChain's tool-call request a batch guard reads. */
 export interface ToolRequestLike {
   toolCall: { id?: string; name: string; args: unknown };
-  state: { messages: BaseMessage[] };
+  state: GuardState;
 }
 
 export type ToolHandler<R> = (request: R) => ToolMessage | Command | Promise<ToolMessage | Command>;
 
 /** The part of LangChain's model request the stop check reads. */
 export interface ModelRequestLike {
-  state?: { messages?: readonly BaseMessage[] };
+  state?: Partial<GuardState>;
 }
 
 export type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage | Command>;
@@ -50,6 +51,7 @@ interface Verdict {
  *   without calling the model, which ends the run with pairing intact.
  * A tool's exception still becomes an error ToolMessage, as it would without any wrapToolCall.
  * Calls the repair middleware's review found unusable are left to it: it explains them better.
+ * Every answer also carries the history the guard judged (see carry.ts), so judgement survives a summary.
  */
 export function batchGuard(settings: BatchGuardSettings) {
   // A cache, not state: keyed by the AIMessage, so a thread another process resumes decides again.
@@ -71,10 +73,16 @@ export function batchGuard(settings: BatchGuardSettings) {
   };
 
   const wrapToolCall = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
-    const messages = request.state.messages;
-    const at = lastAiIndex(messages);
     const id = request.toolCall.id;
-    if (at < 0 || id === undefined) return runToolSafely(request, handler);
+    if (id === undefined) return runToolSafely(request, handler);
+    return withCarry(request.state, id, await judged(request, handler, id));
+  };
+
+  /** The call's answer: the guard's, or the tool's when the guard lets it run. */
+  const judged = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, id: string): Promise<ToolMessage | Command> => {
+    const messages = historyOf(request.state);
+    const at = lastAiIndex(messages);
+    if (at < 0) return runToolSafely(request, handler);
     let verdict: Verdict;
     try {
       verdict = await verdictOf(messages, at);

@@ -9,6 +9,7 @@ import { fingerprintArgs } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import type { ExitBehavior } from "../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
+import { carryStateSchema } from "../hooks/carry.js";
 
 export interface LoopGuardOptions {
   /** Identical calls (this one included) at which a `warn` signal is emitted. Default 3. */
@@ -66,6 +67,7 @@ export class LoopGuardMiddleware extends MiddlewareBase {
     }));
   }
 
+  readonly stateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
 

@@ -21,6 +21,7 @@ import { loadHasher } from "../observe/hash.js";
 import { resultFingerprint } from "../observe/resultFingerprint.js";
 import { fingerprintArgs } from "../observe/store.js";
 import type { ModelHandler, ModelRequestLike } from "../hooks/batchGuard.js";
+import { carryStateSchema, historyOf, withCarry, type GuardState } from "../hooks/carry.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 
 export interface OutputValidatorOptions {
@@ -126,10 +127,18 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     this.onSignal = options.onSignal;
   }
 
+  readonly stateSchema = carryStateSchema;
+
+  /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = async (request: Parameters<ToolCallHandler>[0], handler: ToolCallHandler): Promise<ToolMessage | Command> => {
+    const answer = await this.answer(request, handler);
+    return request.toolCall.id === undefined ? answer : withCarry(request.state as GuardState, request.toolCall.id, answer);
+  };
+
+  private async answer(request: Parameters<ToolCallHandler>[0], handler: ToolCallHandler): Promise<ToolMessage | Command> {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     if (this.writeTools.has(call.name)) {
-      const refusal = await this.refusal(call, request.state.messages);
+      const refusal = await this.refusal(call, historyOf(request.state as GuardState));
       if (refusal) return refusal;
     }
     const result = await runToolSafely(request, handler);
@@ -145,7 +154,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       await this.guardFailed(call, error);
       return result;
     }
-  };
+  }
 
   /** The answer to a write call that safe mode or the kill switch refuses; undefined lets it run. */
   private async refusal(call: ToolCallView, messages: readonly unknown[]): Promise<ToolMessage | undefined> {
@@ -289,7 +298,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
    * stop keeps pairing intact.
    */
   readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
-    const messages = request.state?.messages ?? [];
+    const messages = historyOf({ ...request.state, messages: request.state?.messages ?? [] });
     const start = trailingToolBatchStart(messages);
     // A batch this guard left unmarked (nearly every batch) needs no walk.
     if (start === messages.length || !messages.slice(start).some((m) => validatorMarkOf(m, this.name) !== undefined)) return handler(request);

@@ -9,6 +9,7 @@ import { callKeyOf, fingerprintArgs, type ObservationOptions } from "../observe/
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import type { ExitBehavior } from "../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
+import { carryStateSchema } from "../hooks/carry.js";
 import { InvalidOptionsError } from "../core/errors.js";
 
 export interface ProgressAwareLoopGuardOptions {
@@ -57,6 +58,7 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  */
 export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
   readonly name = "ProgressAwareLoopGuardMiddleware";
+  readonly stateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: NoProgressOptions;

@@ -10,6 +10,7 @@ import { ledgerFor } from "../guards/runawayLedger.js";
 import { runawayReport, type RunawayReport } from "../guards/runawayReport.js";
 import { MiddlewareBase, positiveInteger } from "./base.js";
 import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
+import { carryStateSchema, historyOf } from "../hooks/carry.js";
 
 export interface RunawayGuardOptions {
   /** Runaway factor at which a `warn` signal is emitted. Default 4. */
@@ -95,6 +96,7 @@ export const REPORT_EVENT = "harness_kit_report";
  */
 export class RunawayGuardMiddleware extends MiddlewareBase {
   readonly name = "RunawayGuardMiddleware";
+  readonly stateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: RunawaySettings;
@@ -140,14 +142,14 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
         return await batch.wrapToolCall(request, handler);
       } catch (error) {
         // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
-        const messages = request.state.messages;
-        if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+        const { messages } = request.state;
+        if (!isGraphBubbleUp(error)) await report(historyOf(request.state), messages[messages.length - 1] ?? request);
         throw error;
       }
     };
 
     this.wrapModelCall = async (request, handler) => {
-      const messages = request.state?.messages ?? [];
+      const messages = historyOf({ ...request.state, messages: request.state?.messages ?? [] });
       const capped = await this.threadCapStop(messages, observeOnly, onSignal);
       if (capped) {
         await report(messages, capped);

@@ -17,6 +17,7 @@ import { describeBytes, hexPreview } from "../tools/renderValue.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import type { ExitBehavior } from "../core/decision.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../hooks/batchGuard.js";
+import { carryStateSchema } from "../hooks/carry.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -76,6 +77,7 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  */
 export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly name = "ToolCallRepairMiddleware";
+  readonly stateSchema = carryStateSchema;
   private readonly batch: BatchGuardHooks;
   private readonly onSignal: SignalHandler | undefined;
   private readonly observeOnly: boolean;

@@ -83,7 +83,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
     const agent = createAgent({
       model,
       tools: tools(),
-      middleware: [new LoopGuardMiddleware({ onSignal }), new ProgressAwareLoopGuardMiddleware({ onSignal })],
+      middleware: [new ProgressAwareLoopGuardMiddleware({ onSignal }), new LoopGuardMiddleware({ onSignal })],
       checkpointer: SqliteSaver.fromConnString(db),
     });
     await agent.invoke({ messages: [new HumanMessage("book HAT002")] }, { configurable: { thread_id: "t" } });

@@ -1,0 +1,162 @@
+import { Command, ReducedValue, StateSchema } from "@langchain/langgraph";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import { contentOf, messageKind, toolCallIdOf, toolCallsOf } from "../core/messages.js";
+
+/**
+ * What the guards remember across a summary (DESIGN.md, "Attach points"). LangChain's
+ * `summarizationMiddleware` replaces old messages by one summary message, and every judgement
+ * derived from them (safe mode, the kill switch, loop chains, token totals, repair counts) would
+ * go with them. So the guards carry the history they judge in a private state channel,
+ * checkpointed like the messages and written from their `wrapToolCall`: after a summary they
+ * judge the carried history followed by what the summary kept, which gives the same decisions
+ * as the history would have without the summary, in any worker and in replay.
+ *
+ * A carried message keeps what the guards read: its kind, id, tool calls, tool-call id, name,
+ * status, marks, usage and its text; binary blocks are left out.
+ */
+export const CARRY_KEY = "_harnessKitCarry";
+
+/** A message as carried: a plain message dict, with the key it is carried under. */
+export type Carried = Record<string, unknown> & { hk_key: string };
+
+/** Adds or replaces carried messages by key, keeping history order: replays and retries write the same keys again. */
+function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
+  if (update.length === 0) return current;
+  const at = positionsOf(current);
+  const next = [...current];
+  const added = new Map<string, number>();
+  for (const entry of update) {
+    const index = at.get(entry.hk_key) ?? added.get(entry.hk_key);
+    if (index === undefined) {
+      added.set(entry.hk_key, next.length);
+      next.push(entry);
+    } else next[index] = entry;
+  }
+  return next;
+}
+
+const carried = z.array(z.custom<Carried>((value) => value !== null && typeof value === "object"));
+
+/** The state channel every guard that judges history declares (same key and reducer: they share it). */
+export const carryStateSchema = new StateSchema({
+  [CARRY_KEY]: new ReducedValue(carried.default(() => []), { inputSchema: carried, reducer: mergeCarried }),
+});
+
+/** The part of a request's state the guards read. */
+export interface GuardState {
+  messages: readonly BaseMessage[];
+  [CARRY_KEY]?: readonly Carried[];
+}
+
+const positionCache = new WeakMap<readonly Carried[], Map<string, number>>();
+
+function positionsOf(entries: readonly Carried[]): Map<string, number> {
+  let at = positionCache.get(entries);
+  if (!at) {
+    at = new Map(entries.map((entry, index) => [entry.hk_key, index]));
+    positionCache.set(entries, at);
+  }
+  return at;
+}
+
+/** Whether a message is the summary LangChain's summarizationMiddleware wrote (it is not the user speaking). */
+export function isSummary(message: unknown): boolean {
+  const kwargs = (message as { additional_kwargs?: { lc_source?: unknown } } | null)?.additional_kwargs;
+  return kwargs?.lc_source === "summarization";
+}
+
+/**
+ * The history the guards judge: the messages, or after a summary the carried messages it
+ * removed followed by the messages it kept (the summary itself is left out). Carried messages
+ * are plain dicts, which every decision reads like message instances.
+ */
+export function historyOf(state: GuardState): readonly BaseMessage[] {
+  const { messages } = state;
+  const summaryAt = isSummary(messages[0]) ? 0 : isSummary(messages[1]) ? 1 : -1;
+  if (summaryAt < 0) return messages;
+  const entries = state[CARRY_KEY] ?? [];
+  const kept = messages.slice(summaryAt + 1);
+  const firstKept = kept.length > 0 ? keysOf(kept)[0] : undefined;
+  const removedEnd = firstKept === undefined ? entries.length : (positionsOf(entries).get(firstKept) ?? entries.length);
+  return [...messages.slice(0, summaryAt), ...(entries.slice(0, removedEnd) as unknown as BaseMessage[]), ...kept];
+}
+
+/**
+ * `result` as a Command that also carries what the guards will need once a summary removes it:
+ * the messages of the state not carried yet, and the answer to this call. Outside a graph that
+ * declares the channel (a unit call) the result comes back as it is.
+ */
+export function withCarry<T extends ToolMessage | Command>(state: GuardState, callId: string, result: T): T | Command {
+  if (!Array.isArray(state[CARRY_KEY])) return result;
+  const answer = answerIn(result, callId);
+  if (!answer) return result;
+  const entries = uncarried(state);
+  entries.push(carriedForm(answer, toolKey(lastAiId(state.messages), callId)));
+  if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
+  const command = result as Command;
+  const update = command.update as Record<string, unknown>;
+  const inner = Array.isArray(update[CARRY_KEY]) ? (update[CARRY_KEY] as Carried[]) : [];
+  return new Command({ ...command, update: { ...update, [CARRY_KEY]: [...inner, ...entries] } });
+}
+
+/** The ToolMessage answering `callId` in a wrapToolCall result, if it has one. */
+function answerIn(result: ToolMessage | Command, callId: string): ToolMessage | undefined {
+  if (ToolMessage.isInstance(result)) return result;
+  const update = (result as Command).update;
+  if (update === null || typeof update !== "object" || Array.isArray(update)) return undefined;
+  const messages = (update as { messages?: unknown }).messages;
+  if (!Array.isArray(messages)) return undefined;
+  return messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
+}
+
+/** Messages of the state after the last carried one, in order (the summary excluded). */
+function uncarried(state: GuardState): Carried[] {
+  const at = positionsOf(state[CARRY_KEY] ?? []);
+  const { messages } = state;
+  const keys = keysOf(messages);
+  let start = messages.length;
+  while (start > 0 && !at.has(keys[start - 1]!)) start--;
+  const out: Carried[] = [];
+  for (let i = start; i < messages.length; i++) if (!isSummary(messages[i])) out.push(carriedForm(messages[i], keys[i]!));
+  return out;
+}
+
+/** Carry keys of a run of messages: ids, and for tool answers the asking AIMessage's id with the call id (call ids repeat across turns). */
+function keysOf(messages: readonly unknown[]): string[] {
+  let aiId = "";
+  return messages.map((message, index) => {
+    const kind = messageKind(message);
+    const id = (message as { id?: unknown } | null)?.id;
+    if (kind === "tool") return toolKey(aiId, toolCallIdOf(message) ?? `#${index}`);
+    const key = typeof id === "string" && id !== "" ? id : `${kind}#${index}`;
+    if (kind === "ai") aiId = key;
+    return key;
+  });
+}
+
+function lastAiId(messages: readonly unknown[]): string {
+  const keys = keysOf(messages);
+  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return keys[i]!;
+  return "";
+}
+
+function toolKey(aiId: string, callId: string): string {
+  return `tool:${aiId}:${callId}`;
+}
+
+function carriedForm(message: unknown, key: string): Carried {
+  const m = message as Record<string, unknown>;
+  const kind = messageKind(message);
+  const form: Carried = { hk_key: key, type: kind, content: textOnly(contentOf(message)) };
+  for (const field of ["id", "name", "tool_call_id", "status", "usage_metadata", "response_metadata"] as const) {
+    if (m[field] !== undefined) form[field] = m[field];
+  }
+  if (kind === "ai") form.tool_calls = toolCallsOf(message);
+  return form;
+}
+
+function textOnly(content: unknown): unknown {
+  if (!Array.isArray(content)) return content;
+  return content.filter((block) => typeof block === "string" || (block as { type?: unknown } | null)?.type === "text");
+}

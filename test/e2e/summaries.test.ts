@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { createAgent, summarizationMiddleware, type AgentMiddleware } from "langchain";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
+import { z } from "zod";
+import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
+import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";
+
+/**
+ * Judgement survives LangChain's summarizationMiddleware (issue 11, point 3): with a summary every
+ * few messages, the stack decides as it would on the whole history.
+ */
+
+const INVALID_ACCOUNT = JSON.stringify({ id: 7, plan: "enterprise", seats: 3 });
+
+function summaries(): AgentMiddleware {
+  const summariser = new ScriptedChatModel({ turns: Array.from({ length: 200 }, () => ({ text: "Earlier: the agent called tools." })) });
+  return summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } });
+}
+
+function agentWith(turns: ScriptedTurn[], options: RecommendedGuardsOptions, summaryFirst: boolean) {
+  const writes: unknown[] = [];
+  let reads = 0;
+  let polls = 0;
+  const getAccount = tool(async () => (reads++ === 0 ? INVALID_ACCOUNT : VALID_ACCOUNT), { name: "get_account", description: "Reads an account.", schema: z.object({ id: z.number() }) });
+  const updateAccount = tool(async (args) => (writes.push(args), "updated"), { name: "update_account", description: "Changes an account.", schema: z.object({ id: z.number(), seats: z.number() }) });
+  const pollJob = tool(async () => `progress ${++polls}`, { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+  const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "take_note", description: "Notes.", schema: z.object({ text: z.string() }) });
+  const guards = recommendedGuards({ writeTools: ["update_account"], outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" } }, ...options }).agent;
+  const model = new ScriptedChatModel({ turns });
+  const agent = createAgent({
+    model,
+    tools: [getAccount, updateAccount, pollJob, note],
+    middleware: summaryFirst ? [summaries(), ...guards] : [...guards, summaries()],
+    checkpointer: new MemorySaver(),
+  });
+  const run = async (): Promise<BaseMessage[]> =>
+    (await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "t" }, recursionLimit: 500 })).messages;
+  return { run, model, writes, polls: () => polls };
+}
+
+const notes = (n: number, from = 0): ScriptedTurn[] => Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "take_note", args: { text: `n${from + i}` } }] }));
+const summarised = (messages: readonly BaseMessage[]) => messages.some((m) => (m.additional_kwargs as { lc_source?: unknown }).lc_source === "summarization");
+const stoppedBy = (messages: readonly BaseMessage[]) => (messages.at(-1)!.response_metadata as { harness_kit?: { guard?: string } }).harness_kit?.guard;
+
+describe.each([
+  ["summary before the stack", true],
+  ["summary after the stack", false],
+])("judgement across summaries (%s)", (_name, summaryFirst) => {
+  it("identical calls keep counting: the 7th identical poll stops the run", async () => {
+    const polls = Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] }));
+    const a = agentWith([...polls, { text: "never" }], {}, summaryFirst);
+    const messages = await a.run();
+    assertToolCallPairing(messages);
+    expect(summarised(messages)).toBe(true);
+    expect(stoppedBy(messages)).toBe("LoopGuardMiddleware");
+    expect(a.polls()).toBe(6);
+  });
+
+  it("safe mode holds: a write after a summary removed the invalid read is still refused", async () => {
+    const a = agentWith([{ toolCalls: [readAccount] }, ...notes(4), { toolCalls: [writeAccount] }, { text: "done" }], {}, summaryFirst);
+    const messages = await a.run();
+    assertToolCallPairing(messages);
+    expect(summarised(messages)).toBe(true);
+    expect(messages.some((m) => ToolMessage.isInstance(m) && m.tool_call_id && String(m.content).includes("ToolOutputInvalid"))).toBe(false); // summarised away
+    expect(a.writes).toEqual([]);
+  });
+
+  it("token totals keep adding up: maxRunTokens stops the run at the same model call", async () => {
+    const spend = (turn: ScriptedTurn, i: number): ScriptedTurn => ({ ...turn, usage: { input_tokens: 9_000 + i, output_tokens: 1_000 } });
+    const a = agentWith([...notes(10).map(spend), { text: "never" }], { runaway: { maxRunTokens: 50_000 } }, summaryFirst);
+    const messages = await a.run();
+    assertToolCallPairing(messages);
+    expect(summarised(messages)).toBe(true);
+    expect(stoppedBy(messages)).toBe("RunawayGuardMiddleware");
+    expect(a.model.callCount).toBe(5);
+  });
+
+  it("unusable calls keep counting: the third call to a missing tool stops the run", async () => {
+    const missing: ScriptedTurn = { toolCalls: [{ name: "no_such_tool", args: {} }] };
+    const a = agentWith([missing, ...notes(3, 0), missing, ...notes(3, 3), missing, { text: "never" }], {}, summaryFirst);
+    const messages = await a.run();
+    assertToolCallPairing(messages);
+    expect(summarised(messages)).toBe(true);
+    expect(stoppedBy(messages)).toBe("ToolCallRepairMiddleware");
+  });
+});
