@@ -85,7 +85,7 @@ function factorStop(run: RunMeasure, settings: RunawaySettings): Decision | unde
   return {
     action: "stop",
     reason: `${runawayReason(run)}; stopping at ${settings.stopAt}×`,
-    message: budgetSpentAnswer(),
+    message: stalledAnswer(),
     detail: factorDetail(run, "stop", settings.stopAt),
   };
 }
@@ -130,7 +130,12 @@ export function repeatedCallDirective(tool: string, run: RunMeasure): string {
   );
 }
 
-/** Read by the model (on a later request): the answer to a call that a stop or a token cap prevented. */
+/** Read by the model (on a later request): the answer to a call that the stop tier prevented. */
+export function stalledAnswer(): string {
+  return "Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.";
+}
+
+/** Read by the model (on a later request): the answer to a call that a token cap prevented. */
 export function budgetSpentAnswer(): string {
   return "Not run: the token budget of this request was spent, so the run stopped before this call. Work from the results you already have.";
 }

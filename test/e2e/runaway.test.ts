@@ -73,6 +73,8 @@ describe("RunawayGuardMiddleware in createAgent, with usage_metadata", () => {
     expect(String(refused[0]!.content)).toMatch(/^Not run: the last 5 rounds of tool results brought nothing new, and this "search" call repeats one already made in this request, so it is refused\. Answer with the results you already have/);
     expect(refused.every((m) => m.status === "error")).toBe(true);
 
+    const stopped = guardAnswers(messages).filter((m) => (m.response_metadata as { harness_kit: { action: string } }).harness_kit.action === "stop");
+    expect(stopped.map((m) => String(m.content))).toEqual(["Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have."]);
     const last = messages.at(-1)!;
     expect(AIMessage.isInstance(last)).toBe(true);
     expect(lastText(messages)).toMatch(

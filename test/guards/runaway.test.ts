@@ -288,6 +288,9 @@ describe("RunawayGuard decisions", () => {
     expect(stop.action === "stop" && stop.reason).toBe(
       "the run re-read its context 8.00× over since a tool last brought something new (8,000 tokens over 8 model calls against a context of 1,000, from the model's usage_metadata); stopping at 8×",
     );
+    expect(stop.action === "stop" && stop.message).toBe(
+      "Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.",
+    );
   });
 
   it("stops at a run token cap, and at a thread token cap across runs", () => {
