@@ -76,9 +76,9 @@ export const REPORT_EVENT = "harness_kit_report";
  * running (new calls pass: they are how the run can learn something again); at `stopAt`, or at
  * a token cap, a clean stop. The 111-call, 6.5 M-token incident this guard exists for (five
  * inputs read over and over by one tool) stops at its 31st call. Subagent tokens count only in
- * the subagent, when the guard is passed to it as well. Everything is derived from
- * `state.messages`, so a restored thread gets the same decisions; a history that LangChain's
- * summarizationMiddleware rewrote counts only the messages it kept.
+ * the subagent, when the guard is passed to it as well. Everything is derived from the history
+ * (`state.messages`, and what the guards carry across a summary), so a restored thread and a
+ * replay get the same decisions, and a summary does not start the count over.
  *
  * A run that keeps finding new things is never a runaway by this measure, however long it gets:
  * cap it with `maxRunTokens`, and count calls with `toolCallLimitMiddleware` and
