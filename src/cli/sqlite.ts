@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
+import { historyOf, type GuardState } from "../hooks/carry.js";
 import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "../testing/errors.js";
 import type { LoadedThread } from "../testing/threads.js";
@@ -45,9 +46,10 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
       const listing = names.length === 0 ? "the file holds no threads" : `threads in the file: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
       throw new ThreadLoadError(source, `no thread "${threadId}" (${listing})`);
     }
-    const messages = (tuple.checkpoint.channel_values as { messages?: unknown }).messages;
-    if (!Array.isArray(messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
-    return { id: threadId, messages: messages as BaseMessage[], source };
+    const values = tuple.checkpoint.channel_values as unknown as GuardState;
+    if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
+    // After a summary, the guards judged the history they carried: replay judges the same.
+    return { id: threadId, messages: [...historyOf(values)] as BaseMessage[], source };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
