@@ -43,11 +43,8 @@ const model = new ScriptedChatModel({
 });
 
 const agent = createAgent({ model, tools: [exportLogs, getAccount, updateAccount], middleware: guards.agent });
-// Each guard's hook is a graph step: raise LangGraph's default limit of 25 steps per run.
-const { messages } = await agent.invoke(
-  { messages: [new HumanMessage("Why is the service down? Upgrade A1 to pro.")] },
-  { recursionLimit: 250 },
-);
+// The guards add no graph step: LangGraph's default limit of 25 steps per run is enough here.
+const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down? Upgrade A1 to pro.")] });
 
 for (const message of messages.filter(ToolMessage.isInstance)) {
   console.log(`${message.name}: ${String(message.content).slice(0, 160).replaceAll("\n", " ")}`);
