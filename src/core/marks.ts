@@ -83,7 +83,7 @@ export interface OriginalResult {
 }
 
 export function originalOf(message: unknown): OriginalResult | undefined {
-  const original = fields(readMark(message)?.original);
+  const original = fields(fields(fields(fields(message).response_metadata)[MARK_KEY]).original);
   return typeof original.fingerprint === "string" && typeof original.size === "number"
     ? { fingerprint: original.fingerprint, size: original.size }
     : undefined;
