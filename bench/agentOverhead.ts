@@ -1,6 +1,6 @@
 import { createAgent, type AgentMiddleware } from "langchain";
 import { createDeepAgent } from "deepagents";
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ScriptedChatModel } from "../src/testing/index.js";
@@ -29,15 +29,57 @@ function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: 
   return kind === "createAgent" ? createAgent({ model, tools: [lookup], middleware }) : createDeepAgent({ model, tools: [lookup], middleware });
 }
 
-/** Runs one agent per config side by side, a step each in turn (see TakeTurns); microseconds each. */
-async function timeSideBySide(kind: AgentKind, configs: Record<Config, () => AgentMiddleware[]>, order: Config[]): Promise<Record<Config, number>> {
+/**
+ * Runs one agent per config side by side, a step each in turn (see TakeTurns); microseconds each.
+ * Throws unless every run took its 200 steps to the script's end: a run a guard stopped early
+ * would look cheap.
+ */
+async function timeSideBySide<C extends string>(kind: AgentKind, configs: Record<C, () => AgentMiddleware[]>, order: C[]): Promise<Record<C, number>> {
   const turns = new TakeTurns(order.length);
   const agents = order.map((config, i) => scriptedAgent(kind, configs[config](), () => turns.handOver(i)));
-  await Promise.all(agents.map((agent, i) => turns.run(i, () => agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 }))));
-  return Object.fromEntries(order.map((config, i) => [config, turns.busy[i]!])) as Record<Config, number>;
+  await Promise.all(
+    agents.map((agent, i) =>
+      turns.run(i, async () => {
+        const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 })) as { messages: BaseMessage[] };
+        const answered = messages.filter(ToolMessage.isInstance).length;
+        if (messages.at(-1)?.content !== "done" || answered !== STEPS) {
+          throw new Error(`${kind} (${order[i]}) ended after ${answered} of ${STEPS} steps: ${String(messages.at(-1)?.content).slice(0, 200)}`);
+        }
+      }),
+    ),
+  );
+  return Object.fromEntries(order.map((config, i) => [config, turns.busy[i]!])) as Record<C, number>;
 }
 
 const ROUNDS = 11;
+
+/** A warm-up round, then ROUNDS rounds of `configs` side by side, the order rotated each round. */
+async function rounds<C extends string>(kind: AgentKind, configs: Record<C, () => AgentMiddleware[]>): Promise<Record<C, number>[]> {
+  const names = Object.keys(configs) as C[];
+  await timeSideBySide(kind, configs, names);
+  const measured: Record<C, number>[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    measured.push(await timeSideBySide(kind, configs, names.map((_, i) => names[(i + round) % names.length]!)));
+  }
+  return measured;
+}
+
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[ROUNDS >> 1]!;
+
+/**
+ * What a user pays for `guards`: a 200-step run with them against the same agent without any
+ * middleware, side by side, a step each in turn; the median of the rounds' ratios. Appends two
+ * table rows; `target` is the largest acceptable ratio.
+ */
+export async function againstBareRows(label: string, kind: AgentKind, guards: () => AgentMiddleware[], target: number, rows: string[]): Promise<void> {
+  const measured = await rounds(kind, { bare: () => [], guarded: guards });
+  const ratios = measured.map((r) => r.guarded / r.bare).sort((a, b) => a - b);
+  const ratio = ratios[ROUNDS >> 1]!;
+  const [bare, guarded] = [medianOf(measured.map((r) => r.bare)), medianOf(measured.map((r) => r.guarded))];
+  const spread = `rounds from ${ratios[0]!.toFixed(3)}× to ${ratios[ROUNDS - 1]!.toFixed(3)}× over ${ROUNDS} rounds`;
+  rows.push(`| 200-step ${kind}: bare / with ${label} | ${fmt(bare / STEPS)} / ${fmt(guarded / STEPS)} per step | | |`);
+  rows.push(`| ${kind}: ${label} ÷ bare, per step | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / STEPS)} per step; ${spread}) | ≤ ${target.toFixed(2)}× | ${verdict(ratio <= target)} |`);
+}
 
 /**
  * What `guards` add to a 200-step run beyond pass-through middlewares with exactly their hooks.
@@ -46,22 +88,14 @@ const ROUNDS = 11;
  * table rows.
  */
 export async function overheadRows(label: string, kind: AgentKind, guards: () => AgentMiddleware[], target: number, rows: string[]): Promise<void> {
-  const configs: Record<Config, () => AgentMiddleware[]> = {
+  const measured = await rounds<Config>(kind, {
     bare: () => [],
     passThrough: () => guards().map(mirrorHooks),
     guarded: guards,
-  };
-  const names = Object.keys(configs) as Config[];
-  await timeSideBySide(kind, configs, names); // warm up
-  const rounds: Record<Config, number>[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length]!);
-    rounds.push(await timeSideBySide(kind, configs, order));
-  }
-  const ratios = rounds.map((r) => r.guarded / r.passThrough - 1).sort((a, b) => a - b);
+  });
+  const ratios = measured.map((r) => r.guarded / r.passThrough - 1).sort((a, b) => a - b);
   const beyond = ratios[ROUNDS >> 1]!;
-  const median = (config: Config) => rounds.map((r) => r[config]).sort((a, b) => a - b)[ROUNDS >> 1]!;
-  const [bare, pass, guarded] = names.map(median) as [number, number, number];
+  const [bare, pass, guarded] = (["bare", "passThrough", "guarded"] as const).map((config) => medianOf(measured.map((r) => r[config]))) as [number, number, number];
   const spread = `${(ratios[0]! * 100).toFixed(1)}% to ${(ratios[ROUNDS - 1]! * 100).toFixed(1)}% over ${ROUNDS} rounds`;
   rows.push(`| 200-step ${kind}: bare | ${fmt(bare / STEPS)} per step | | |`);
   rows.push(`| … with pass-through hooks of the same kinds | ${fmt(pass / STEPS)} per step (${(pass / bare).toFixed(3)}× bare) | | |`);
