@@ -22,6 +22,7 @@ import { resultFingerprint } from "../observe/resultFingerprint.js";
 import { fingerprintArgs } from "../observe/store.js";
 import type { ModelHandler, ModelRequestLike } from "../hooks/batchGuard.js";
 import { carryStateSchema, historyOf, withCarry, type GuardState } from "../hooks/carry.js";
+import { RETRIEVAL_TOOL_NAME } from "../guards/budgetNotices.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 
 export interface OutputValidatorOptions {
@@ -45,6 +46,11 @@ export interface OutputValidatorOptions {
    * `true` for every tool, or the tools to wrap. Default `false`.
    */
   envelope?: boolean | readonly string[];
+  /**
+   * Once an enveloped output was flagged for instruction-like text, refuse `writeTools` for the
+   * rest of the run (a tripwire: it trusts the flags, which miss paraphrases). Default false.
+   */
+  instructionsPauseWrites?: boolean;
   /** Validate and emit signals only; never change a result or refuse a call. Default false. */
   observeOnly?: boolean;
   /** Receives every invalid output, refused call, kill-switch trip and instruction-like text. */
@@ -119,9 +125,12 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       guard: this.name,
       isChecked: (tool) => this.requireSpec || this.specs.has(tool),
       killSwitch: this.resolveKillSwitch(options.killSwitch),
+      instructionsPauseWrites: options.instructionsPauseWrites ?? false,
     };
     const envelope = options.envelope ?? false;
     const wrapped = new Set(Array.isArray(envelope) ? envelope : []);
+    // The retrieval tool reads back offloaded results: wrapped whenever any tool's output is.
+    if (wrapped.size > 0) wrapped.add(RETRIEVAL_TOOL_NAME);
     this.envelope = envelope === true ? () => true : (tool) => wrapped.has(tool);
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
@@ -235,15 +244,17 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     // The loop guards keep comparing what the tool really returned (see resultFingerprint).
     mark.original = { fingerprint: resultFingerprint(message.content, hash), size: chars };
 
+    // What the payload said about its own fault is tool text: it goes inside the tool's envelope.
+    const quoted = verdict.quoted === undefined ? undefined : await this.wrappedText(call, verdict.quoted);
     let text: string;
     if (mode === "fail_closed") {
-      text = invalidOutputText(call.name, verdict.reason, chars);
+      text = invalidOutputText(call.name, verdict.reason, chars, quoted);
     } else {
       const pausesWrites = this.writeTools.size > 0;
       const cached = await this.recall({ tool: call.name, argsFingerprint, threadId });
       text = cached
         ? lastKnownGoodText(call.name, verdict.reason, cached.storedAt, await this.wrappedText(call, cached.content), pausesWrites)
-        : unavailableText(call.name, verdict.reason, pausesWrites);
+        : unavailableText(call.name, verdict.reason, pausesWrites, quoted);
     }
     return rewriteToolMessage(message, { content: text, status: "error", mark });
   }
@@ -258,19 +269,20 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   }
 
   private async enveloped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): Promise<ToolMessage> {
-    if (this.observeOnly) {
-      await this.flagInstructions(call, contentText(message.content));
-      return message;
-    }
-    if (typeof content === "string") return rewriteToolMessage(message, { content: await this.wrappedText(call, content) });
-    const blocks: unknown[] = [];
-    for (const block of content) {
+    const flagged = await this.flagInstructions(call, contentText(content));
+    if (this.observeOnly) return message;
+    // A flagged output is marked, so `instructionsPauseWrites` can pause writes from the history alone.
+    const mark: ToolMessageMark | undefined =
+      flagged.length > 0 ? { guard: this.name, action: "warn", reason: "instruction_like_text", outcome: "instructions_flagged", patterns: flagged } : undefined;
+    if (typeof content === "string") return rewriteToolMessage(message, { content: envelopeText(call.name, content, flagged), mark });
+    const blocks = content.map((block) => {
       const b = block as { type?: unknown; text?: unknown };
-      blocks.push(b.type === "text" && typeof b.text === "string" ? { ...b, text: await this.wrappedText(call, b.text) } : block);
-    }
-    return rewriteToolMessage(message, { content: blocks as ToolMessage["content"] });
+      return b.type === "text" && typeof b.text === "string" ? { ...b, text: envelopeText(call.name, b.text, flagged) } : block;
+    });
+    return rewriteToolMessage(message, { content: blocks as ToolMessage["content"], mark });
   }
 
+  /** `text` inside the envelope, when this tool's output is wrapped. */
   private async wrappedText(call: ToolCallView, text: string): Promise<string> {
     if (!this.envelope(call.name)) return text;
     return envelopeText(call.name, text, await this.flagInstructions(call, text));

@@ -1,3 +1,4 @@
+import { fieldPath } from "./fieldPath.js";
 /** Starts of an HTML document: what an error or maintenance page served with status 200 looks like. */
 const HTML_DOCUMENT = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>]/i;
 
@@ -18,7 +19,7 @@ export function isHtmlDocument(text: string): boolean {
  */
 export function findHtmlInJson(value: unknown, maxDepth = 2): string | undefined {
   const path: (string | number)[] = [];
-  return search(value, maxDepth, path) ? formatPath(path) : undefined;
+  return search(value, maxDepth, path) ? fieldPath(path.reverse()) : undefined;
 }
 
 /** Depth-first; `path` receives the keys of the hit, innermost first, only once one is found. */
@@ -39,12 +40,3 @@ function search(value: unknown, depth: number, path: (string | number)[]): boole
   return false;
 }
 
-function formatPath(innermostFirst: readonly (string | number)[]): string {
-  if (innermostFirst.length === 0) return "(root)";
-  let out = "";
-  for (let i = innermostFirst.length - 1; i >= 0; i--) {
-    const key = innermostFirst[i]!;
-    out += typeof key === "number" ? `[${key}]` : out === "" ? key : `.${key}`;
-  }
-  return out;
-}

@@ -13,12 +13,12 @@ export interface ValidatorMark {
   guard: string;
   action: "warn" | "directive" | "stop";
   reason: string;
-  outcome: "invalid_output" | "blocked";
+  outcome: "invalid_output" | "blocked" | "instructions_flagged";
   errorClass?: OutputErrorClass;
   mode?: InvalidOutputMode;
 }
 
-const OUTCOMES = new Set(["invalid_output", "blocked"]);
+const OUTCOMES = new Set(["invalid_output", "blocked", "instructions_flagged"]);
 
 /** The mark `guard` left on a message, if any. Works on message instances and plain dicts. */
 export function validatorMarkOf(message: unknown, guard: string): ValidatorMark | undefined {

@@ -14,12 +14,16 @@ export interface RunStateSettings {
   /** Whether outputs of this tool are validated (and so count as valid or invalid). */
   isChecked: (tool: string) => boolean;
   killSwitch: KillSwitchSettings | undefined;
+  /** Whether an output flagged for instruction-like text pauses write tools for the rest of the run. */
+  instructionsPauseWrites?: boolean;
 }
 
 /** What the current run's history says about tool output so far. */
 export interface RunState {
   /** Tools whose output was degraded in this run and that have not returned a valid output since. */
   degradedTools: string[];
+  /** Tools whose output in this run was flagged for instruction-like text (with `instructionsPauseWrites`). */
+  instructionSources: string[];
   /** Set once the kill switch tripped in this run: the counts at that moment. */
   killSwitch?: { invalid: number; outOf: number };
   /** Checked outputs in the run, and how many of them were invalid. */
@@ -42,7 +46,8 @@ export function runStart(messages: readonly unknown[], end = messages.length): n
  * after a restore in another process, and in replay.
  */
 export function runStateOf(messages: readonly unknown[], settings: RunStateSettings, end = messages.length): RunState {
-  const state: RunState = { degradedTools: [], checked: 0, invalid: 0 };
+  const state: RunState = { degradedTools: [], instructionSources: [], checked: 0, invalid: 0 };
+  const instructionSources = new Set<string>();
   const degraded = new Set<string>();
   const recent: boolean[] = [];
   let recentInvalid = 0;
@@ -60,7 +65,11 @@ export function runStateOf(messages: readonly unknown[], settings: RunStateSetti
     const tool = nameOf(message) ?? (id === undefined ? undefined : callNames.get(id));
     if (tool === undefined) continue;
 
-    const mark = validatorMarkOf(message, settings.guard);
+    let mark = validatorMarkOf(message, settings.guard);
+    if (mark?.outcome === "instructions_flagged") {
+      if (settings.instructionsPauseWrites) instructionSources.add(tool);
+      mark = undefined; // otherwise an output like any other
+    }
     let isInvalid: boolean;
     if (mark?.outcome === "invalid_output") {
       isInvalid = true;
@@ -83,6 +92,7 @@ export function runStateOf(messages: readonly unknown[], settings: RunStateSetti
     if (recentInvalid >= ks.minInvalid) state.killSwitch = { invalid: recentInvalid, outOf: recent.length };
   }
   state.degradedTools = [...degraded];
+  state.instructionSources = [...instructionSources];
   return state;
 }
 

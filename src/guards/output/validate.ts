@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { canonicalJson } from "../../observe/canonical.js";
+import { declaredKeysOf, fieldPath } from "./fieldPath.js";
 import { findHtmlInJson, isHtmlDocument } from "./html.js";
 import type { OutputErrorClass, ResolvedSpec } from "./spec.js";
 
@@ -13,9 +15,12 @@ export type OutputVerdict =
   | {
       valid: false;
       errorClass: OutputErrorClass;
+      /** The fault in the validator's own words: field names, classes and lengths, never payload text. */
       detail: string;
       /** `ToolOutputInvalid: <errorClass>: <detail>`, the first line of what the model reads. */
       reason: string;
+      /** Payload text worth showing (what an error field said): shown only inside the envelope of an enveloped tool. */
+      quoted?: string;
     };
 
 export interface ValidatedCall {
@@ -46,12 +51,12 @@ export function validateOutput(content: unknown, spec: ResolvedSpec, call: Valid
   } catch (error) {
     return endsOpen(text)
       ? invalid("json_truncated", `the JSON ends before its last value, string or bracket is closed (${text.length} characters)`)
-      : invalid("json_invalid", errorText(error));
+      : invalid("json_invalid", jsonErrorText(error, text.length));
   }
   const htmlAt = findHtmlInJson(parsed);
   if (htmlAt !== undefined) return invalid("html_instead_of_json", `field ${htmlAt} holds an HTML page`);
   const reported = reportedError(parsed, spec.errorFields);
-  if (reported !== undefined) return invalid("error_in_payload", reported);
+  if (reported !== undefined) return { ...invalid("error_in_payload", reported.detail), quoted: reported.quoted };
   return checkValue(parsed, spec, call, spec.normalize);
 }
 
@@ -62,9 +67,9 @@ function checkValue(value: unknown, spec: ResolvedSpec, call: ValidatedCall, nor
     try {
       result = spec.schema.safeParse(value);
     } catch (error) {
-      return invalid("schema_invalid", `the schema could not run: ${errorText(error)}`);
+      return invalid("schema_invalid", `the schema could not run (${errorName(error)})`);
     }
-    if (!result.success) return invalid("schema_invalid", describeIssues(result.error.issues));
+    if (!result.success) return invalid("schema_invalid", describeIssues(result.error.issues, declaredKeysOf(spec.schema, z.toJSONSchema)));
     checked = result.data;
   }
   for (let i = 0; i < spec.invariants.length; i++) {
@@ -72,14 +77,14 @@ function checkValue(value: unknown, spec: ResolvedSpec, call: ValidatedCall, nor
     try {
       broken = spec.invariants[i]!(checked, call);
     } catch (error) {
-      return invalid("invariant_failed", `invariant ${i + 1} threw ${errorText(error)}`);
+      return invalid("invariant_failed", `invariant ${i + 1} threw ${errorName(error)}`);
     }
     if (typeof broken === "string" && broken !== "") return invalid("invariant_failed", broken);
   }
   return normalize ? { valid: true, value: checked, normalized: jsonText(checked) } : { valid: true, value: checked };
 }
 
-function invalid(errorClass: OutputErrorClass, detail: string): OutputVerdict {
+function invalid(errorClass: OutputErrorClass, detail: string): Extract<OutputVerdict, { valid: false }> {
   const short = detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL - 1)}…` : detail;
   return { valid: false, errorClass, detail: short, reason: `ToolOutputInvalid: ${errorClass}: ${short}` };
 }
@@ -124,8 +129,8 @@ export function endsOpen(text: string): boolean {
   return inString || open.length > 0;
 }
 
-/** A top-level error field with a value: the "success" wrapper that carries a failure. */
-function reportedError(parsed: unknown, fields: readonly string[]): string | undefined {
+/** A top-level error field with a value: the "success" wrapper that carries a failure. The field name is the spec's. */
+function reportedError(parsed: unknown, fields: readonly string[]): { detail: string; quoted: string } | undefined {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
   const record = parsed as Record<string, unknown>;
   for (const field of fields) {
@@ -133,7 +138,11 @@ function reportedError(parsed: unknown, fields: readonly string[]): string | und
     const value = record[field];
     if (isUnset(value)) continue;
     const shown = canonicalJson(value);
-    return `field ${field} reports a failure: ${shown.length > 160 ? `${shown.slice(0, 159)}…` : shown}`;
+    const kind = Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+    return {
+      detail: `field ${field} reports a failure (${kind} of ${shown.length} characters)`,
+      quoted: shown.length > 300 ? `${shown.slice(0, 299)}…` : shown,
+    };
   }
   return undefined;
 }
@@ -149,24 +158,21 @@ interface IssueLike {
   message: string;
 }
 
-/** `plan: expected one of "free"|"pro"` — the first issue, its path, and how many more there are. */
-export function describeIssues(issues: readonly IssueLike[]): string {
+/**
+ * `plan: expected one of "free"|"pro"` — the first issue, its path, and how many more there are.
+ * zod's messages speak of the schema (expected types and values); the keys of unrecognised
+ * fields come from the payload, so they are counted, not named.
+ */
+export function describeIssues(issues: readonly IssueLike[], declaredKeys?: ReadonlySet<string>): string {
   const first = issues[0];
   if (!first) return "(root): rejected by the schema";
+  const keys = (first as { code?: unknown; keys?: unknown }).code === "unrecognized_keys" ? (first as { keys?: unknown }).keys : undefined;
   // zod prefixes messages with a category ("Invalid option: ", "Too small: "); the class already says it.
-  const message = first.message.replace(/^[A-Z][a-z]*(?: [a-z]+)*: /, "");
+  const message = Array.isArray(keys)
+    ? `${keys.length} field${keys.length === 1 ? "" : "s"} the schema does not allow`
+    : first.message.replace(/^[A-Z][a-z]*(?: [a-z]+)*: /, "");
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? "s" : ""})` : "";
-  return `${formatPath(first.path)}: ${message}${more}`;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(root)";
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? String(key) : `.${String(key)}`;
-  }
-  return out;
+  return `${fieldPath(first.path, declaredKeys)}: ${message}${more}`;
 }
 
 function jsonText(value: unknown): string {
@@ -179,6 +185,13 @@ function jsonText(value: unknown): string {
   return canonicalJson(value);
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/** A checker's exception by its class only: its message may quote the payload. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** JSON.parse's message quotes the text; say where it failed instead. */
+function jsonErrorText(error: unknown, length: number): string {
+  const at = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
+  return `not valid JSON${at === undefined ? "" : ` at character ${at}`} (${length} characters)`;
 }

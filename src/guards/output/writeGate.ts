@@ -1,6 +1,6 @@
 import { ALLOW, type Decision } from "../../core/decision.js";
 import type { RunState } from "./runState.js";
-import { killSwitchBlockedText, safeModeBlockedText } from "./texts.js";
+import { instructionsBlockedText, killSwitchBlockedText, safeModeBlockedText } from "./texts.js";
 
 /**
  * Whether a call to a write tool may run, given the current run's state: the kill switch
@@ -15,6 +15,14 @@ export function decideWriteCall(tool: string, state: RunState): Decision {
       reason: `kill_switch: ${invalid} of the last ${outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
       message: killSwitchBlockedText(tool, invalid, outOf),
       detail: { invalid, outOf },
+    };
+  }
+  if (state.instructionSources.length > 0) {
+    return {
+      action: "directive",
+      reason: `instructions_in_output: ${state.instructionSources.join(", ")} returned text that looks like instructions in this run`,
+      message: instructionsBlockedText(tool, state.instructionSources),
+      detail: { instructionSources: state.instructionSources },
     };
   }
   if (state.degradedTools.length > 0) {

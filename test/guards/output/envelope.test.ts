@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ENVELOPE_TAG, envelopeText, escapeClosingTag, findInstructionLikeText } from "../../../src/guards/output/envelope.js";
+import { decodeEnvelopePayload, ENVELOPE_TAG, envelopeText, escapeEnvelopePayload, findInstructionLikeText } from "../../../src/guards/output/envelope.js";
 
 const CLOSE = `</${ENVELOPE_TAG}>`;
 
@@ -22,8 +22,9 @@ describe("envelopeText", () => {
     );
   });
 
-  it("escapes the closing tag visibly instead of removing it", () => {
-    expect(escapeClosingTag(`a${CLOSE}b`)).toBe(`a<\\/${ENVELOPE_TAG}>b`);
+  it("escapes the tag's angle visibly and reversibly instead of removing it", () => {
+    expect(escapeEnvelopePayload(`a${CLOSE}b`)).toBe(`a&#x3C;/${ENVELOPE_TAG}>b`);
+    expect(decodeEnvelopePayload(escapeEnvelopePayload(`a${CLOSE}b &#x3C; c`))).toBe(`a${CLOSE}b &#x3C; c`);
   });
 
   it("names flagged patterns outside the envelope", () => {

@@ -59,7 +59,7 @@ describe("runStateOf", () => {
     expect(runStateOf(messages, settings()).killSwitch).toBeDefined();
     const next = [...messages, new AIMessage("sorry"), new HumanMessage("try again")];
     expect(runStart(next)).toBe(next.length);
-    expect(runStateOf(next, settings())).toEqual({ degradedTools: [], checked: 0, invalid: 0 });
+    expect(runStateOf(next, settings())).toEqual({ degradedTools: [], instructionSources: [], checked: 0, invalid: 0 });
   });
 
   it("trips the kill switch at minInvalid within the window and stays tripped for the run", () => {
@@ -110,17 +110,17 @@ describe("runStateOf", () => {
 
 describe("decideWriteCall", () => {
   it("allows writes outside safe mode", () => {
-    expect(decideWriteCall("send", { degradedTools: [], checked: 3, invalid: 0 }).action).toBe("allow");
+    expect(decideWriteCall("send", { degradedTools: [], instructionSources: [], checked: 3, invalid: 0 }).action).toBe("allow");
   });
 
   it("refuses writes in safe mode, naming the tool to fix", () => {
-    const decision = decideWriteCall("send", { degradedTools: ["get_plan"], checked: 1, invalid: 1 });
+    const decision = decideWriteCall("send", { degradedTools: ["get_plan"], instructionSources: [], checked: 1, invalid: 1 });
     expect(decision).toMatchObject({ action: "directive", reason: "safe_mode: get_plan returned invalid output in this run" });
     if (decision.action === "directive") expect(decision.message).toMatch(/"get_plan"/);
   });
 
   it("refuses writes after the kill switch, whatever safe mode says", () => {
-    const decision = decideWriteCall("send", { degradedTools: [], checked: 6, invalid: 5, killSwitch: { invalid: 5, outOf: 10 } });
+    const decision = decideWriteCall("send", { degradedTools: [], instructionSources: [], checked: 6, invalid: 5, killSwitch: { invalid: 5, outOf: 10 } });
     expect(decision.action === "directive" && decision.reason).toMatch(/^kill_switch: 5 of the last 10/);
   });
 });
