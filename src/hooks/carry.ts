@@ -1,7 +1,7 @@
 import { Command, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { contentOf, messageKind, toolCallIdOf, toolCallsOf } from "../core/messages.js";
+import { messageKind, toolCallIdOf } from "../core/messages.js";
 
 /**
  * What the guards remember across a summary (DESIGN.md, "Attach points"). LangChain's
@@ -12,13 +12,15 @@ import { contentOf, messageKind, toolCallIdOf, toolCallsOf } from "../core/messa
  * judge the carried history followed by what the summary kept, which gives the same decisions
  * as the history would have without the summary, in any worker and in replay.
  *
- * A carried message keeps what the guards read: its kind, id, tool calls, tool-call id, name,
- * status, marks, usage and its text; binary blocks are left out.
+ * Carried messages are message instances, not plain dicts: LangGraph copies every plain object of
+ * the state into each tool task, and instances pass through as they are. Human and AI messages
+ * are the state's own objects (keyed by id); a tool's answer is carried as a copy whose id is
+ * the asking AIMessage's id with the call id, since call ids repeat across turns.
  */
 export const CARRY_KEY = "_harnessKitCarry";
 
-/** A message as carried: a plain message dict, with the key it is carried under. */
-export type Carried = Record<string, unknown> & { hk_key: string };
+/** A carried message: its id is the key it is carried under. */
+export type Carried = BaseMessage & { id: string };
 
 /** Adds or replaces carried messages by key, keeping history order: replays and retries write the same keys again. */
 function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
@@ -27,9 +29,9 @@ function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   const next = [...current];
   const added = new Map<string, number>();
   for (const entry of update) {
-    const index = at.get(entry.hk_key) ?? added.get(entry.hk_key);
+    const index = at.get(entry.id) ?? added.get(entry.id);
     if (index === undefined) {
-      added.set(entry.hk_key, next.length);
+      added.set(entry.id, next.length);
       next.push(entry);
     } else next[index] = entry;
   }
@@ -54,7 +56,7 @@ const positionCache = new WeakMap<readonly Carried[], Map<string, number>>();
 function positionsOf(entries: readonly Carried[]): Map<string, number> {
   let at = positionCache.get(entries);
   if (!at) {
-    at = new Map(entries.map((entry, index) => [entry.hk_key, index]));
+    at = new Map(entries.map((entry, index) => [entry.id, index]));
     positionCache.set(entries, at);
   }
   return at;
@@ -68,8 +70,7 @@ export function isSummary(message: unknown): boolean {
 
 /**
  * The history the guards judge: the messages, or after a summary the carried messages it
- * removed followed by the messages it kept (the summary itself is left out). Carried messages
- * are plain dicts, which every decision reads like message instances.
+ * removed followed by the messages it kept (the summary itself is left out).
  */
 export function historyOf(state: GuardState): readonly BaseMessage[] {
   const { messages } = state;
@@ -79,7 +80,7 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   const kept = messages.slice(summaryAt + 1);
   const firstKept = kept.length > 0 ? keysOf(kept)[0] : undefined;
   const removedEnd = firstKept === undefined ? entries.length : (positionsOf(entries).get(firstKept) ?? entries.length);
-  return [...messages.slice(0, summaryAt), ...(entries.slice(0, removedEnd) as unknown as BaseMessage[]), ...kept];
+  return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
 }
 
 /**
@@ -92,7 +93,7 @@ export function withCarry<T extends ToolMessage | Command>(state: GuardState, ca
   const answer = answerIn(result, callId);
   if (!answer) return result;
   const entries = uncarried(state);
-  entries.push(carriedForm(answer, toolKey(lastAiId(state.messages), callId)));
+  entries.push(carriedAnswer(answer, toolKey(lastAiId(state.messages), callId)));
   if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
   const command = result as Command;
   const update = command.update as Record<string, unknown>;
@@ -118,7 +119,12 @@ function uncarried(state: GuardState): Carried[] {
   let start = messages.length;
   while (start > 0 && !at.has(keys[start - 1]!)) start--;
   const out: Carried[] = [];
-  for (let i = start; i < messages.length; i++) if (!isSummary(messages[i])) out.push(carriedForm(messages[i], keys[i]!));
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i]!;
+    // Tool answers were carried when they were made; the summary is not history.
+    if (isSummary(message) || messageKind(message) === "tool") continue;
+    out.push(message.id === keys[i] ? (message as Carried) : withId(message, keys[i]!));
+  }
   return out;
 }
 
@@ -145,18 +151,13 @@ function toolKey(aiId: string, callId: string): string {
   return `tool:${aiId}:${callId}`;
 }
 
-function carriedForm(message: unknown, key: string): Carried {
-  const m = message as Record<string, unknown>;
-  const kind = messageKind(message);
-  const form: Carried = { hk_key: key, type: kind, content: textOnly(contentOf(message)) };
-  for (const field of ["id", "name", "tool_call_id", "status", "usage_metadata", "response_metadata"] as const) {
-    if (m[field] !== undefined) form[field] = m[field];
-  }
-  if (kind === "ai") form.tool_calls = toolCallsOf(message);
-  return form;
+/** A tool's answer as carried: the same message under the carry key. */
+function carriedAnswer(answer: ToolMessage, key: string): Carried {
+  return withId(answer, key);
 }
 
-function textOnly(content: unknown): unknown {
-  if (!Array.isArray(content)) return content;
-  return content.filter((block) => typeof block === "string" || (block as { type?: unknown } | null)?.type === "text");
+/** A copy of `message` whose id is `key` (a message without an id, or a tool answer). */
+function withId(message: BaseMessage, key: string): Carried {
+  const Kind = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+  return new Kind({ ...(message as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs, id: key }) as Carried;
 }
