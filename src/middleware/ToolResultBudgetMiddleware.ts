@@ -1,7 +1,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { readMark } from "../core/marks.js";
-import { getCurrentTaskInput } from "@langchain/langgraph";
+import { getConfig, getCurrentTaskInput } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
@@ -14,6 +14,8 @@ import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssess
 import { offloadKey } from "../offload/keys.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
 import { createRetrievalTool } from "../offload/retrievalTool.js";
+import { threadIdOf } from "../offload/threads.js";
+import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../offload/timeouts.js";
 import { contentText } from "../observe/content.js";
 import { loadHasher } from "../observe/hash.js";
 import { resultFingerprint } from "../observe/resultFingerprint.js";
@@ -41,13 +43,19 @@ export interface ToolResultBudgetOptions {
    * registered). Default: none; the result is cut and the notice says the rest was not kept.
    */
   store?: OffloadStore;
+  /**
+   * How long to wait for the store, in ms, when offloading a result and when the retrieval tool
+   * reads one back. A store that does not answer in time is treated as failing: the result is
+   * cut with a notice that the rest was not kept, and the run goes on. Default 10,000.
+   */
+  storeTimeoutMs?: number;
   /** Emit signals for oversized results but pass them through unchanged (and store nothing). Default false. */
   observeOnly?: boolean;
   /** Receives a signal for every result the budget changed (or, observe-only, would have changed). */
   onSignal?: SignalHandler;
 }
 
-export const TOOL_RESULT_BUDGET_DEFAULTS = { limit: { chars: 20_000, tokens: 5_000 }, unit: "chars" } as const;
+export const TOOL_RESULT_BUDGET_DEFAULTS = { limit: { chars: 20_000, tokens: 5_000 }, unit: "chars", storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS } as const;
 
 const UNITS: readonly BudgetUnit[] = ["chars", "tokens"];
 
@@ -88,6 +96,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private readonly excluded: ReadonlySet<string>;
   private readonly turnLimit: number | undefined;
   private readonly store: OffloadStore | undefined;
+  private readonly storeTimeoutMs: number;
   private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
 
@@ -107,9 +116,13 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     this.turnLimit = options.turnLimit === undefined ? undefined : this.checkLimit("turnLimit", options.turnLimit);
     this.excluded = new Set([...(options.excludeTools ?? []), RETRIEVAL_TOOL_NAME]);
     this.store = options.store;
+    this.storeTimeoutMs = options.storeTimeoutMs ?? TOOL_RESULT_BUDGET_DEFAULTS.storeTimeoutMs;
+    if (!Number.isInteger(this.storeTimeoutMs) || this.storeTimeoutMs < 1) {
+      throw new InvalidOptionsError(this.name, "storeTimeoutMs", `must be a whole number of milliseconds >= 1, got ${String(options.storeTimeoutMs)}`);
+    }
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
-    this.tools = this.store ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure })] : [];
+    this.tools = this.store ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
   }
 
   private checkLimit(option: string, value: number): number {
@@ -213,11 +226,12 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return stateUpdate ? { message: rewritten, stateUpdate } : { message: rewritten };
   }
 
-  /** Keeps the full text in the store; a failing store becomes the reason the notice gives. */
+  /** Keeps the full text in the store; a failing or silent store becomes the reason the notice gives. */
   private async offload(key: string, text: string, toolName: string, toolCallId: string): Promise<Offloaded> {
     if (!this.store) return NOTHING_STORED;
     try {
-      const receipt = await this.store.put(key, text, { toolName, toolCallId, state: currentState() });
+      const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentState() };
+      const receipt = await withStoreTimeout(Promise.resolve().then(() => this.store!.put(key, text, context)), this.storeTimeoutMs, storeName(this.store), key, "put");
       return { outcome: { kind: "stored", key, readHint: receipt?.readHint }, stateUpdate: receipt?.stateUpdate };
     } catch (error) {
       return { outcome: { kind: "not-stored", reason: storeFailureReason(error) } };
@@ -258,6 +272,15 @@ function turnCalls(messages: readonly unknown[], callId: string | undefined): st
     if (callId === undefined || calls.some((call) => call.id === callId)) return calls.map((call) => call.name);
   }
   return [];
+}
+
+/** The thread of the running graph (stores keep each thread's results apart). */
+function currentThreadId(): string | undefined {
+  try {
+    return threadIdOf(getConfig());
+  } catch {
+    return undefined;
+  }
 }
 
 /** The whole graph state of the running task (a wrapToolCall request only carries messages). */

@@ -1,4 +1,5 @@
 import { OffloadStoreError } from "./errors.js";
+import { scopeNameForThread } from "./fileNames.js";
 import { isOffloadKey } from "./keys.js";
 import type { OffloadContext, OffloadReceipt, OffloadStore } from "./OffloadStore.js";
 
@@ -27,7 +28,9 @@ const STORE = "AgentFilesOffloadStore";
  * Offloads into a deep agent's own virtual filesystem, so the agent pages through a large result
  * with its `read_file` (and searches it with `grep`) like any other file. Works inside
  * `createDeepAgent`; in an agent without deepagents' filesystem every write fails and the budget
- * truncates with a notice instead.
+ * truncates with a notice instead. The default state backend keeps files per thread already; a
+ * `backend` you pass may be shared by threads (a `FilesystemBackend`, a `StoreBackend`), so there
+ * each thread's results go to a folder of their own, `<dir>/thread-<id>/`.
  *
  * @example
  * createDeepAgent({ model, middleware: [new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() })] });
@@ -41,14 +44,14 @@ export class AgentFilesOffloadStore implements OffloadStore {
     this.backend = options.backend;
   }
 
-  /** The file a key is kept in. */
-  pathFor(key: string): string {
-    return `${this.dir}/${key}.txt`;
+  /** The file a key is kept in; in a thread's own folder when the files live in a backend threads may share. */
+  pathFor(key: string, threadId?: string): string {
+    return this.backend ? `${this.dir}/${scopeNameForThread(threadId)}/${key}.txt` : `${this.dir}/${key}.txt`;
   }
 
   async put(key: string, content: string, context: OffloadContext): Promise<OffloadReceipt> {
     if (!isOffloadKey(key)) throw new OffloadStoreError(STORE, key, "the key is not a safe file name");
-    const path = this.pathFor(key);
+    const path = this.pathFor(key, context.threadId);
     const readHint = `use read_file with file_path "${path}" (offset and limit count lines)`;
     if (this.backend) {
       const result = fields(await this.backend.write(path, content));
@@ -68,7 +71,7 @@ export class AgentFilesOffloadStore implements OffloadStore {
 
   async get(key: string, context: OffloadContext): Promise<string | undefined> {
     if (!isOffloadKey(key)) return undefined;
-    const path = this.pathFor(key);
+    const path = this.pathFor(key, context.threadId);
     let file: Record<string, unknown>;
     if (this.backend?.readRaw) {
       const raw = fields(await this.backend.readRaw(path));

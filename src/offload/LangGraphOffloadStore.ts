@@ -1,10 +1,11 @@
 import type { BaseStore } from "@langchain/langgraph";
+import { scopeNameForThread } from "./fileNames.js";
 import type { OffloadContext, OffloadStore } from "./OffloadStore.js";
 
 export interface LangGraphOffloadStoreOptions {
   /** The LangGraph store: `InMemoryStore`, a Postgres-backed store, or any other `BaseStore`. */
   store: BaseStore;
-  /** Namespace of the items. Default `["harness_kit", "offload"]`. */
+  /** Namespace of the items; each thread gets its own namespace below it. Default `["harness_kit", "offload"]`. */
   namespace?: readonly string[];
 }
 
@@ -12,8 +13,10 @@ export const LANGGRAPH_OFFLOAD_DEFAULTS = { namespace: ["harness_kit", "offload"
 
 /**
  * Keeps offloaded results in a LangGraph `BaseStore`, so every worker of a deployment that
- * shares the store (a Postgres-backed one, say) can read them back. Each item's value is
- * `{content, tool, toolCallId, chars}`.
+ * shares the store (a Postgres-backed one, say) can read them back. Items live in a namespace per
+ * thread, `[...namespace, "thread-<id>"]` (`"no-thread"` for runs without a thread id), so a key
+ * asked for from another thread, or under another namespace, finds nothing. Each item's value is
+ * `{content, tool, toolCallId, threadId, chars}`.
  *
  * @example
  * const store = new InMemoryStore();
@@ -28,17 +31,23 @@ export class LangGraphOffloadStore implements OffloadStore {
     this.namespace = [...(options.namespace ?? LANGGRAPH_OFFLOAD_DEFAULTS.namespace)];
   }
 
+  /** The namespace a thread's results are kept in. */
+  namespaceFor(threadId: string | undefined): string[] {
+    return [...this.namespace, scopeNameForThread(threadId)];
+  }
+
   async put(key: string, content: string, context: OffloadContext): Promise<void> {
-    await this.store.put(this.namespace, key, {
+    await this.store.put(this.namespaceFor(context.threadId), key, {
       content,
       tool: context.toolName,
       toolCallId: context.toolCallId,
+      threadId: context.threadId ?? null,
       chars: content.length,
     }, false);
   }
 
-  async get(key: string): Promise<string | undefined> {
-    const item = await this.store.get(this.namespace, key);
+  async get(key: string, context: OffloadContext): Promise<string | undefined> {
+    const item = await this.store.get(this.namespaceFor(context?.threadId), key);
     const content = item?.value?.content;
     return typeof content === "string" ? content : undefined;
   }

@@ -2,23 +2,47 @@
  * Where the budget puts tool results too large for the context, and where the retrieval tool
  * reads them back. Implement it to keep results anywhere (a bucket, a cache, a database); see
  * `examples/custom-offload-store.ts`.
+ *
+ * Every call carries the thread it works for (`context.threadId`): a store keeps each thread's
+ * results apart, so one store can serve many threads and a key read from another thread finds
+ * nothing. Keys are unique per result (see `offloadKey`), so a put never replaces another result.
  */
 export interface OffloadStore {
   /**
-   * Keeps `content` under `key`, replacing what was there. Reject (throw) when it cannot: the
-   * budget then truncates the result and tells the model the rest was not kept.
+   * Keeps `content` under `key` for `context.threadId`. Reject (throw) when it cannot: the budget
+   * then truncates the result and tells the model the rest was not kept.
    */
   put(key: string, content: string, context: OffloadContext): Promise<OffloadReceipt | void>;
-  /** The content stored under `key`, or `undefined` when there is none. */
+  /** The content stored under `key` for `context.threadId`, or `undefined` when there is none. */
   get(key: string, context: OffloadContext): Promise<string | undefined>;
+  /**
+   * Optional: characters `[start, end)` of the content and its total length, without reading the
+   * rest (the retrieval tool pages through large results with it). Without it, `get` is used.
+   */
+  read?(key: string, range: CharRange, context: OffloadContext): Promise<StoredSlice | undefined>;
 }
 
 /** The call a store is working for. */
 export interface OffloadContext {
   toolName: string;
   toolCallId: string;
+  /** The thread (`configurable.thread_id`) of the run; `undefined` when it has none. */
+  threadId?: string;
   /** The graph state of the running agent, when there is one (deepagents keeps its files there). */
   state: Readonly<Record<string, unknown>>;
+}
+
+/** Character positions (UTF-16 code units, as `String.prototype.slice` counts them). */
+export interface CharRange {
+  start: number;
+  end: number;
+}
+
+/** A part of a stored result: `text` is the content from `start` on; `total` its whole length. */
+export interface StoredSlice {
+  text: string;
+  start: number;
+  total: number;
 }
 
 /** What a store may add to the preview it was written for. */

@@ -1,77 +1,63 @@
+import type { LineSearch } from "./search.js";
+import type { StoredSlice } from "./OffloadStore.js";
+
 /**
  * What the retrieval tool answers: a slice of a stored result, or its lines that match a
- * pattern. Pure functions of the stored text; `room` is how many characters of content fit.
+ * pattern. Pure functions of what was read; `room` is how many characters of content fit.
  */
 
-/** Read by the model: a slice by character offset, saying where to continue. */
-export function renderSlice(key: string, text: string, offset: number, length: number | undefined, room: number): string {
-  const total = text.length;
+/**
+ * Read by the model: a slice by character offset, saying where to continue. `stored` holds the
+ * result from `stored.start` on (a page read around `offset`, or all of it).
+ */
+export function renderSlice(key: string, stored: StoredSlice, offset: number, length: number | undefined, room: number): string {
+  const { total } = stored;
   const start = Math.min(Math.max(0, Math.floor(offset)), total);
   if (start >= total && total > 0) {
     return `[The result stored under "${key}" has ${total} characters; offset ${Math.floor(offset)} is past its end.]`;
   }
-  let end = Math.min(total, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
-  if (end < total && end > start && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  const available = stored.start + stored.text.length;
+  let end = Math.min(total, available, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
+  const at = (i: number) => stored.text.charCodeAt(i - stored.start);
+  if (end < total && end > start && isHighSurrogate(at(end - 1))) end--;
   const next = end < total ? `Continue with offset ${end}.` : "This is the end of the result.";
-  return `[Characters ${start} to ${end} of ${total} stored under "${key}". ${next}]\n${text.slice(start, end)}`;
+  return `[Characters ${start} to ${end} of ${total} stored under "${key}". ${next}]\n${stored.text.slice(start - stored.start, end - stored.start)}`;
 }
-
-/** A pattern from the model: a regular expression, or the literal text when it is not a valid one. */
-export function compilePattern(pattern: string): RegExp {
-  try {
-    return new RegExp(pattern);
-  } catch {
-    return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  }
-}
-
-/** Longest line shown whole; longer ones are cut around their first match. */
-const LINE_CHARS = 500;
 
 /**
- * Read by the model: the lines (numbered from 1) matching `pattern`, from character `from` on,
- * as many as fit in `room`, with the total count and the offset to continue from.
+ * Read by the model: the lines (numbered from 1) a search found, as many as fit in `room`, with
+ * the count and the offset to continue from; a search the deadline stopped says so.
  */
-export function renderMatches(key: string, text: string, pattern: RegExp, from: number, room: number): string {
-  const start = Math.min(Math.max(0, Math.floor(from)), text.length);
-  let lineNumber = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < start; i = text.indexOf("\n", i + 1)) lineNumber++;
-
+export function renderMatches(key: string, search: LineSearch, room: number): string {
   const shown: string[] = [];
   let used = 0;
-  let total = 0;
   let next: number | undefined;
-  let position = start;
-  while (position <= text.length) {
-    let end = text.indexOf("\n", position);
-    if (end === -1) end = text.length;
-    const line = text.slice(position, end);
-    const match = pattern.exec(line);
-    if (match) {
-      total++;
-      if (next === undefined) {
-        const entry = `${lineNumber}: ${clipLine(line, match.index)}`;
-        if (used + entry.length + 1 <= room) {
-          shown.push(entry);
-          used += entry.length + 1;
-        } else next = position;
-      }
+  for (const match of search.matches) {
+    const entry = `${match.lineNumber}: ${match.line}`;
+    if (used + entry.length + 1 > room) {
+      next = match.position;
+      break;
     }
-    if (end === text.length) break;
-    position = end + 1;
-    lineNumber++;
+    shown.push(entry);
+    used += entry.length + 1;
   }
-  const where = start > 0 ? ` from character ${start} on` : "";
-  const more = next !== undefined ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.` : "";
-  const header = `[${total} lines match ${String(pattern)} in the result stored under "${key}"${where}, shown as "line number: line".${more}]`;
-  return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
-}
-
-function clipLine(line: string, matchAt: number): string {
-  if (line.length <= LINE_CHARS) return line;
-  const begin = Math.max(0, Math.min(matchAt - LINE_CHARS / 2, line.length - LINE_CHARS));
-  const end = begin + LINE_CHARS;
-  return `${begin > 0 ? "…" : ""}${line.slice(begin, end)}${end < line.length ? "…" : ""}`;
+  if (next === undefined && search.matches.length < search.count) {
+    // Counted but not kept: continue after the last line shown.
+    const last = search.matches[search.matches.length - 1];
+    next = last ? last.nextLine : search.from;
+  }
+  const display = search.pattern.display;
+  const lines = search.count === 1 ? "1 line matches" : `${search.count} lines match`;
+  const header = search.stoppedAt === undefined
+    ? `[${lines} ${display} in the result stored under "${key}"${search.from > 0 ? ` from character ${search.from} on` : ""}, shown as "line number: line".`
+    : `[${lines} ${display} in characters ${search.from} to ${search.stoppedAt} of the ${search.total} stored under "${key}", shown as "line number: line". The search stopped there to answer within ${search.timeLimitMs} ms.`;
+  const more = next !== undefined
+    ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.`
+    : search.stoppedAt !== undefined
+      ? ` To search the rest, continue with offset ${search.stoppedAt} and the same pattern.`
+      : "";
+  const note = search.pattern.note ? ` Note: ${search.pattern.note}.` : "";
+  return shown.length > 0 ? `${header}${more}${note}]\n${shown.join("\n")}` : `${header}${more}${note}]`;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -3,25 +3,34 @@ import { z } from "zod";
 import { RETRIEVAL_TOOL_NAME } from "../guards/budgetNotices.js";
 import type { Measure } from "../guards/budgetMeasure.js";
 import { fitToBudget } from "../guards/budgetPreview.js";
-import type { OffloadStore } from "./OffloadStore.js";
-import { compilePattern, renderMatches, renderSlice } from "./readBack.js";
+import type { CharRange, OffloadStore, StoredSlice } from "./OffloadStore.js";
+import { renderMatches, renderSlice } from "./readBack.js";
+import { readStored } from "./readStored.js";
+import { compileLinePattern, isRefused, searchLines } from "./search.js";
+import { threadIdOf } from "./threads.js";
+import { DEFAULT_STORE_TIMEOUT_MS } from "./timeouts.js";
 
 export interface RetrievalBudget {
   /** Largest answer, in the measure's unit. */
   limit: number;
   measure: Measure;
+  /** How long to wait for the store, in ms. Default `DEFAULT_STORE_TIMEOUT_MS` (10 s). */
+  timeoutMs?: number;
 }
+
+/** How long a search may scan before it answers with what it found and where to continue. */
+export const SEARCH_TIME_MS = 40;
 
 const DESCRIPTION =
   "Reads a tool result that was too large to show in full and was stored under a key (its preview names the key). " +
   "Give an offset (a character position, 0 by default) and optionally a length to read a slice, " +
-  "or a pattern (a regular expression) to list the lines that match. Each answer is capped and says where to continue.";
+  "or a pattern (a regular expression in RE2 syntax, or plain text) to list the lines that match. Each answer is capped and says where to continue.";
 
 const schema = z.object({
   key: z.string().describe("The key the preview gave, exactly."),
   offset: z.coerce.number().optional().describe("Character position to start from; 0 by default."),
   length: z.coerce.number().optional().describe("Characters to read; as many as fit by default."),
-  pattern: z.string().optional().describe("Regular expression: list matching lines instead of reading a slice."),
+  pattern: z.string().optional().describe("Regular expression (RE2 syntax) or plain text: list matching lines instead of reading a slice."),
 });
 
 /** Room for the answer's header, in characters: the answer's content gets the rest. */
@@ -38,31 +47,46 @@ export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget
       const context = {
         toolName: RETRIEVAL_TOOL_NAME,
         toolCallId: runtime?.toolCallId ?? "",
+        threadId: threadIdOf(runtime),
         state: stateOf(runtime),
       };
-      let text: string | undefined;
+      const offset = Number.isFinite(input.offset) ? input.offset! : 0;
+      const length = Number.isFinite(input.length) && input.length! > 0 ? input.length : undefined;
+      const pattern = input.pattern === undefined || input.pattern === "" ? undefined : compileLinePattern(input.pattern);
+      if (pattern && isRefused(pattern)) return pattern.refused;
+      let read: StoredSlice | undefined;
       try {
-        text = await store.get(input.key, context);
+        read = await readStored(store, input.key, pattern ? undefined : pageOf(offset, budget), context, budget.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
       } catch (error) {
         return storeReadFailedText(input.key, error);
       }
-      if (text === undefined) return missingKeyText(input.key);
-      const stored = text;
-      const offset = Number.isFinite(input.offset) ? input.offset! : 0;
-      const length = Number.isFinite(input.length) && input.length! > 0 ? input.length : undefined;
-      const pattern = input.pattern === undefined || input.pattern === "" ? undefined : compilePattern(input.pattern);
+      if (read === undefined) return missingKeyText(input.key);
+      const stored = read;
+      const search = pattern ? searchLines(stored.text, pattern, offset, pageChars(budget), SEARCH_TIME_MS) : undefined;
       const render = (room: number) =>
-        pattern ? renderMatches(input.key, stored, pattern, offset, room) : renderSlice(input.key, stored, offset, length, room);
+        search ? renderMatches(input.key, search, room) : renderSlice(input.key, stored, offset, length, room);
       return fitToBudget(render, budget.limit, budget.measure, firstRoom(stored, offset, budget));
     },
     { name: RETRIEVAL_TOOL_NAME, description: DESCRIPTION, schema },
   );
 }
 
-function firstRoom(text: string, offset: number, budget: RetrievalBudget): number {
+/** Most characters one answer can show: the limit, or for tokens a generous 16 characters a token. */
+function pageChars(budget: RetrievalBudget): number {
+  return budget.measure.unit === "chars" ? budget.limit : budget.limit * 16;
+}
+
+/** The part of the result a slice answer can show, read instead of the whole result. */
+function pageOf(offset: number, budget: RetrievalBudget): CharRange {
+  const start = Math.max(0, Math.floor(offset));
+  return { start, end: start + pageChars(budget) };
+}
+
+function firstRoom(stored: StoredSlice, offset: number, budget: RetrievalBudget): number {
   const room = budget.limit - HEADER_ROOM / (budget.measure.unit === "chars" ? 1 : 4);
   if (budget.measure.unit === "chars") return room;
-  const sample = text.slice(Math.max(0, offset), Math.max(0, offset) + 4000) || "x";
+  const from = Math.max(0, offset - stored.start);
+  const sample = stored.text.slice(from, from + 4000) || "x";
   return room * (sample.length / Math.max(budget.measure.text(sample), 1));
 }
 

@@ -14,6 +14,7 @@ import { FileSystemOffloadStore } from "../../src/node.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { keyIn, readStoredTurn } from "./offloadKeys.js";
 
 /** A log whose lines are numbered, so any slice can be checked against its position. */
 function makeLog(lines: number, marker = "ok"): string {
@@ -48,8 +49,8 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
     const store = new MemoryOffloadStore();
     const { result, model, signals } = await run(store, [
       { toolCalls: [{ name: "fetch_logs", args: {}, id: "call_logs" }] },
-      { toolCalls: [{ name: "read_stored_result", args: { key: "fetch_logs-call_logs", offset: 150_000, length: 500 } }] },
-      { toolCalls: [{ name: "read_stored_result", args: { key: "fetch_logs-call_logs", pattern: "status=ERROR" } }] },
+      readStoredTurn({ offset: 150_000, length: 500 }),
+      readStoredTurn({ pattern: "status=ERROR" }),
       { text: "done" },
     ]);
 
@@ -62,7 +63,9 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
     expect(previewText).toContain(LOG.slice(-1000));
     const omitted = Number(/\[\.\.\. (\d+) characters omitted \.\.\.\]/.exec(previewText)![1]);
     expect(omitted).toBeGreaterThan(LOG.length - 4000);
-    expect(previewText).toContain('read_stored_result with key "fetch_logs-call_logs"');
+    const key = keyIn(result.messages);
+    expect(key).toMatch(/^fetch_logs-call_logs-[0-9a-f]{16}$/);
+    expect(previewText).toContain(`read_stored_result with key "${key}"`);
     // What the model saw on its second call is the preview, not the log.
     expect(model.seen[1]!.at(-1)!.content).toBe(previewText);
 
@@ -99,7 +102,7 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
     const mark = (message!.response_metadata as { harness_kit: Record<string, any> }).harness_kit;
     expect(mark.guard).toBe("ToolResultBudgetMiddleware");
     expect(mark.action).toBe("warn");
-    expect(mark.original).toMatchObject({ size: LOG.length, offloadKey: "fetch_logs-call_meta" });
+    expect(mark.original).toMatchObject({ size: LOG.length, offloadKey: keyIn(result.messages) });
     expect(mark.original.fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(mark.budget).toMatchObject({ action: "offload", limit: 4000, unit: "chars" });
   });
@@ -167,10 +170,10 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
     const store = new LangGraphOffloadStore({ store: langGraphStore, namespace: ["tests", "offload"] });
     const { result } = await run(store, [
       { toolCalls: [{ name: "fetch_logs", args: {}, id: "call_lg" }] },
-      { toolCalls: [{ name: "read_stored_result", args: { key: "fetch_logs-call_lg", offset: 0, length: 100 } }] },
+      readStoredTurn({ offset: 0, length: 100 }),
       { text: "done" },
     ]);
-    const item = await langGraphStore.get(["tests", "offload"], "fetch_logs-call_lg");
+    const item = await langGraphStore.get(["tests", "offload", "no-thread"], keyIn(result.messages));
     expect(item?.value).toMatchObject({ content: LOG, tool: "fetch_logs", toolCallId: "call_lg", chars: LOG.length });
     expect(String(toolMessages(result.messages)[1]!.content)).toContain(LOG.slice(0, 100));
   });
@@ -186,10 +189,10 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
       const store = new FileSystemOffloadStore({ dir });
       const { result } = await run(store, [
         { toolCalls: [{ name: "fetch_logs", args: {}, id: "call_fs" }] },
-        { toolCalls: [{ name: "read_stored_result", args: { key: "fetch_logs-call_fs", offset: LOG.length - 50 } }] },
+        readStoredTurn({ offset: LOG.length - 50 }),
         { text: "done" },
       ]);
-      expect(await readdir(dir)).toEqual(["result-fetch_logs-call_fs.txt"]);
+      expect(await readdir(join(dir, "no-thread"))).toEqual([`result-${keyIn(result.messages)}.txt`]);
       const tail = String(toolMessages(result.messages)[1]!.content);
       expect(tail).toContain(LOG.slice(-50));
       expect(tail).toContain("This is the end of the result.");

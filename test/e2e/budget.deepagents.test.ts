@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ToolResultBudgetMiddleware } from "../../src/middleware/ToolResultBudgetMiddleware.js";
 import { AgentFilesOffloadStore } from "../../src/offload/AgentFilesOffloadStore.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { pathIn, readFileTurn, readStoredTurn } from "./offloadKeys.js";
 
 const lines = (count: number) => Array.from({ length: count }, (_, i) => `row ${i} value=${(i * 7919) % 10007}`).join("\n");
 const BIG = lines(5000); // about 100,000 characters: over ours (20,000) and over deepagents' 80,000
@@ -33,15 +34,16 @@ async function runDeep(turns: ScriptedTurn[], budget: ToolResultBudgetMiddleware
 describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
   it("offloads into the agent's own files, so read_file pages through the result", async () => {
     const budget = new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() });
-    const path = "/large_tool_results/export_table-call_export.txt";
     const { result } = await runDeep(
       [
         { toolCalls: [{ name: "export_table", args: {}, id: "call_export" }] },
-        { toolCalls: [{ name: "read_file", args: { file_path: path, offset: 2500, limit: 3 } }] },
+        readFileTurn({ offset: 2500, limit: 3 }),
         { text: "done" },
       ],
       budget,
     );
+    const path = pathIn(result.messages);
+    expect(path).toMatch(/^\/large_tool_results\/export_table-call_export-[0-9a-f]{16}\.txt$/);
     const [preview, page] = toolTexts(result.messages);
     expect(preview!.length).toBeLessThanOrEqual(20_000);
     expect(preview).toContain(`use read_file with file_path "${path}"`);
@@ -57,7 +59,8 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
     const { result } = await runDeep([{ toolCalls: [{ name: "export_table", args: {}, id: "call_a" }] }, { text: "done" }], budget);
     const [preview] = toolTexts(result.messages);
     expect(preview).toContain("[export_table returned");
-    expect(Object.keys(result.files ?? {})).toEqual(["/large_tool_results/export_table-call_a.txt"]);
+    expect(Object.keys(result.files ?? {})).toEqual([pathIn(result.messages)]);
+    expect(pathIn(result.messages)).toMatch(/^\/large_tool_results\/export_table-call_a-/);
   });
 
   it("leaves to deepagents what it lets through: excluded tools, and results between our limit and 80,000 characters", async () => {
@@ -87,14 +90,14 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
     const { result, model } = await runDeep(
       [
         { toolCalls: [{ name: "export_table", args: {}, id: "call_r" }] },
-        { toolCalls: [{ name: "read_stored_result", args: { key: "export_table-call_r", pattern: "^row 4999 " } }] },
+        readStoredTurn({ pattern: "^row 4999 " }),
         { text: "done" },
       ],
       budget,
     );
     expect(model.toolBindings[0]).toEqual(expect.arrayContaining(["read_stored_result", "read_file"]));
     const [, found] = toolTexts(result.messages);
-    expect(found).toContain("1 lines match");
+    expect(found).toContain("1 line matches");
     expect(found).toContain("5000: row 4999 value=");
   });
 
@@ -108,17 +111,19 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
       root = await mkdtemp(join(tmpdir(), "harness-kit-deep-"));
       const backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
       const budget = new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore({ backend }) });
-      const path = "/large_tool_results/export_table-call_fs.txt";
       const { result } = await runDeep(
         [
           { toolCalls: [{ name: "export_table", args: {}, id: "call_fs" }] },
-          { toolCalls: [{ name: "read_file", args: { file_path: path, offset: 4998, limit: 5 } }] },
+          readFileTurn({ offset: 4998, limit: 5 }),
           { text: "done" },
         ],
         budget,
         backend,
       );
-      expect(await readFile(join(root, "large_tool_results", "export_table-call_fs.txt"), "utf8")).toBe(BIG);
+      // A backend may be shared by threads: the result sits in this thread's folder.
+      const path = pathIn(result.messages);
+      expect(path).toMatch(/^\/large_tool_results\/no-thread\/export_table-call_fs-[0-9a-f]{16}\.txt$/);
+      expect(await readFile(join(root, path), "utf8")).toBe(BIG);
       expect(toolTexts(result.messages)[1]).toContain("row 4999 value=");
     });
   });

@@ -35,7 +35,8 @@ describe("ToolResultBudgetMiddleware options", () => {
     expect(() => new ToolResultBudgetMiddleware({ unit: "bytes" as never })).toThrow('option "unit"');
     expect(() => new ToolResultBudgetMiddleware({ toolLimits: { search: 10 } })).toThrow('option "toolLimits.search"');
     expect(() => new ToolResultBudgetMiddleware({ turnLimit: 0 })).toThrow('option "turnLimit"');
-    expect(TOOL_RESULT_BUDGET_DEFAULTS).toEqual({ limit: { chars: 20_000, tokens: 5_000 }, unit: "chars" });
+    expect(() => new ToolResultBudgetMiddleware({ storeTimeoutMs: 0 })).toThrow('option "storeTimeoutMs"');
+    expect(TOOL_RESULT_BUDGET_DEFAULTS).toEqual({ limit: { chars: 20_000, tokens: 5_000 }, unit: "chars", storeTimeoutMs: 10_000 });
   });
 
   it("registers the retrieval tool only with a store", () => {
@@ -102,8 +103,8 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     expect(update.files).toEqual({ "/a.txt": { content: "a" } });
     const [note, preview] = update.messages as BaseMessage[];
     expect(note!.content).toBe("note");
-    expect(String(preview!.content)).toContain('stored under the key "fetch-call_1"');
-    expect(await store.get("fetch-call_1")).toBe(BIG);
+    const key = /stored under the key "(fetch-call_1-[0-9a-f]{16})"/.exec(String(preview!.content))![1]!;
+    expect(await store.get(key)).toBe(BIG);
   });
 
   it("handles a Command whose update is a list of pairs", async () => {
@@ -123,12 +124,14 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     const fromMessage = (await budget.wrapToolCall(request(), returning(answer(BIG)))) as Command;
     expect(fromMessage).toBeInstanceOf(Command);
     const update = fromMessage.update as { files: Record<string, { content: string }>; messages: ToolMessage[] };
-    expect(update.files["/big/fetch-call_1"]!.content).toBe(BIG);
-    expect(String(update.messages[0]!.content)).toContain("To read it, open fetch-call_1.");
+    const [path] = Object.keys(update.files);
+    expect(path).toMatch(/^\/big\/fetch-call_1-[0-9a-f]{16}$/);
+    expect(update.files[path!]!.content).toBe(BIG);
+    expect(String(update.messages[0]!.content)).toContain(`To read it, open ${path!.slice(5)}.`);
 
     const own = new Command({ update: { messages: [answer(BIG)], files: { "/mine.txt": { content: "x" } } } });
     const merged = ((await budget.wrapToolCall(request(), returning(own))) as Command).update as { files: Record<string, unknown> };
-    expect(Object.keys(merged.files).sort()).toEqual(["/big/fetch-call_1", "/mine.txt"]);
+    expect(Object.keys(merged.files).sort()).toEqual([expect.stringMatching(/^\/big\/fetch-call_1-/), "/mine.txt"]);
   });
 
   it("turns a tool's exception into an error ToolMessage, and lets interrupts through", async () => {
@@ -186,7 +189,7 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     const result = (await budget.wrapToolCall(request(), returning(answer(BIG)))) as ToolMessage;
     expect(String(result.content)).toContain("[... ");
     expect(signals).toEqual([
-      expect.objectContaining({ guard: "ToolResultBudgetMiddleware", action: "warn", reason: "result_offloaded", tool: "fetch", toolCallId: "call_1", detail: expect.objectContaining({ key: "fetch-call_1", chars: BIG.length }) }),
+      expect.objectContaining({ guard: "ToolResultBudgetMiddleware", action: "warn", reason: "result_offloaded", tool: "fetch", toolCallId: "call_1", detail: expect.objectContaining({ key: expect.stringMatching(/^fetch-call_1-[0-9a-f]{16}$/), chars: BIG.length }) }),
     ]);
   });
 

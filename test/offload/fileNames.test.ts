@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { dirname, join, resolve } from "node:path";
-import { fileNameForKey } from "../../src/offload/fileNames.js";
+import { fileNameForKey, scopeNameForThread } from "../../src/offload/fileNames.js";
 import { offloadKey, isOffloadKey } from "../../src/offload/keys.js";
 
 const keyArb = fc.oneof(
@@ -50,8 +50,30 @@ describe("offloadKey", () => {
         expect(isOffloadKey(offloadKey(tool, id))).toBe(true);
       }),
     );
-    expect(offloadKey("fetch logs/v2", "call.1/../x")).toBe("fetch_logs_v2-call_1____x");
+    expect(offloadKey("fetch logs/v2", "call.1/../x")).toMatch(/^fetch_logs_v2-call_1____x-[0-9a-f]{16}$/);
     expect(offloadKey("t", "")).not.toBe(offloadKey("t", ""));
+    // Ids a model reuses, or that reduce to the same text, still give every result its own key.
+    const long = "x".repeat(100);
+    const ids = ["call_0", "call_0", "call.1", "call:1", `a${long}`, `b${long}`];
+    const keys = ids.map((id) => offloadKey("fetch", id));
+    expect(new Set(keys).size).toBe(ids.length);
     expect(isOffloadKey("../etc/passwd")).toBe(false);
+  });
+});
+
+describe("scopeNameForThread", () => {
+  it("gives distinct threads distinct folder and namespace names, safe everywhere", () => {
+    const dir = resolve("/srv/offload");
+    fc.assert(
+      fc.property(keyArb, keyArb, (a, b) => {
+        const name = scopeNameForThread(a);
+        expect(name).toMatch(/^thread-[a-z0-9_%A-F-]*$/);
+        expect(name.length).toBeLessThanOrEqual(200);
+        expect(dirname(join(dir, name))).toBe(dir);
+        expect(name).not.toBe(scopeNameForThread(undefined));
+        if (a !== b) expect(name).not.toBe(scopeNameForThread(b));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

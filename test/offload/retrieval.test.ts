@@ -1,26 +1,35 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createMeasure } from "../../src/guards/budgetMeasure.js";
-import { compilePattern, renderMatches, renderSlice } from "../../src/offload/readBack.js";
+import { renderMatches, renderSlice } from "../../src/offload/readBack.js";
+import { compileLinePattern, searchLines, type LinePattern } from "../../src/offload/search.js";
 import { createRetrievalTool } from "../../src/offload/retrievalTool.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 
 const TEXT = Array.from({ length: 2000 }, (_, i) => `entry ${i}: ${i % 50 === 0 ? "FAILED" : "passed"}`).join("\n");
+const whole = (text: string) => ({ text, start: 0, total: text.length });
+const linePattern = (pattern: string) => compileLinePattern(pattern) as LinePattern;
+const matches = (key: string, text: string, pattern: string, from: number, room: number) =>
+  renderMatches(key, searchLines(text, linePattern(pattern), from, room, 1000), room);
 
 describe("renderSlice", () => {
   it("returns the slice asked for and where to continue", () => {
-    const out = renderSlice("k", TEXT, 100, 50, 1000);
+    const out = renderSlice("k", whole(TEXT), 100, 50, 1000);
     expect(out).toBe(`[Characters 100 to 150 of ${TEXT.length} stored under "k". Continue with offset 150.]\n${TEXT.slice(100, 150)}`);
-    expect(renderSlice("k", TEXT, TEXT.length - 10, undefined, 1000)).toContain("This is the end of the result.");
-    expect(renderSlice("k", TEXT, TEXT.length + 5, 10, 1000)).toBe(`[The result stored under "k" has ${TEXT.length} characters; offset ${TEXT.length + 5} is past its end.]`);
-    expect(renderSlice("k", TEXT, -5, 10, 1000)).toContain(`[Characters 0 to 10 of`);
+    expect(renderSlice("k", whole(TEXT), TEXT.length - 10, undefined, 1000)).toContain("This is the end of the result.");
+    expect(renderSlice("k", whole(TEXT), TEXT.length + 5, 10, 1000)).toBe(`[The result stored under "k" has ${TEXT.length} characters; offset ${TEXT.length + 5} is past its end.]`);
+    expect(renderSlice("k", whole(TEXT), -5, 10, 1000)).toContain(`[Characters 0 to 10 of`);
+    // A page read around the offset renders the same as the whole text.
+    const page = { text: TEXT.slice(100, 400), start: 100, total: TEXT.length };
+    expect(renderSlice("k", page, 100, 50, 1000)).toBe(out);
+    expect(renderSlice("k", page, 100, undefined, 1000)).toContain("Characters 100 to 400 of");
   });
 
   it("never returns more content than the room, nor half a surrogate pair", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 500 }), fc.nat({ max: 600 }), fc.option(fc.nat({ max: 600 }), { nil: undefined }), fc.nat({ max: 600 }), (text, offset, length, room) => {
-        const out = renderSlice("k", text, offset, length, room);
+        const out = renderSlice("k", whole(text), offset, length, room);
         const body = out.slice(out.indexOf("]\n") + 2);
         if (out.includes("]\n")) {
           expect(body.length).toBeLessThanOrEqual(room);
@@ -35,25 +44,26 @@ describe("renderSlice", () => {
 
 describe("renderMatches", () => {
   it("lists matching lines with their numbers, the total, and where to continue", () => {
-    const out = renderMatches("k", TEXT, /FAILED/, 0, 150);
+    const out = matches("k", TEXT, "FAILED", 0, 150);
     const lines = out.split("\n");
-    expect(lines[0]).toMatch(/^\[40 lines match \/FAILED\/ in the result stored under "k", shown as "line number: line"\. Shown: the first \d+; continue with offset \d+ and the same pattern\.\]$/);
+    expect(lines[0]).toMatch(/^\[40 lines match "FAILED" in the result stored under "k", shown as "line number: line"\. Shown: the first \d+; continue with offset \d+ and the same pattern\.\]$/);
     expect(lines[1]).toBe("1: entry 0: FAILED");
     expect(lines[2]).toBe("51: entry 50: FAILED");
     const next = Number(/offset (\d+)/.exec(lines[0]!)![1]);
-    const rest = renderMatches("k", TEXT, /FAILED/, next, 100_000);
+    const rest = matches("k", TEXT, "FAIL(ED)?", next, 100_000);
     expect(rest).toContain(`from character ${next} on`);
     expect(rest.split("\n").length - 1 + lines.length - 1).toBe(40);
   });
 
   it("cuts long lines around the match and falls back to literal text for invalid patterns", () => {
     const long = `${"a".repeat(5000)}NEEDLE${"b".repeat(5000)}`;
-    const out = renderMatches("k", long, compilePattern("NEEDLE"), 0, 10_000);
+    const out = matches("k", long, "NEEDLE", 0, 10_000);
     expect(out).toContain("…");
     expect(out).toContain("NEEDLE");
     expect(out.length).toBeLessThan(700);
-    expect(compilePattern("a(b").test("xa(by")).toBe(true);
-    expect(renderMatches("k", "x\ny", /z/, 0, 100)).toBe('[0 lines match /z/ in the result stored under "k", shown as "line number: line".]');
+    expect(matches("k", "x\nxa(by", "a(b", 0, 1000)).toContain("2: xa(by");
+    expect(matches("k", "x\nxa(by", "a(b", 0, 1000)).toContain("searched as plain text");
+    expect(matches("k", "x\ny", "z+", 0, 100)).toBe('[0 lines match /z+/ in the result stored under "k", shown as "line number: line".]');
   });
 });
 

@@ -35,7 +35,8 @@ describe("FileSystemOffloadStore", () => {
     await store.put("fetch-call_1", "x".repeat(100_000));
     expect(await store.get("fetch-call_1")).toBe("x".repeat(100_000));
     expect(await store.get("missing")).toBeUndefined();
-    expect(await readdir(dir)).toEqual(["result-fetch-call_1.txt"]);
+    expect(await readdir(dir)).toEqual(["no-thread"]);
+    expect(await readdir(join(dir, "no-thread"))).toEqual(["result-fetch-call_1.txt"]);
   });
 
   it("leaves exactly one complete version when writers race, and no temporary files", async () => {
@@ -44,7 +45,7 @@ describe("FileSystemOffloadStore", () => {
     const versions = Array.from({ length: 12 }, (_, i) => String(i).repeat(200_000));
     await Promise.all(versions.map((content) => store.put("same", content)));
     expect(versions).toContain(await store.get("same"));
-    expect(await readdir(dir)).toEqual(["result-same.txt"]);
+    expect(await readdir(join(dir, "no-thread"))).toEqual(["result-same.txt"]);
   });
 
   it("keeps hostile keys inside its folder", async () => {
@@ -52,12 +53,13 @@ describe("FileSystemOffloadStore", () => {
     await writeFile(join(dir, "outside.txt"), "secret");
     const store = new FileSystemOffloadStore({ dir: join(dir, "store") });
     for (const key of ["../outside.txt", "../../etc/passwd", "/etc/passwd", "..", "a/../../b"]) {
-      expect(store.pathFor(key).startsWith(join(dir, "store") + "/")).toBe(true);
+      expect(store.pathFor(key).startsWith(join(dir, "store", "no-thread") + "/")).toBe(true);
+      expect(store.pathFor(key, key).startsWith(join(dir, "store") + "/")).toBe(true);
       expect(await store.get(key)).toBeUndefined();
       await store.put(key, "kept");
       expect(await store.get(key)).toBe("kept");
     }
-    expect(await readdir(join(dir, "store"))).toHaveLength(5);
+    expect(await readdir(join(dir, "store", "no-thread"))).toHaveLength(5);
     expect(await readFile(join(dir, "outside.txt"), "utf8")).toBe("secret");
   });
 
@@ -73,15 +75,18 @@ describe("FileSystemOffloadStore", () => {
 });
 
 describe("LangGraphOffloadStore", () => {
-  it("stores items in the namespace with the call they came from", async () => {
+  it("stores items in the thread's namespace with the call they came from", async () => {
     const base = new InMemoryStore();
     const store = new LangGraphOffloadStore({ store: base });
-    await store.put("fetch-call_1", "content", context());
-    expect((await base.get(["harness_kit", "offload"], "fetch-call_1"))?.value).toEqual({ content: "content", tool: "fetch", toolCallId: "call_1", chars: 7 });
-    expect(await store.get("fetch-call_1")).toBe("content");
-    expect(await store.get("other")).toBeUndefined();
-    await base.put(["harness_kit", "offload"], "odd", { content: 42 });
-    expect(await store.get("odd")).toBeUndefined();
+    const inThread = { ...context(), threadId: "thread.1:a" };
+    await store.put("fetch-call_1", "content", inThread);
+    expect(store.namespaceFor("thread.1:a")).toEqual(["harness_kit", "offload", "thread-thread%2E1%3Aa"]);
+    expect((await base.get(store.namespaceFor("thread.1:a"), "fetch-call_1"))?.value).toEqual({ content: "content", tool: "fetch", toolCallId: "call_1", threadId: "thread.1:a", chars: 7 });
+    expect(await store.get("fetch-call_1", inThread)).toBe("content");
+    expect(await store.get("fetch-call_1", context())).toBeUndefined();
+    expect(await store.get("other", inThread)).toBeUndefined();
+    await base.put(store.namespaceFor(undefined), "odd", { content: 42 });
+    expect(await store.get("odd", context())).toBeUndefined();
   });
 });
 
@@ -114,7 +119,8 @@ describe("AgentFilesOffloadStore", () => {
       readRaw: async (path: string) => (written.has(path) ? { data: { content: written.get(path) } } : { error: "not found" }),
     };
     const store = new AgentFilesOffloadStore({ backend });
-    expect(await store.put("fetch-1", "text", context())).toEqual({ readHint: expect.stringContaining("/large_tool_results/fetch-1.txt") });
+    expect(await store.put("fetch-1", "text", context())).toEqual({ readHint: expect.stringContaining("/large_tool_results/no-thread/fetch-1.txt") });
+    expect(await store.get("fetch-1", { ...context(), threadId: "other" })).toBeUndefined();
     expect(await store.get("fetch-1", context())).toBe("text");
     expect(await store.get("nope", context())).toBeUndefined();
     await expect(store.put("full", "text", context())).rejects.toThrow("quota exceeded");
