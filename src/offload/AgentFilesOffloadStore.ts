@@ -74,7 +74,15 @@ export class AgentFilesOffloadStore implements OffloadStore {
     const path = this.pathFor(key, context.threadId);
     let file: Record<string, unknown>;
     if (this.backend?.readRaw) {
-      const raw = fields(await this.backend.readRaw(path));
+      let answer: unknown;
+      try {
+        answer = await this.backend.readRaw(path);
+      } catch (error) {
+        // FilesystemBackend throws for a missing file where others answer {error}: both mean "nothing stored".
+        if ((error as { code?: unknown } | null)?.code === "ENOENT") return undefined;
+        throw error;
+      }
+      const raw = fields(answer);
       // Current backends answer {data: FileData} or {error}; older ones the FileData itself.
       file = "data" in raw || "error" in raw ? fields(raw.data) : raw;
     } else {
