@@ -1,16 +1,15 @@
 import { matchMagicBase64 } from "./binaryMagic.js";
 import { isTextMediaType, mediaBlockOf, mediaTypeAllowed, normaliseMediaType, type MediaBlockView } from "./binaryMedia.js";
-import { sniffText, type TextEvidence } from "./binarySniff.js";
+import { labelForMediaType, type BinaryRegion, type RegionEvidence } from "./binaryRegion.js";
+import type { EncodingFinding } from "./binaryEncoding.js";
+import { reviewText } from "./binaryReview.js";
 
 /** How a result was recognised as binary. */
-export type BinaryEvidence =
-  | "media-block"
-  | "declared-media-type"
-  | TextEvidence["kind"];
+export type BinaryEvidence = "media-block" | "declared-media-type" | RegionEvidence;
 
 /** What the binary guard found in one tool result. */
 export interface BinaryFinding {
-  /** Read by the model: what the payload is, e.g. "PNG image" or "binary file of unknown type". */
+  /** Read by the model: what the payload is, e.g. "PNG image" or "binary data of unknown type". */
   label: string;
   mediaType: string | undefined;
   evidence: BinaryEvidence;
@@ -18,7 +17,7 @@ export interface BinaryFinding {
   fileName: string | undefined;
   /** Characters of the payload as the model would have received it. */
   size: number;
-  /** Measurements behind the judgement, for signals (e.g. the share of U+FFFD). */
+  /** Measurements behind the judgement, for signals. */
   detail: Record<string, unknown>;
 }
 
@@ -35,50 +34,95 @@ export interface ToolResultView {
 }
 
 /**
- * The first binary payload in a tool result, or `undefined`. Media blocks are judged by their
- * media type against `allowedMediaTypes`; text (a string result, or text blocks) by its content;
- * a non-text media type declared in the message metadata marks the whole result. Text that is
- * binary data never passes, whatever the allowed types: a model cannot read a PNG's bytes. Never throws.
+ * What the guard does with a result:
+ * - `binary`: the result is a binary payload; it is replaced by a directive (text blocks beside a
+ *   media block are kept);
+ * - `cleaned`: the result is text with binary parts, or text in a wrong encoding; `content` is the
+ *   result with those parts replaced and notes added, `removed` what was taken out.
  */
-export function inspectToolResult(result: ToolResultView, options: BinaryInspectOptions): BinaryFinding | undefined {
+export type ResultReview =
+  | { kind: "binary"; finding: BinaryFinding }
+  | { kind: "cleaned"; content: string | unknown[]; removed: BinaryRegion[]; encodings: EncodingFinding[] };
+
+/**
+ * Judges a tool result. Media blocks by their media type against `allowedMediaTypes`; text (a
+ * string result, or text blocks) by its content; a non-text media type declared in the message
+ * metadata marks the whole result. Binary data in text never passes, whatever the allowed types:
+ * a model cannot read a PNG's bytes. Never throws.
+ */
+export function reviewToolResult(result: ToolResultView, options: BinaryInspectOptions): ResultReview | undefined {
   try {
-    return inspectContent(result, options);
+    return reviewContent(result, options);
   } catch {
     return undefined;
   }
 }
 
-function inspectContent(result: ToolResultView, options: BinaryInspectOptions): BinaryFinding | undefined {
+/** The binary payload a result is, or undefined (a result with binary parts is not one). Never throws. */
+export function inspectToolResult(result: ToolResultView, options: BinaryInspectOptions): BinaryFinding | undefined {
+  const review = reviewToolResult(result, options);
+  return review?.kind === "binary" ? review.finding : undefined;
+}
+
+function reviewContent(result: ToolResultView, options: BinaryInspectOptions): ResultReview | undefined {
   const content = result.content;
-  const textParts: string[] = [];
-  if (typeof content === "string") textParts.push(content);
-  else if (Array.isArray(content)) {
-    for (const block of content) {
-      if (typeof block === "string") {
-        textParts.push(block);
-        continue;
-      }
-      const media = mediaBlockOf(block);
-      if (media) {
-        const finding = judgeMediaBlock(media, options);
-        if (finding) return finding;
-        if (media.text !== undefined) textParts.push(media.text);
-        continue;
-      }
-      const text = textOfBlock(block);
-      if (text !== undefined) textParts.push(text);
+  if (typeof content === "string") {
+    const review = reviewText(content);
+    if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, content.length) };
+    if (review) return { kind: "cleaned", content: review.text, removed: review.removed, encodings: review.encoding ? [review.encoding] : [] };
+    return declaredFinding(result, options, content.length);
+  }
+  if (!Array.isArray(content)) return declaredFinding(result, options, 0);
+  let changed = false;
+  const blocks: unknown[] = [];
+  const removed: BinaryRegion[] = [];
+  const encodings: EncodingFinding[] = [];
+  let textSize = 0;
+  for (const block of content) {
+    const media = mediaBlockOf(block);
+    if (media && media.text === undefined) {
+      const finding = judgeMediaBlock(media, options);
+      if (finding) return { kind: "binary", finding };
+      blocks.push(block);
+      continue;
     }
+    const text = typeof block === "string" ? block : media?.text ?? textOfBlock(block);
+    if (text === undefined) {
+      blocks.push(block);
+      continue;
+    }
+    textSize += text.length;
+    const review = reviewText(text);
+    if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, text.length) };
+    if (!review) {
+      blocks.push(block);
+      continue;
+    }
+    changed = true;
+    removed.push(...review.removed);
+    if (review.encoding) encodings.push(review.encoding);
+    blocks.push(withText(block, review.text, media !== undefined));
   }
-  for (const text of textParts) {
-    const evidence = sniffText(text);
-    if (evidence) return textFinding(evidence, text.length);
-  }
+  if (changed) return { kind: "cleaned", content: blocks, removed, encodings };
+  return declaredFinding(result, options, textSize);
+}
+
+/** A non-text media type declared in the message metadata marks the whole result. */
+function declaredFinding(result: ToolResultView, options: BinaryInspectOptions, size: number): ResultReview | undefined {
   const declared = declaredMediaType(result);
-  if (declared && !isTextMediaType(declared) && !mediaTypeAllowed(declared, options.allowedMediaTypes)) {
-    const size = textParts.reduce((sum, t) => sum + t.length, 0);
-    return { label: labelForMediaType(declared), mediaType: declared, evidence: "declared-media-type", fileName: undefined, size, detail: {} };
-  }
-  return undefined;
+  if (!declared || isTextMediaType(declared) || mediaTypeAllowed(declared, options.allowedMediaTypes)) return undefined;
+  return { kind: "binary", finding: { label: labelForMediaType(declared), mediaType: declared, evidence: "declared-media-type", fileName: undefined, size, detail: {} } };
+}
+
+function regionFinding(region: BinaryRegion, size: number): BinaryFinding {
+  return {
+    label: region.label,
+    mediaType: region.mediaType,
+    evidence: region.evidence,
+    fileName: undefined,
+    size,
+    detail: { form: region.form, ...(region.bytes !== undefined ? { bytes: region.bytes } : {}) },
+  };
 }
 
 function judgeMediaBlock(media: MediaBlockView, options: BinaryInspectOptions): BinaryFinding | undefined {
@@ -97,36 +141,17 @@ function judgeMediaBlock(media: MediaBlockView, options: BinaryInspectOptions): 
   };
 }
 
-function textFinding(evidence: TextEvidence, size: number): BinaryFinding {
-  switch (evidence.kind) {
-    case "magic-number":
-    case "magic-number-in-base64":
-      return {
-        label: evidence.signature.label,
-        mediaType: evidence.signature.mediaType,
-        evidence: evidence.kind,
-        fileName: undefined,
-        size,
-        detail: {},
-      };
-    case "data-url":
-      return { label: labelForMediaType(evidence.mediaType), mediaType: evidence.mediaType, evidence: evidence.kind, fileName: undefined, size, detail: {} };
-    default:
-      return {
-        label: "binary file of unknown type",
-        mediaType: undefined,
-        evidence: evidence.kind,
-        fileName: undefined,
-        size,
-        detail: { share: Math.round(evidence.share * 1000) / 1000 },
-      };
-  }
-}
-
 function textOfBlock(block: unknown): string | undefined {
   if (block === null || typeof block !== "object") return undefined;
   const b = block as Record<string, unknown>;
   return typeof b.text === "string" ? b.text : undefined;
+}
+
+/** The block with its text replaced; a text file block (`source_type: "text"`) becomes a text block. */
+function withText(block: unknown, text: string, isFileBlock: boolean): unknown {
+  if (typeof block === "string") return text;
+  if (isFileBlock) return { type: "text", text };
+  return { ...(block as Record<string, unknown>), text };
 }
 
 const DECLARED_KEYS = ["mimeType", "mime_type", "mediaType", "media_type", "contentType", "content_type"];
@@ -140,17 +165,4 @@ function declaredMediaType(result: ToolResultView): string | undefined {
     }
   }
   return undefined;
-}
-
-const FAMILY_LABELS: Record<string, string> = {
-  image: "image",
-  audio: "audio file",
-  video: "video file",
-  font: "font file",
-};
-
-function labelForMediaType(mediaType: string): string {
-  const [family] = mediaType.split("/");
-  const kind = FAMILY_LABELS[family ?? ""] ?? "binary file";
-  return mediaType.endsWith("/*") ? kind : `${kind} (${mediaType})`;
 }

@@ -5,8 +5,9 @@ import { rewriteToolMessage } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { inspectToolResult, type BinaryFinding } from "../guards/binaryContent.js";
+import { inspectToolResult, reviewToolResult, type BinaryFinding, type ResultReview } from "../guards/binaryContent.js";
 import { mediaBlockOf } from "../guards/binaryMedia.js";
+import { article, extractorFor } from "../guards/binaryNotices.js";
 import { MiddlewareBase } from "./base.js";
 import { rewriteToolMessages, type ToolCallResult } from "./toolResults.js";
 
@@ -42,11 +43,21 @@ export const BINARY_READ_GUARD_ENV = "HARNESS_KIT_BINARY_READ_GUARD";
 /**
  * Keeps binary payloads away from a model that would read them as text and make up their
  * contents: media blocks of types the model does not take (`allowedMediaTypes`), a non-text
- * media type declared in the message metadata, and text that is binary data (NUL bytes, a high
- * share of U+FFFD, a known file signature such as PDF, PNG, JPEG, ZIP, gzip or ELF, raw or in
- * base64). The result is replaced by an error ToolMessage naming the file and its type and
- * telling the model to use an extractor instead of guessing; the message keeps its id, name,
- * artifact and metadata. `HARNESS_KIT_BINARY_READ_GUARD=0` turns it off.
+ * media type declared in the message metadata, and text that is binary data, in any of the
+ * forms it reaches a model: raw bytes decoded as text (NULs, control characters, U+FFFD, a file
+ * signature such as PDF, PNG, JPEG, ZIP, gzip or ELF), base64 (data URLs, MIME-wrapped, glued
+ * to a prefix), hex strings and hex dumps, bytes escaped in a JSON string, a Node Buffer's JSON.
+ *
+ * - A result that is a binary file is replaced by an error ToolMessage naming the file and its
+ *   type and telling the model to use an extractor instead of guessing.
+ * - A document that only holds binary parts (an HTML email or a notebook with an inline image, a
+ *   README with a data URL) keeps its text: each part is replaced by a placeholder saying what it
+ *   was, and a note says what was removed; the status stays as the tool set it.
+ * - Text in a wrong encoding (UTF-16 read byte by byte, Windows-1252 read as UTF-8) is text: UTF-16
+ *   is decoded, and a note tells the model what happened.
+ *
+ * Every rewritten message keeps its id, name, artifact and metadata. The whole text is read, in
+ * time linear in its length. `HARNESS_KIT_BINARY_READ_GUARD=0` turns it off.
  *
  * Order: list it after `ToolResultBudgetMiddleware` (wrapToolCall: later = closer to the tool),
  * so it judges the raw result before any preview is cut from it.
@@ -88,11 +99,27 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     const result = await runToolSafely(request, handler);
     if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
     return rewriteToolMessages(result, (message) => {
-      const finding = inspectToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
-      if (!finding) return undefined;
-      return this.replace(message, finding, request).then((replacement) => (this.observeOnly ? undefined : { message: replacement }));
+      const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
+      if (!review) return undefined;
+      const rewritten = review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
+      return rewritten.then((replacement) => (this.observeOnly ? undefined : { message: replacement }));
     });
   };
+
+  /** A document with binary parts, or text in a wrong encoding: the text stays, with the parts replaced and notes added. */
+  private async clean(message: ToolMessage, review: Extract<ResultReview, { kind: "cleaned" }>, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
+    const tool = request.toolCall.name;
+    const reason = review.removed.length > 0 ? "binary_parts_removed" : "misencoded_text";
+    const removed = review.removed.map((r) => ({ label: r.label, mediaType: r.mediaType ?? null, evidence: r.evidence, form: r.form, chars: r.end - r.start }));
+    const encodings = review.encodings.map((e) => ({ kind: e.kind, lost: e.lost, ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}) }));
+    const detected = { ...(removed.length > 0 ? { removed } : {}), ...(encodings.length > 0 ? { encodings } : {}) };
+    const detail = { ...detected, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason, detail }, this.onSignal);
+    return rewriteToolMessage(message, {
+      content: review.content as ToolMessage["content"],
+      mark: { guard: this.name, action: "warn", reason, detected },
+    });
+  }
 
   private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
     const tool = request.toolCall.name;
@@ -149,15 +176,6 @@ function contentWithout(content: unknown, directive: string): ToolMessage["conte
   return kept.length === 0 ? directive : [{ type: "text", text: directive }, ...kept];
 }
 
-function extractorFor(mediaType: string | undefined): string {
-  const type = mediaType ?? "";
-  if (type.startsWith("image/")) return "OCR or an image-description tool";
-  if (type.startsWith("audio/") || type.startsWith("video/")) return "a transcription tool";
-  if (/zip|gzip|bzip|xz|zstd|7z|rar|tar/.test(type)) return "a tool that lists or extracts the archive";
-  if (/pdf|officedocument|msword|ole|opendocument|rtf/.test(type)) return "a document-to-text converter";
-  return "a document-to-text converter, or OCR for images";
-}
-
 /** Read by the model: a binary payload was removed; use an extractor, do not guess. */
 export function binaryReadDirective(context: BinaryReadContext): string {
   return (
@@ -166,6 +184,3 @@ export function binaryReadDirective(context: BinaryReadContext): string {
   );
 }
 
-function article(label: string): string {
-  return /^[aeiou]/i.test(label) || /^(?:MP|SQL|ELF|XML|HTML|xz)/.test(label) ? "an" : "a";
-}

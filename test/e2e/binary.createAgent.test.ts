@@ -14,8 +14,8 @@ const PDF = makePdf();
 const PAYLOADS: Record<string, { produce: () => string; label: string; evidence: string }> = {
   utf8_png: { produce: () => PNG.toString("utf8"), label: "PNG image", evidence: "magic-number" },
   latin1_pdf: { produce: () => PDF.toString("latin1"), label: "PDF document", evidence: "magic-number" },
-  base64_pdf: { produce: () => PDF.toString("base64"), label: "PDF document", evidence: "magic-number" },
-  data_url: { produce: () => `data:image/png;base64,${PNG.toString("base64")}`, label: "PNG image", evidence: "magic-number" },
+  base64_pdf: { produce: () => PDF.toString("base64"), label: "PDF document", evidence: "magic-number-in-base64" },
+  data_url: { produce: () => `data:image/png;base64,${PNG.toString("base64")}`, label: "PNG image", evidence: "magic-number-in-base64" },
   json_with_base64: {
     produce: () => JSON.stringify({ name: "scan.png", size: PNG.length, data: PNG.toString("base64") }),
     label: "PNG image",
