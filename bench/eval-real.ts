@@ -86,7 +86,7 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
 }
 
 const DETECTORS: Detector[] = [
-  ours("harness-kit: both loop guards", { guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} } }, "the default stack `[LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware]`, default options"),
+  ours("harness-kit: both loop guards", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } }, "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options"),
   ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${LOOP_GUARD_DEFAULTS.warnAt}, stop at ${LOOP_GUARD_DEFAULTS.stopAt} identical consecutive calls`),
   ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat brought nothing new, stop when a directive was ignored"),
   ...BASELINES.map(

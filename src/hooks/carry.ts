@@ -1,7 +1,7 @@
 import { Command, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { messageKind, toolCallIdOf } from "../core/messages.js";
+import { messageKind } from "../core/messages.js";
 
 /**
  * What the guards remember across a summary (DESIGN.md, "Attach points"). LangChain's
@@ -38,7 +38,9 @@ function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   return next;
 }
 
-const carried = z.array(z.custom<Carried>((value) => value !== null && typeof value === "object"));
+// Checked as a whole, not entry by entry: LangChain parses each middleware's state keys before
+// every model call, and a per-entry schema would cost O(history) per middleware per step.
+const carried = z.custom<Carried[]>((value) => Array.isArray(value));
 
 /** The state channel every guard that judges history declares (same key and reducer: they share it). */
 export const carryStateSchema = new StateSchema({
@@ -78,7 +80,7 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   if (summaryAt < 0) return messages;
   const entries = state[CARRY_KEY] ?? [];
   const kept = messages.slice(summaryAt + 1);
-  const firstKept = kept.length > 0 ? keysOf(kept)[0] : undefined;
+  const firstKept = kept.length > 0 ? keyOf(kept[0]!, summaryAt + 1) : undefined;
   const removedEnd = firstKept === undefined ? entries.length : (positionsOf(entries).get(firstKept) ?? entries.length);
   return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
 }
@@ -111,39 +113,32 @@ function answerIn(result: ToolMessage | Command, callId: string): ToolMessage | 
   return messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
 }
 
-/** Messages of the state after the last carried one, in order (the summary excluded). */
+/**
+ * Human and AI messages of the state after the last carried one, in order (tool answers are
+ * carried when they are made; the summary is not history). Walks back only over what is new.
+ */
 function uncarried(state: GuardState): Carried[] {
   const at = positionsOf(state[CARRY_KEY] ?? []);
   const { messages } = state;
-  const keys = keysOf(messages);
-  let start = messages.length;
-  while (start > 0 && !at.has(keys[start - 1]!)) start--;
   const out: Carried[] = [];
-  for (let i = start; i < messages.length; i++) {
+  for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
-    // Tool answers were carried when they were made; the summary is not history.
-    if (isSummary(message) || messageKind(message) === "tool") continue;
-    out.push(message.id === keys[i] ? (message as Carried) : withId(message, keys[i]!));
+    if (messageKind(message) === "tool" || isSummary(message)) continue;
+    const key = keyOf(message, i);
+    if (at.has(key)) break;
+    out.push(message.id === key ? (message as Carried) : withId(message, key));
   }
-  return out;
+  return out.reverse();
 }
 
-/** Carry keys of a run of messages: ids, and for tool answers the asking AIMessage's id with the call id (call ids repeat across turns). */
-function keysOf(messages: readonly unknown[]): string[] {
-  let aiId = "";
-  return messages.map((message, index) => {
-    const kind = messageKind(message);
-    const id = (message as { id?: unknown } | null)?.id;
-    if (kind === "tool") return toolKey(aiId, toolCallIdOf(message) ?? `#${index}`);
-    const key = typeof id === "string" && id !== "" ? id : `${kind}#${index}`;
-    if (kind === "ai") aiId = key;
-    return key;
-  });
+/** The carry key of a human or AI message: its id (the messages reducer gives every message one). */
+function keyOf(message: BaseMessage, index: number): string {
+  return typeof message.id === "string" && message.id !== "" ? message.id : `${messageKind(message)}#${index}`;
 }
 
-function lastAiId(messages: readonly unknown[]): string {
-  const keys = keysOf(messages);
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return keys[i]!;
+/** The key of the AIMessage whose calls are running: the last one in the state. */
+function lastAiId(messages: readonly BaseMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return keyOf(messages[i]!, i);
   return "";
 }
 
