@@ -1,6 +1,6 @@
-import { matchMagicText } from "./binaryMagic.js";
 import { rawBinaryEvidence } from "./binaryRaw.js";
-import { bytesLookBinary, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
+import { bytesLookBinary, fixedBytes, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
+import { provenSignatureAt } from "./binaryStart.js";
 
 /**
  * Binary data that JSON serialisation hides from a scan of the raw text: bytes in a JSON string
@@ -66,10 +66,8 @@ function judgeString(text: string, open: number, close: number): BinaryRegion | 
     return undefined;
   }
   if (typeof value !== "string") return undefined;
-  const raw = rawBinaryEvidence(value);
-  const signature = matchMagicText(value);
-  // An all-ASCII signature ("%PDF-", "GIF89a") proves nothing in a string that is otherwise text.
-  if (!raw && !(signature && signature.bytes.some((b) => b >= 0x80 || (b >= 0 && b < 0x20)))) return undefined;
+  const signature = provenSignatureAt(value, 0);
+  if (!signature && !rawBinaryEvidence(value)) return undefined;
   return {
     start: open + 1,
     end: close,
@@ -129,8 +127,9 @@ function byteArrayRegions(text: string): BinaryRegion[] {
     if (!array) continue;
     ARRAY_START.lastIndex = array.end;
     if (array.bytes.length < MIN_ARRAY_BYTES) continue;
-    const signature = signatureIn(array.bytes, 4);
-    if (!signature) continue;
+    // A weak (3-byte) signature needs a long array that reads as binary: [255, 216, 255, ...] could be pixel values.
+    const signature = signatureIn(array.bytes, 3);
+    if (!signature || (fixedBytes(signature) < 4 && !(array.bytes.length >= 256 && bytesLookBinary(Uint8Array.from(array.bytes.slice(0, 1024)))))) continue;
     out.push({ start: m.index, end: array.end, label: signature.label, mediaType: signature.mediaType, evidence: "byte-array", form: "an array of byte values", bytes: array.bytes.length });
   }
   return out;

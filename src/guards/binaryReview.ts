@@ -2,9 +2,10 @@ import { findBase64Regions } from "./binaryBase64.js";
 import { detectEncoding, type EncodingFinding } from "./binaryEncoding.js";
 import { findHexRegions } from "./binaryHex.js";
 import { findJsonRegions } from "./binaryJson.js";
-import { matchMagicText, type MagicSignature } from "./binaryMagic.js";
+import type { MagicSignature } from "./binaryMagic.js";
 import { BUFFER_AS_TEXT_NOTE, encodingNote, partsRemovedNote, regionPlaceholder } from "./binaryNotices.js";
-import { countBlock, findRawRegions } from "./binaryRaw.js";
+import { findRawRegions } from "./binaryRaw.js";
+import { provenSignatureAt } from "./binaryStart.js";
 import { mergeRegions, type BinaryRegion } from "./binaryRegion.js";
 
 /**
@@ -100,21 +101,11 @@ function looksLikeJsonText(text: string): boolean {
 
 /**
  * A file signature at the start of the text, or of its second line when the first is a short
- * header (deepagents' `read_file` puts "@@ lines 1-9 of 9 @@" before the content). A signature
- * of printable ASCII only ("%PDF-", "GIF89a") also needs raw binary nearby: "%PDF-1.7 is a
- * version" is a sentence, not a PDF.
+ * header (deepagents' `read_file` puts "@@ lines 1-9 of 9 @@" before the content).
  */
 function magicAtStart(text: string): MagicSignature | undefined {
-  const direct = proven(text, 0);
+  const direct = provenSignatureAt(text, 0);
   if (direct) return direct;
   const newline = text.indexOf("\n");
-  return newline === -1 || newline > 200 ? undefined : proven(text, newline + 1);
-}
-
-function proven(text: string, at: number): MagicSignature | undefined {
-  const signature = matchMagicText(text.slice(at, at + 64));
-  if (!signature) return undefined;
-  if (signature.bytes.some((b) => b >= 0x80 || (b >= 0 && b < 0x20))) return signature;
-  const counts = countBlock(text, at, Math.min(text.length, at + 4096));
-  return counts.nul + counts.control + counts.replacement > 0 ? signature : undefined;
+  return newline === -1 || newline > 200 ? undefined : provenSignatureAt(text, newline + 1);
 }

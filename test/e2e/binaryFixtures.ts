@@ -1,4 +1,5 @@
-import { deflateSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 
 /** Real binary files for the binary guard's tests, built in memory. */
 
@@ -62,4 +63,100 @@ export function makeUnknownBinary(size = 4096): Buffer {
     out[i] = i % 9 === 0 ? 0 : state >> 16;
   }
   return out;
+}
+
+/** A baseline JPEG header (JFIF APP0, a quantisation table) followed by entropy-coded-looking data. */
+export function makeJpeg(size = 3000): Buffer {
+  const head = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xdb, 0x00, 0x43, 0x00]);
+  const body = makeNoise(size, 7);
+  return Buffer.concat([head, body, Buffer.from([0xff, 0xd9])]);
+}
+
+/** A 1x1 GIF89a with padding data. */
+export function makeGif(): Buffer {
+  return Buffer.concat([
+    Buffer.from("GIF89a", "latin1"),
+    Buffer.from([0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00]),
+    Buffer.from([0x2c, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b]),
+    makeNoise(400, 3),
+  ]);
+}
+
+/** A real gzip stream of a text. */
+export function makeGzip(): Buffer {
+  return gzipSync(Buffer.from("quarterly numbers\n".repeat(200) + makeNoise(2000, 5).toString("base64")));
+}
+
+/** A ZIP archive holding one deflated file, with its central directory. */
+export function makeZip(): Buffer {
+  const name = Buffer.from("report.txt");
+  const data = Buffer.from("zip member text ".repeat(100));
+  const packed = deflateRawSync(data);
+  const crc = crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(packed.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(packed.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(name.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(local.length + name.length + packed.length, 16);
+  return Buffer.concat([local, name, packed, central, name, end]);
+}
+
+/** A PCM WAV file of a short tone. */
+export function makeWav(): Buffer {
+  const samples = 2000;
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin(i / 8) * 12000), i * 2);
+  const head = Buffer.alloc(44);
+  head.write("RIFF", 0, "latin1");
+  head.writeUInt32LE(36 + data.length, 4);
+  head.write("WAVEfmt ", 8, "latin1");
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(1, 20);
+  head.writeUInt16LE(1, 22);
+  head.writeUInt32LE(8000, 24);
+  head.writeUInt32LE(16000, 28);
+  head.writeUInt16LE(2, 32);
+  head.writeUInt16LE(16, 34);
+  head.write("data", 36, "latin1");
+  head.writeUInt32LE(data.length, 40);
+  return Buffer.concat([head, data]);
+}
+
+/** The first 16 KB of the Node executable running the tests: a real ELF (or Mach-O, PE) binary. */
+export function makeExecutable(): Buffer {
+  return readFileSync(process.execPath).subarray(0, 16 * 1024);
+}
+
+/** Pseudo-random bytes (a fixed seed, so fixtures are the same every run). */
+export function makeNoise(size: number, seed = 1): Buffer {
+  const out = Buffer.alloc(size);
+  let state = seed * 2654435761;
+  for (let i = 0; i < size; i++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = state >> 16;
+  }
+  return out;
+}
+
+/** Eight real binary files of different kinds, by name. */
+export function binaryFiles(): Record<string, Buffer> {
+  return { "chart.png": makePng(), "report.pdf": makePdf(), "photo.jpg": makeJpeg(), "anim.gif": makeGif(), "bundle.zip": makeZip(), "logs.gz": makeGzip(), "tone.wav": makeWav(), "tool.bin": makeExecutable() };
 }
