@@ -6,7 +6,7 @@ import type { BinaryRegion } from "./binaryRegion.js";
 /** Read by the model in place of one binary region. Holds no `"` or `\`, so it fits inside a JSON string. */
 export function regionPlaceholder(region: BinaryRegion): string {
   const size = region.bytes !== undefined ? `, ${formatBytes(region.bytes)}` : `, ${formatChars(region.end - region.start)}`;
-  return `[binary data removed by harness-kit: ${region.label} as ${region.form}${size}]`;
+  return `[binary data removed by harness-kit: ${region.label} as ${region.form}${size}; to read it, use ${extractorFor(region.mediaType)}]`;
 }
 
 /** Read by the model after a text whose binary parts were removed. */

@@ -20,8 +20,12 @@ export type TextReview =
   | { kind: "binary"; region: BinaryRegion }
   | { kind: "cleaned"; text: string; removed: BinaryRegion[]; encoding: EncodingFinding | undefined };
 
-/** Text left outside the regions below which the result is the binary file, not a document holding one. */
-const MIN_TEXT_LEFT = 64;
+/**
+ * Text left outside the regions (non-space characters, a deepagents "@@ lines ... @@" header
+ * aside) below which the result is the binary file itself, not a document holding one. Any real
+ * text (a sentence, JSON metadata such as a file name) is kept.
+ */
+const MIN_TEXT_LEFT = 16;
 
 export function reviewText(text: string): TextReview | undefined {
   if (text.length === 0) return undefined;
@@ -53,10 +57,11 @@ function reviewBinary(text: string): TextReview | undefined {
   return { kind: "cleaned", text: rewrite(text, regions), removed, encoding: undefined };
 }
 
-/** Non-space characters outside the regions. */
+/** Non-space characters outside the regions, a leading "@@ ... @@" header line aside. */
 function textLeft(text: string, regions: readonly BinaryRegion[]): number {
   let left = 0;
-  let at = 0;
+  const header = /^@@ [^\n]{0,100} @@\n/.exec(text);
+  let at = header ? header[0].length : 0;
   for (const region of [...regions, { start: text.length, end: text.length }]) {
     for (let i = at; i < region.start; i++) if (text.charCodeAt(i) > 0x20) left++;
     at = region.end;

@@ -16,17 +16,20 @@ const PAYLOADS: Record<string, { produce: () => string; label: string; evidence:
   latin1_pdf: { produce: () => PDF.toString("latin1"), label: "PDF document", evidence: "magic-number" },
   base64_pdf: { produce: () => PDF.toString("base64"), label: "PDF document", evidence: "magic-number-in-base64" },
   data_url: { produce: () => `data:image/png;base64,${PNG.toString("base64")}`, label: "PNG image", evidence: "magic-number-in-base64" },
-  json_with_base64: {
-    produce: () => JSON.stringify({ name: "scan.png", size: PNG.length, data: PNG.toString("base64") }),
-    label: "PNG image",
-    evidence: "magic-number-in-base64",
-  },
   unknown_dump: { produce: () => makeUnknownBinary().toString("utf8"), label: "binary file of unknown type", evidence: "nul-bytes" },
 };
 
 const tools = Object.entries(PAYLOADS).map(([name, payload]) =>
   tool(async () => payload.produce(), { name, description: `returns ${name}`, schema: z.object({ path: z.string().optional() }) }),
 );
+
+/** JSON that describes a file and carries it in base64: the description is kept, the payload goes. */
+const jsonWithBase64 = tool(async () => JSON.stringify({ name: "scan.png", size: PNG.length, data: PNG.toString("base64") }), {
+  name: "json_with_base64",
+  description: "returns a file as JSON",
+  schema: z.object({ path: z.string().optional() }),
+});
+tools.push(jsonWithBase64);
 
 const declared = tool(
   async (_input: { path?: string }, runtime) =>
@@ -72,6 +75,15 @@ describe("BinaryReadGuardMiddleware through createAgent", () => {
       expect(markOf(answer).detected.evidence).toBe(payload.evidence);
     });
   }
+
+  it("keeps the metadata of JSON that carries a file in base64, and replaces only the payload", async () => {
+    const { answer } = await call("json_with_base64", {});
+    expect(answer.status).not.toBe("error");
+    const parsed = JSON.parse(String(answer.content)) as { name: string; size: number; data: string };
+    expect(parsed).toMatchObject({ name: "scan.png", size: PNG.length });
+    expect(parsed.data).toMatch(/^\[binary data removed by harness-kit: PNG image as base64, \d+ bytes; to read it, use OCR or an image-description tool\]$/);
+    expect(markOf(answer)).toMatchObject({ action: "warn", reason: "binary_parts_removed", detected: { removed: [{ label: "PNG image", evidence: "magic-number-in-base64" }] } });
+  });
 
   it("catches a non-text media type declared in the message metadata", async () => {
     const { answer } = await call("declared", {});
