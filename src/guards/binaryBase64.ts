@@ -88,6 +88,9 @@ function wrappedBlock(text: string, start: number): Block {
       while (next < text.length && (text[next] === " " || text[next] === "\t")) next++;
       const lineEnd = runEnd(text, next);
       if (lineEnd - next < 4 || lineEnd - next > width) break;
+      // A wrapped line is a whole line: "Revenue grew" after a payload is prose, not its last line.
+      const after = skipPadding(text, lineEnd);
+      if (!(after >= text.length || lineBreakAt(text, after) !== -1 || text[after] === '"')) break;
       end = lineEnd;
       if (lineEnd - next < width) break;
     }

@@ -45,7 +45,8 @@ function stringRegions(text: string): BinaryRegion[] {
         continue;
       }
       if (code === 34) break;
-      if (code >= 0x7f) suspicious = true;
+      // Raw bytes decoded as text leave U+FFFD (UTF-8) or C1 controls (Latin-1); words in any script leave neither.
+      if (code === 0xfffd || (code >= 0x80 && code < 0xa0)) suspicious = true;
       j++;
     }
     if (j >= text.length) break;
