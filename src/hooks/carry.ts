@@ -1,6 +1,6 @@
-import { Command, ReducedValue, StateSchema } from "@langchain/langgraph";
-import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { messageKind } from "../core/messages.js";
 
 /**
@@ -78,11 +78,21 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   const { messages } = state;
   const summaryAt = isSummary(messages[0]) ? 0 : isSummary(messages[1]) ? 1 : -1;
   if (summaryAt < 0) return messages;
-  const entries = state[CARRY_KEY] ?? [];
+  const entries = state[CARRY_KEY] ?? carriedInGraph();
   const kept = messages.slice(summaryAt + 1);
   const firstKept = kept.length > 0 ? keyOf(kept[0]!, summaryAt + 1) : undefined;
   const removedEnd = firstKept === undefined ? entries.length : (positionsOf(entries).get(firstKept) ?? entries.length);
   return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
+}
+
+/** The carried history in the running graph's state (a model request carries only the messages). */
+function carriedInGraph(): readonly Carried[] {
+  try {
+    const carried = (getCurrentTaskInput() as GuardState | undefined)?.[CARRY_KEY];
+    return Array.isArray(carried) ? carried : [];
+  } catch {
+    return []; // outside a graph
+  }
 }
 
 /**
