@@ -11,7 +11,7 @@ import { runToolSafely } from "../core/toolErrors.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
 import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "../guards/budgetPlan.js";
-import { offloadKey } from "../offload/keys.js";
+import { offloadDigestInput, offloadKey } from "../offload/keys.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
 import { createRetrievalTool } from "../offload/retrievalTool.js";
 import { threadIdOf } from "../offload/threads.js";
@@ -188,14 +188,15 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     }
     const plan = planBudget(assessment, limit, this.measure);
 
-    const key = offloadKey(tool, message.tool_call_id);
+    const hash = await loadHasher();
+    const key = offloadKey(tool, message.tool_call_id, hash(offloadDigestInput(tool, message.tool_call_id, assessment.split.text)));
     const { outcome, stateUpdate } = plan.cutText ? await this.offload(key, assessment.split.text, tool, message.tool_call_id) : NOTHING_STORED;
     const facts = { tool, chars: assessment.split.text.length, size: assessment.textSize, unit: this.measure.unit, limit, outcome };
     const { content, cut } = renderBudgeted(assessment, plan, facts, this.measure);
 
     const action: BudgetAction = !plan.cutText ? "drop-media" : outcome.kind === "stored" ? "offload" : "truncate";
     const original = {
-      fingerprint: resultFingerprint(message.content, await loadHasher()),
+      fingerprint: resultFingerprint(message.content, hash),
       size: contentText(message.content).length,
       ...(outcome.kind === "stored" ? { offloadKey: key } : {}),
     };

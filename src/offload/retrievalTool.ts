@@ -19,7 +19,7 @@ export interface RetrievalBudget {
 }
 
 /** How long a search may scan before it answers with what it found and where to continue. */
-export const SEARCH_TIME_MS = 40;
+export const SEARCH_TIME_MS = 30;
 
 const DESCRIPTION =
   "Reads a tool result that was too large to show in full and was stored under a key (its preview names the key). " +

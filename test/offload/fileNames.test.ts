@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { dirname, join, resolve } from "node:path";
 import { fileNameForKey, scopeNameForThread } from "../../src/offload/fileNames.js";
-import { offloadKey, isOffloadKey } from "../../src/offload/keys.js";
+import { createHash } from "node:crypto";
+import { offloadDigestInput, offloadKey, isOffloadKey } from "../../src/offload/keys.js";
 
 const keyArb = fc.oneof(
   fc.string({ unit: "binary", maxLength: 400 }),
@@ -44,20 +45,33 @@ describe("fileNameForKey", () => {
 });
 
 describe("offloadKey", () => {
-  it("makes safe, distinct keys from tool names and call ids", () => {
+  const digest = (tool: string, id: string, content: string) => createHash("sha256").update(offloadDigestInput(tool, id, content)).digest("hex");
+
+  it("makes safe keys that differ whenever the call id, tool or content differ", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 60 }), fc.string({ maxLength: 100 }), (tool, id) => {
-        expect(isOffloadKey(offloadKey(tool, id))).toBe(true);
+      fc.property(fc.string({ maxLength: 60 }), fc.string({ maxLength: 100 }), fc.string({ maxLength: 50 }), (tool, id, content) => {
+        expect(isOffloadKey(offloadKey(tool, id, digest(tool, id, content)))).toBe(true);
       }),
     );
-    expect(offloadKey("fetch logs/v2", "call.1/../x")).toMatch(/^fetch_logs_v2-call_1____x-[0-9a-f]{16}$/);
-    expect(offloadKey("t", "")).not.toBe(offloadKey("t", ""));
-    // Ids a model reuses, or that reduce to the same text, still give every result its own key.
-    const long = "x".repeat(100);
-    const ids = ["call_0", "call_0", "call.1", "call:1", `a${long}`, `b${long}`];
-    const keys = ids.map((id) => offloadKey("fetch", id));
-    expect(new Set(keys).size).toBe(ids.length);
+    expect(offloadKey("fetch logs/v2", "call.1/../x", "0123456789abcdef99")).toBe("fetch_logs_v2-call_1____x-0123456789abcdef");
     expect(isOffloadKey("../etc/passwd")).toBe(false);
+    // Ids a model reuses, or that reduce to the same text, still give every different result its own key.
+    const long = "x".repeat(100);
+    const calls = [["call_0", "turn 1"], ["call_0", "turn 2"], ["call.1", "a"], ["call:1", "a"], [`a${long}`, "b"], [`b${long}`, "b"], ["c", "\ud800"], ["c", "\ufffd"]] as const;
+    const keys = calls.map(([id, content]) => offloadKey("fetch", id, digest("fetch", id, content)));
+    expect(new Set(keys).size).toBe(calls.length);
+    // The same result gets the same key: in another process, and in replay.
+    expect(offloadKey("fetch", "call_0", digest("fetch", "call_0", "turn 1"))).toBe(keys[0]);
+  });
+
+  it("joins its inputs without ambiguity (property)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), fc.string(), fc.string(), fc.string(), (t1, i1, c1, t2, i2, c2) => {
+        fc.pre(t1 !== t2 || i1 !== i2 || c1 !== c2);
+        expect(offloadDigestInput(t1, i1, c1)).not.toBe(offloadDigestInput(t2, i2, c2));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

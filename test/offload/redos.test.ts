@@ -37,9 +37,16 @@ const REDOS = [
   "a".repeat(5000),
 ];
 
-function timed(run: () => Promise<unknown> | unknown): Promise<number> {
-  const start = performance.now();
-  return Promise.resolve(run()).then(() => performance.now() - start);
+/**
+ * CPU time of the call, in ms: the figure that does not depend on how many other processes share
+ * the cores (the test machine is shared); wall time is logged beside it.
+ */
+async function timed(run: () => Promise<unknown>): Promise<{ cpu: number; wall: number }> {
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { cpu: (used.user + used.system) / 1000, wall: performance.now() - wall };
 }
 
 describe("model-supplied patterns", () => {
@@ -55,7 +62,7 @@ describe("model-supplied patterns", () => {
     it(`every pattern answers in under 100 ms on ${name}`, async () => {
       await store.put(name, text);
       await retrieval.invoke({ key: name, pattern: "warm up" });
-      const times: Record<string, number> = {};
+      const times: Record<string, { cpu: number; wall: number }> = {};
       for (const pattern of REDOS) {
         let answer = "";
         times[pattern.slice(0, 40)] = await timed(async () => {
@@ -63,9 +70,10 @@ describe("model-supplied patterns", () => {
         });
         expect(answer.length).toBeGreaterThan(0);
       }
-      const slowest = Math.max(...Object.values(times));
-      console.log(`${name}: slowest pattern ${slowest.toFixed(1)} ms`, JSON.stringify(Object.fromEntries(Object.entries(times).map(([p, t]) => [p, Math.round(t)]))));
-      expect(slowest).toBeLessThan(100);
+      const slowestCpu = Math.max(...Object.values(times).map((t) => t.cpu));
+      const slowestWall = Math.max(...Object.values(times).map((t) => t.wall));
+      console.log(`${name}: slowest pattern ${slowestCpu.toFixed(1)} ms CPU, ${slowestWall.toFixed(1)} ms wall`, JSON.stringify(Object.fromEntries(Object.entries(times).map(([p, t]) => [p, Math.round(t.cpu)]))));
+      expect(slowestCpu).toBeLessThan(100);
     });
   }
 
