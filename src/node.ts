@@ -5,6 +5,7 @@ export { FileSystemOffloadStore, type FileSystemOffloadStoreOptions } from "./of
 export {
   PathGuardMiddleware,
   DEFAULT_PATH_ARGUMENTS,
+  PATTERN_ARGUMENTS,
   type PathGuardOptions,
   resolveInside,
   type PathCheck,
