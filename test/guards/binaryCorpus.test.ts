@@ -185,8 +185,9 @@ describe("documents that are partly binary keep their text", () => {
     const parsed = JSON.parse(result.output) as typeof notebook;
     expect(parsed.cells[0]).toEqual(notebook.cells[0]);
     expect(parsed.cells[2]).toEqual(notebook.cells[2]);
-    expect(parsed.cells[1]!.outputs![0]!.data["image/png"]).toMatch(/^\[binary data removed by harness-kit: PNG image as base64/);
-    expect(parsed.cells[1]!.outputs![0]!.data["text/plain"]).toEqual(["<Figure size 640x480>"]);
+    const data = parsed.cells[1]!.outputs![0]!.data as Record<string, unknown>;
+    expect(data["image/png"]).toMatch(/^\[binary data removed by harness-kit: PNG image as base64/);
+    expect(data["text/plain"]).toEqual(["<Figure size 640x480>"]);
   });
 
   it("a README with a data URL badge", () => {
