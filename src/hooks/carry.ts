@@ -156,9 +156,33 @@ function toolKey(aiId: string, callId: string): string {
   return `tool:${aiId}:${callId}`;
 }
 
-/** A tool's answer as carried: the same message under the carry key. */
+// Each guard of a stack carries the same answer on its way out: copy it once.
+const carriedAnswers = new WeakMap<ToolMessage, Carried>();
+
+/** A tool's answer as carried: a copy under the carry key. */
 function carriedAnswer(answer: ToolMessage, key: string): Carried {
-  return withId(answer, key);
+  let carried = carriedAnswers.get(answer);
+  if (carried?.id !== key) {
+    carried = withId(answer, key);
+    carriedAnswers.set(answer, carried);
+  }
+  return carried;
+}
+
+/**
+ * Keeps the channel's declaration on the first middleware that has it. LangChain builds a zod
+ * parser of each middleware's state schema before every model call; one declaration makes the
+ * channel for the whole stack, and every guard reads it from the graph's state.
+ */
+export function declareCarryOnce<M extends object>(middleware: M[]): M[] {
+  let declared = false;
+  for (const m of middleware) {
+    const owner = m as { stateSchema?: unknown };
+    if (owner.stateSchema !== carryStateSchema) continue;
+    if (declared) owner.stateSchema = undefined;
+    declared = true;
+  }
+  return middleware;
 }
 
 /** A copy of `message` whose id is `key` (a message without an id, or a tool answer). */

@@ -67,7 +67,8 @@ export class LoopGuardMiddleware extends MiddlewareBase {
     }));
   }
 
-  readonly stateSchema = carryStateSchema;
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
 

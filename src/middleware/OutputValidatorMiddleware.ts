@@ -136,7 +136,8 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     this.onSignal = options.onSignal;
   }
 
-  readonly stateSchema = carryStateSchema;
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
 
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = async (request: Parameters<ToolCallHandler>[0], handler: ToolCallHandler): Promise<ToolMessage | Command> => {

@@ -58,7 +58,8 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  */
 export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
   readonly name = "ProgressAwareLoopGuardMiddleware";
-  readonly stateSchema = carryStateSchema;
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: NoProgressOptions;

@@ -96,7 +96,8 @@ export const REPORT_EVENT = "harness_kit_report";
  */
 export class RunawayGuardMiddleware extends MiddlewareBase {
   readonly name = "RunawayGuardMiddleware";
-  readonly stateSchema = carryStateSchema;
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
   readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
   readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: RunawaySettings;

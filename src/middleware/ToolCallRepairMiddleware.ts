@@ -77,7 +77,8 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  */
 export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly name = "ToolCallRepairMiddleware";
-  readonly stateSchema = carryStateSchema;
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
   private readonly batch: BatchGuardHooks;
   private readonly onSignal: SignalHandler | undefined;
   private readonly observeOnly: boolean;

@@ -8,6 +8,7 @@ import { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } 
 import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../middleware/RunawayGuardMiddleware.js";
 import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../middleware/ToolCallRepairMiddleware.js";
 import { ToolResultBudgetMiddleware, type ToolResultBudgetOptions } from "../middleware/ToolResultBudgetMiddleware.js";
+import { declareCarryOnce } from "../hooks/carry.js";
 import { AgentFilesOffloadStore } from "../offload/AgentFilesOffloadStore.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
@@ -85,9 +86,9 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
     new ToolCallRepairMiddleware({ onSignal, ...options.repair }),
   ];
 
-  const deepAgent = [...judges(), ...resultGuards(new AgentFilesOffloadStore()), ...callGuards()];
+  const deepAgent = declareCarryOnce([...judges(), ...resultGuards(new AgentFilesOffloadStore()), ...callGuards()]);
   return {
-    agent: [...judges(), ...resultGuards(options.offloadStore ?? new MemoryOffloadStore()), ...callGuards()],
+    agent: declareCarryOnce([...judges(), ...resultGuards(options.offloadStore ?? new MemoryOffloadStore()), ...callGuards()]),
     deepAgent,
     subagent: deepAgent,
   };

@@ -4,6 +4,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
+import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";
@@ -85,5 +86,19 @@ describe.each([
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
     expect(stoppedBy(messages)).toBe("ToolCallRepairMiddleware");
+  });
+});
+
+describe("a guard used alone carries its own history", () => {
+  it("LoopGuardMiddleware without the stack still counts identical calls across summaries", async () => {
+    let polls = 0;
+    const pollJob = tool(async () => `progress ${++polls}`, { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+    const turns = [...Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] })), { text: "never" }];
+    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [pollJob], middleware: [summaries(), new LoopGuardMiddleware()] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
+    assertToolCallPairing(messages);
+    expect(summarised(messages)).toBe(true);
+    expect(stoppedBy(messages)).toBe("LoopGuardMiddleware");
+    expect(polls).toBe(6);
   });
 });
