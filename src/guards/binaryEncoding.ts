@@ -61,8 +61,17 @@ function utf16(text: string): EncodingFinding | undefined {
  */
 function legacy(text: string): EncodingFinding | undefined {
   if (text.indexOf("\ufffd") === -1) return undefined;
-  const counts = countBlock(text, 0, text.length);
-  if (counts.replacement < 8 || counts.nul + counts.control > counts.length / 1000) return undefined;
-  if (counts.spaces < counts.length * 0.05) return undefined;
-  return { kind: "legacy-8-bit", lost: counts.replacement };
+  // Read in blocks, giving up at the first block with controls: binary data has them everywhere.
+  let replacement = 0;
+  let spaces = 0;
+  let controls = 0;
+  for (let start = 0; start < text.length; start += 4096) {
+    const counts = countBlock(text, start, Math.min(text.length, start + 4096));
+    controls += counts.nul + counts.control;
+    if (controls > Math.max(1, text.length / 1000)) return undefined;
+    replacement += counts.replacement;
+    spaces += counts.spaces;
+  }
+  if (replacement < 8 || spaces < text.length * 0.05) return undefined;
+  return { kind: "legacy-8-bit", lost: replacement };
 }

@@ -20,13 +20,15 @@ describe("the binary review's cost", () => {
     };
     const times: Record<string, number> = {};
     for (const [name, text] of Object.entries(texts)) {
-      const started = performance.now();
+      // CPU time: the cores are shared with other processes, wall time says more about them than about this code.
+      const started = process.cpuUsage();
       reviewText(text);
-      times[name] = Math.round(performance.now() - started);
+      const used = process.cpuUsage(started);
+      times[name] = Math.round((used.user + used.system) / 1000);
       const perMb = times[name]! / (text.length / 1e6);
       expect(perMb, name).toBeLessThan(150);
     }
-    console.log(`binary review of ~10 MB: ${JSON.stringify(times)} ms`);
+    console.log(`binary review of ~10 MB: ${JSON.stringify(times)} ms CPU`);
   });
 });
 
