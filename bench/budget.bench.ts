@@ -91,13 +91,14 @@ async function bigResultNumbers(rows: string[]): Promise<void> {
 
 async function sniffNumbers(rows: string[]): Promise<void> {
   const text = logDump(10 * MB);
-  const clean = await measure(() => sniffText(text), 50, 5);
-  rows.push(`| binary sniffing, 10 MB of text (no early exit) | p50 ${fmt(clean.p50 / 10)} per MB (p95 ${fmt(clean.p95 / 10)}) | ≤ 1 ms per MB | ${verdict(clean.p95 / 10 <= 1000)} |`);
+  const clean = await measure(() => sniffText(text), 10, 2);
+  // The guard reads every character (issue 12: samples missed files in the middle of large results).
+  rows.push(`| binary review, 10 MB of text (every character read) | p50 ${fmt(clean.p50 / 10)} per MB (p95 ${fmt(clean.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(clean.p95 / 10 <= 30_000)} |`);
   const mojibake = Buffer.alloc(10 * MB);
   for (let i = 0; i < mojibake.length; i++) mojibake[i] = (i * 2654435761) >>> 24;
   const decoded = mojibake.toString("utf8");
-  const binary = await measure(() => sniffText(decoded), 50, 5);
-  rows.push(`| binary sniffing, 10 MB of mojibake | p50 ${fmt(binary.p50 / 10)} per MB (p95 ${fmt(binary.p95 / 10)}) | ≤ 1 ms per MB | ${verdict(binary.p95 / 10 <= 1000)} |`);
+  const binary = await measure(() => sniffText(decoded), 10, 2);
+  rows.push(`| binary review, 10 MB of mojibake | p50 ${fmt(binary.p50 / 10)} per MB (p95 ${fmt(binary.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(binary.p95 / 10 <= 30_000)} |`);
   const block = [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo" + "A".repeat(10 * MB) }];
   const media = await measure(() => inspectToolResult({ content: block }, { allowedMediaTypes: [] }), 200, 20);
   rows.push(`| media block of 10 MB base64 judged | p50 ${fmt(media.p50)} | ≤ 10 ms | ${verdict(media.p95 <= 10_000)} |`);
