@@ -59,6 +59,24 @@ function hexdumpC(bytes: Buffer): string {
   return lines.join("\n");
 }
 
+/** `hexdump` output without -C: 16-bit little-endian words. */
+function hexdumpWords(bytes: Buffer): string {
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = bytes.subarray(at, at + 16);
+    const words: string[] = [];
+    for (let i = 0; i < row.length; i += 2) words.push(((row[i + 1] ?? 0) * 256 + row[i]!).toString(16).padStart(4, "0"));
+    lines.push(`${at.toString(16).padStart(7, "0")} ${words.join(" ")}`);
+  }
+  return lines.join("\n");
+}
+
+/** Python's repr of bytes: printable ASCII as itself, the rest as \xHH. */
+function pythonBytes(bytes: Buffer): string {
+  const escape: Record<number, string> = { 9: "\\t", 10: "\\n", 13: "\\r", 39: "\\'", 92: "\\\\" };
+  return `b'${[...bytes].map((b) => escape[b] ?? (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`)).join("")}'`;
+}
+
 /** `od -A x -t x1` output. */
 function od(bytes: Buffer): string {
   const lines: string[] = [];
@@ -95,8 +113,8 @@ describe("binary payloads in every form the issue found (all must be caught)", (
       }
     });
 
-    it(`${name}: hex dumps (xxd, hexdump -C, od) and an unbroken hex string, alone and in a report`, () => {
-      for (const text of [xxd(file), hexdumpC(file), od(file), file.toString("hex"), `Dump of the upload follows.\n${xxd(file)}\nEnd of dump; the checksum matched the manifest entry for this file.`]) {
+    it(`${name}: hex dumps (xxd, hexdump, hexdump -C, od), an unbroken hex string and Python's bytes, alone and in a report`, () => {
+      for (const text of [xxd(file), hexdumpC(file), hexdumpWords(file), od(file), file.toString("hex"), pythonBytes(file), `Dump of the upload follows.\n${xxd(file)}\nEnd of dump; the checksum matched the manifest entry for this file.`, `data = ${pythonBytes(file)}\nprint(len(data))  # the rest of the script stays`]) {
         const result = outcome(text);
         expect(result.caught, text.slice(0, 40)).toBe(true);
         expectGone(result.output, file);
@@ -274,6 +292,7 @@ function legitimateCorpus(): Record<string, string> {
   corpus.urls = Array.from({ length: 100 }, (_, i) => `https://example.com/download?token=${makeNoise(48, i).toString("base64url")}&page=${i}`).join("\n");
   corpus.ansiLog = "\u001b[31mERROR\u001b[0m build failed at step 3\n\u001b[32mOK\u001b[0m tests passed\r\n\u001b[1;33mWARN\u001b[0m slow test\n".repeat(300);
   corpus.accentedUtf8 = "Ελληνικά, русский текст, עברית, العربية, हिन्दी, ไทย, Tiếng Việt, Español ñ, Français é, Deutsch ß.\n".repeat(200);
+  corpus.pythonStrings = Array.from({ length: 50 }, (_, i) => `print("path: C:\\\\x${i}\\\\data")  # escapes like \\x41 and \\x0a appear in docs ${i}`).join("\n");
   corpus.hexAddresses = Array.from({ length: 300 }, (_, i) => `    at fn${i} (0x7fff${(i * 4096).toString(16).padStart(8, "0")}) [module.so+0x${(i * 64).toString(16)}]`).join("\n");
   const sources: string[] = [];
   const walk = (dir: string) => {
