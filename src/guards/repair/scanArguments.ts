@@ -88,7 +88,7 @@ export function scanArguments(raw: string): ArgumentScan {
     if (f.expect === "after") repairs.add("missing_commas");
     if (isObject(f) && f.expect === "colon") repairs.add("missing_colons");
     if (Array.isArray(f.container)) f.container.push(value);
-    else f.container[f.key] = value;
+    else setOwnKey(f.container, f.key, value);
     f.expect = "after";
     f.afterComma = false;
   };
@@ -117,7 +117,7 @@ export function scanArguments(raw: string): ArgumentScan {
       f.container[index] = typeof f.container[index] === "string" ? `${f.container[index] as string}${suffix}` : UNREADABLE;
     } else {
       const current = f.container[f.key];
-      f.container[f.key] = typeof current === "string" ? current + suffix : UNREADABLE;
+      setOwnKey(f.container, f.key, typeof current === "string" ? current + suffix : UNREADABLE);
     }
   };
 
@@ -285,6 +285,14 @@ export function scanArguments(raw: string): ArgumentScan {
 
 function isContainer(value: unknown): boolean {
   return value !== null && typeof value === "object";
+}
+
+/**
+ * Adds `key` as an own data property, as `JSON.parse` does: an assignment would run setters,
+ * and `"__proto__"` would change the object's prototype instead of adding a key.
+ */
+function setOwnKey(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function isLiteral(word: string): boolean {
