@@ -1,5 +1,6 @@
 import { findBase64Regions } from "./binaryBase64.js";
 import { detectEncoding, type EncodingFinding } from "./binaryEncoding.js";
+import { findEscapedByteRegions } from "./binaryEscapes.js";
 import { findHexRegions } from "./binaryHex.js";
 import { findJsonRegions } from "./binaryJson.js";
 import type { MagicSignature } from "./binaryMagic.js";
@@ -47,7 +48,7 @@ function reviewBinary(text: string): TextReview | undefined {
   if (magic) {
     return { kind: "binary", region: { start: 0, end: text.length, label: magic.label, mediaType: magic.mediaType, evidence: "magic-number", form: "raw bytes", bytes: undefined } };
   }
-  const regions = mergeRegions([...findBase64Regions(text), ...findHexRegions(text), ...findJsonRegions(text), ...findRawRegions(text)]);
+  const regions = mergeRegions([...findBase64Regions(text), ...findHexRegions(text), ...findEscapedByteRegions(text), ...findJsonRegions(text), ...findRawRegions(text)]);
   if (regions.length === 0) return undefined;
   const removed = regions.filter((r) => r.replacement === undefined);
   if (removed.length > 0 && removed.length === regions.length && textLeft(text, regions) < MIN_TEXT_LEFT) {
