@@ -25,16 +25,19 @@ export type Carried = BaseMessage & { id: string };
 /** Adds or replaces carried messages by key, keeping history order: replays and retries write the same keys again. */
 function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   if (update.length === 0) return current;
-  const at = positionsOf(current);
   const next = [...current];
-  const added = new Map<string, number>();
+  // The index of `current` serves `next` too: `next` only replaces entries in place or appends.
+  let at = positionsOf(current);
   for (const entry of update) {
-    const index = at.get(entry.id) ?? added.get(entry.id);
-    if (index === undefined) {
-      added.set(entry.id, next.length);
+    const index = indexIn(next, entry.id, at);
+    if (index !== undefined) next[index] = entry;
+    else {
+      if (at.has(entry.id)) at = indexEntries(next); // the shared index saw another version: start afresh
+      at.set(entry.id, next.length);
       next.push(entry);
-    } else next[index] = entry;
+    }
   }
+  positionCache.set(next, at);
   return next;
 }
 
@@ -53,15 +56,27 @@ export interface GuardState {
   [CARRY_KEY]?: readonly Carried[];
 }
 
+/**
+ * Index of carried keys, shared by the successive versions of the channel (each version extends
+ * the last), so a step costs O(what it adds), not O(history). Every lookup is checked against the
+ * version at hand, so an index that got ahead of it never gives a wrong answer.
+ */
 const positionCache = new WeakMap<readonly Carried[], Map<string, number>>();
 
 function positionsOf(entries: readonly Carried[]): Map<string, number> {
-  let at = positionCache.get(entries);
-  if (!at) {
-    at = new Map(entries.map((entry, index) => [entry.id, index]));
-    positionCache.set(entries, at);
-  }
+  return positionCache.get(entries) ?? indexEntries(entries);
+}
+
+function indexEntries(entries: readonly Carried[]): Map<string, number> {
+  const at = new Map(entries.map((entry, index) => [entry.id, index]));
+  positionCache.set(entries, at);
   return at;
+}
+
+/** Where `key` is carried in `entries`, if it is. */
+function indexIn(entries: readonly Carried[], key: string, at = positionsOf(entries)): number | undefined {
+  const index = at.get(key);
+  return index !== undefined && entries[index]?.id === key ? index : undefined;
 }
 
 /** Whether a message is the summary LangChain's summarizationMiddleware wrote (it is not the user speaking). */
@@ -81,7 +96,7 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   const entries = state[CARRY_KEY] ?? carriedInGraph();
   const kept = messages.slice(summaryAt + 1);
   const firstKept = kept.length > 0 ? keyOf(kept[0]!, summaryAt + 1) : undefined;
-  const removedEnd = firstKept === undefined ? entries.length : (positionsOf(entries).get(firstKept) ?? entries.length);
+  const removedEnd = firstKept === undefined ? entries.length : lastIndexOfKey(entries, firstKept);
   return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
 }
 
@@ -124,21 +139,35 @@ function answerIn(result: ToolMessage | Command, callId: string): ToolMessage | 
 }
 
 /**
- * Human and AI messages of the state after the last carried one, in order (tool answers are
- * carried when they are made; the summary is not history). Walks back only over what is new.
+ * Human and AI messages of the state after the last one carried, in order (tool answers are
+ * carried when they are made; the summary is not history). Walks back only over what is new;
+ * should the last carried message be gone, it carries what the state has again, which the
+ * reducer merges by key.
  */
 function uncarried(state: GuardState): Carried[] {
-  const at = positionsOf(state[CARRY_KEY] ?? []);
+  const last = lastCarriedMessage(state[CARRY_KEY] ?? []);
   const { messages } = state;
   const out: Carried[] = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (messageKind(message) === "tool" || isSummary(message)) continue;
     const key = keyOf(message, i);
-    if (at.has(key)) break;
+    if (key === last) break;
     out.push(message.id === key ? (message as Carried) : withId(message, key));
   }
   return out.reverse();
+}
+
+/** The key of the last carried human or AI message. */
+function lastCarriedMessage(entries: readonly Carried[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (messageKind(entries[i]) !== "tool") return entries[i]!.id;
+  return undefined;
+}
+
+/** Position of `key` among the carried messages, searched from the end (where kept messages are); the length if absent. */
+function lastIndexOfKey(entries: readonly Carried[], key: string): number {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === key) return i;
+  return entries.length;
 }
 
 /** The carry key of a human or AI message: its id (the messages reducer gives every message one). */
