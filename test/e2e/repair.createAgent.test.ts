@@ -82,7 +82,7 @@ describe("ToolCallRepairMiddleware: malformed arguments", () => {
 
   it("keeps the model's message id, so the repaired message replaces it in the thread", async () => {
     const { middleware } = withRepair();
-    const model = new ScriptedChatModel({ turns: [{ invalidToolCalls: [{ name: "read_file", args: '{"path":"a"' }] }, { text: "done" }] });
+    const model = new ScriptedChatModel({ turns: [{ invalidToolCalls: [{ name: "read_file", args: "{'path': 'a'}" }] }, { text: "done" }] });
     const agent = createAgent({ model, tools: [readFileTool().tool], middleware: [middleware] });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
     const seen = model.seen[1]!.find(AIMessage.isInstance)!;
@@ -112,7 +112,7 @@ describe("ToolCallRepairMiddleware: malformed arguments", () => {
       toolCalls: [{ name: "read_file", args: { path: "ok.md" } }],
       invalidToolCalls: [
         { name: "read_file", args: '{"path":"a.md","path":"b.md"}' },
-        { name: "read_file", args: '{"path":"fixed.md"' },
+        { name: "read_file", args: "{'path':'fixed.md',}" },
       ],
     };
     const { messages, runs } = await run([turn, { text: "done" }], { middleware: [middleware] });

@@ -1,5 +1,7 @@
 import { closestNames } from "./closestNames.js";
+import { declaredKeys } from "./declaredKeys.js";
 import { firstDuplicateKey } from "./duplicateKeys.js";
+import { firstImpreciseNumber } from "./numberPrecision.js";
 import { parseToolArguments } from "./parseArguments.js";
 import type { SyntaxRepair } from "./scanArguments.js";
 import { malformedCallText, repairedButInvalidText, unknownToolText } from "./texts.js";
@@ -77,8 +79,12 @@ export function reviewTurn(
       unparsed.push({ id, name, raw, label: name });
       continue;
     }
-    calls.push({ id, name, args: (call.args ?? {}) as Record<string, unknown> });
-    if (!known(name)) reviews.push(unknownTool(id, name, names()));
+    if (known(name)) {
+      calls.push({ id, name, args: (call.args ?? {}) as Record<string, unknown> });
+      continue;
+    }
+    calls.push({ id, name: keptName(name), args: (call.args ?? {}) as Record<string, unknown> });
+    reviews.push(unknownTool(id, name, names()));
   }
   for (const [index, call] of invalidToolCalls.entries()) {
     unparsed.push({ id: call.id || fallbackId(index), name: call.name || UNNAMED_CALL, raw: call.args, label: call.name ?? "" });
@@ -104,9 +110,9 @@ async function reviewUnparsed(
   names: () => string[],
 ): Promise<TurnReview> {
   for (const { id, name, raw, label } of unparsed) {
-    const parsed = parseToolArguments(raw);
+    const parsed = parseToolArguments(raw, { declaredKeys: declaredKeys(tools.get(name)?.schema) });
     if (!known(name)) {
-      calls.push({ id, name, args: parsed.ok ? parsed.args : {} });
+      calls.push({ id, name: keptName(name), args: parsed.ok ? parsed.args : {} });
       reviews.push(unknownTool(id, label, names()));
       continue;
     }
@@ -128,8 +134,8 @@ async function reviewUnparsed(
 
 /**
  * Wire text the provider's parse could not have misread: strict JSON without duplicate keys
- * (JSON.parse silently keeps the last one). Empty text is how providers stream a call without
- * arguments.
+ * (JSON.parse silently keeps the last one) and without numbers it rounds (`9007199254740993`).
+ * Empty text is how providers stream a call without arguments.
  */
 function isUnambiguousJson(raw: string): boolean {
   if (raw.trim() === "") return true;
@@ -138,13 +144,28 @@ function isUnambiguousJson(raw: string): boolean {
   } catch {
     return false;
   }
-  return firstDuplicateKey(raw) === undefined;
+  return firstDuplicateKey(raw) === undefined && firstImpreciseNumber(raw) === undefined;
+}
+
+/** Names every provider accepts for a function (OpenAI and Anthropic: 1 to 64 of these characters). */
+const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The name a call to a tool that does not exist keeps in history: its own when providers accept
+ * it, `UNNAMED_CALL` otherwise, so that an invented 5,000-character name is not sent back to the
+ * model on every later turn (nor refused by the provider's name pattern).
+ */
+function keptName(name: string): string {
+  return PROVIDER_NAME.test(name) ? name : UNNAMED_CALL;
 }
 
 function unknownTool(id: string, name: string, available: readonly string[]): CallReview {
-  const closest = closestNames(name, available);
-  return { id, name: name || UNNAMED_CALL, verdict: "unknown_tool", closest, text: unknownToolText(name, closest) };
+  const closest = closestNames(name.slice(0, MAX_COMPARED_NAME), available);
+  return { id, name: keptName(name), verdict: "unknown_tool", closest, text: unknownToolText(name, closest) };
 }
+
+/** Longest part of an invented name compared with the real ones: edit distance is quadratic. */
+const MAX_COMPARED_NAME = 256;
 
 /** The reviews kept on an AI message (instance or plain dict); empty when it was never reviewed. */
 export function reviewsOf(message: unknown): CallReview[] {

@@ -1,3 +1,5 @@
+import { losesPrecision } from "./numberPrecision.js";
+
 /**
  * A lenient, single-pass reading of a tool call's raw argument text. It finds what `jsonrepair`
  * would have to guess at, and builds the value it reads, so that a repair can be checked
@@ -12,7 +14,19 @@ export type MeaningChange =
   | { kind: "key_without_value"; key: string; at: number }
   | { kind: "elided_items"; at: number }
   | { kind: "surrounding_text"; at: number }
-  | { kind: "stray_text"; at: number };
+  | { kind: "stray_text"; at: number }
+  /** `NaN`, `Infinity`, `undefined`, `NULL`: no JSON value says the same, a string would say something else. */
+  | { kind: "not_json_value"; word: string; at: number }
+  /** A number a double cannot hold (`9007199254740993`, `1e400`). */
+  | { kind: "imprecise_number"; literal: string; read: string; at: number }
+  /** `"C:\Users\new"`: `\U` is no JSON escape, so whether `\n` meant a newline or a backslash is unknown. */
+  | { kind: "invalid_escape"; escape: string; at: number }
+  /** Containers still open at the end: keys or items after the last complete value may have been cut. */
+  | { kind: "unclosed"; depth: number; lastKey: string | undefined; at: number }
+  /** `["a" "b"]`: two items with a comma missing, or one string joined as Python and C join them. */
+  | { kind: "adjacent_strings"; at: number }
+  /** `[1,,2]`: an empty slot, which JavaScript reads as undefined and a repair drops. */
+  | { kind: "empty_item"; at: number };
 
 /** A repair that only fixes syntax. */
 export type SyntaxRepair =
@@ -60,7 +74,10 @@ const WORD_START = /[A-Za-z_$\u00c0-\uffff]/;
 const WORD_CHAR = /[\w$\u00c0-\uffff]/;
 const NUMBER_CHAR = /[\d.eE+\-xXa-fA-F]/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+// `\'` is no JSON escape, but every language that has it means a quote by it
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "/": "/", "\\": "\\", '"': '"', "'": "'" };
+/** Words that look like values but are none in JSON; case variants of the JSON and Python literals among them. */
+const NOT_JSON_WORDS = new Set(["nan", "inf", "infinity", "undefined", "true", "false", "null", "none"]);
 
 export function scanArguments(raw: string): ArgumentScan {
   const meaningChanges: MeaningChange[] = [];
@@ -85,7 +102,11 @@ export function scanArguments(raw: string): ArgumentScan {
       if (!isContainer(value)) topDone = true;
       return;
     }
-    if (f.expect === "after") repairs.add("missing_commas");
+    if (f.expect === "after") {
+      const previous = Array.isArray(f.container) ? f.container[f.container.length - 1] : undefined;
+      if (typeof previous === "string" && typeof value === "string") meaningChanges.push({ kind: "adjacent_strings", at });
+      repairs.add("missing_commas");
+    }
     if (isObject(f) && f.expect === "colon") repairs.add("missing_colons");
     if (Array.isArray(f.container)) f.container.push(value);
     else setOwnKey(f.container, f.key, value);
@@ -146,6 +167,7 @@ export function scanArguments(raw: string): ArgumentScan {
       const start = i;
       const read = readString(text, i, quote, repairs);
       if (quote !== '"') repairs.add("single_quotes");
+      if (read.invalidEscape) meaningChanges.push({ kind: "invalid_escape", ...read.invalidEscape });
       i = read.end;
       last = { type: "string", end: i };
       if (!read.closed) {
@@ -185,6 +207,7 @@ export function scanArguments(raw: string): ArgumentScan {
     }
     if (ch === ",") {
       if (f) {
+        if (Array.isArray(f.container) && f.expect === "value") meaningChanges.push({ kind: "empty_item", at: i });
         if (isObject(f) && (f.expect === "colon" || f.expect === "value")) {
           meaningChanges.push({ kind: "key_without_value", key: f.key, at: f.keyAt });
         }
@@ -216,6 +239,7 @@ export function scanArguments(raw: string): ArgumentScan {
       if (nextQuote !== undefined) {
         repairs.add("string_concatenation");
         const read = readString(text, next, nextQuote, repairs);
+        if (read.invalidEscape) meaningChanges.push({ kind: "invalid_escape", ...read.invalidEscape });
         i = read.end;
         last = { type: "string", end: i };
         if (!read.closed) {
@@ -230,11 +254,22 @@ export function scanArguments(raw: string): ArgumentScan {
       const start = i;
       while (i < n && NUMBER_CHAR.test(text[i]!)) i++;
       const token = text.slice(start, i);
+      if ((token === "-" || token === "+") && WORD_START.test(text[i] ?? "")) {
+        // a signed word: -Infinity
+        while (i < n && WORD_CHAR.test(text[i]!)) i++;
+        meaningChanges.push({ kind: "not_json_value", word: text.slice(start, i), at: start });
+        place(UNREADABLE, start);
+        last = { type: "word", end: i, word: text.slice(start + 1, i) };
+        continue;
+      }
       if (atKey()) {
         repairs.add("unquoted_keys");
         placeKey(token, start);
+      } else if (JSON_NUMBER.test(token)) {
+        if (losesPrecision(token)) meaningChanges.push({ kind: "imprecise_number", literal: token, read: String(Number(token)), at: start });
+        place(Number(token), start);
       } else {
-        place(JSON_NUMBER.test(token) ? Number(token) : UNREADABLE, start);
+        place(UNREADABLE, start);
       }
       last = { type: "number", end: i };
       continue;
@@ -248,6 +283,9 @@ export function scanArguments(raw: string): ArgumentScan {
         placeKey(word, start);
       } else if (!f && (topValues > 0 || !isLiteral(word))) {
         meaningChanges.push({ kind: "surrounding_text", at: start });
+      } else if (!isLiteral(word) && NOT_JSON_WORDS.has(word.toLowerCase())) {
+        meaningChanges.push({ kind: "not_json_value", word, at: start });
+        place(UNREADABLE, start);
       } else if (word in LITERALS) {
         place(LITERALS[word], start);
       } else if (word in PYTHON_LITERALS) {
@@ -277,6 +315,10 @@ export function scanArguments(raw: string): ArgumentScan {
       meaningChanges.push({ kind: "key_without_value", key: open.key, at: open.keyAt });
     } else if (open.afterComma) {
       meaningChanges.push({ kind: "cut_off", what: "after_comma", at: text.length });
+    } else {
+      // a complete value, then the end: a forgotten brace or a cut-off call, nobody can tell
+      const outer = stack[0]!;
+      meaningChanges.push({ kind: "unclosed", depth: stack.length, lastKey: isObject(outer) ? outer.key : undefined, at: text.length });
     }
   }
   if (stack.length > 0) repairs.add("missing_closing_brackets");
@@ -308,33 +350,45 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** Reads a quoted string starting at `start`, resolving JSON escapes. */
-function readString(text: string, start: number, closing: string, repairs: Set<SyntaxRepair>): { end: number; closed: boolean; value: string } {
+/**
+ * Reads a quoted string starting at `start`, resolving JSON escapes. An escape JSON does not have
+ * (`\U`, `\q`, `\x41`) is reported: its string was written with unescaped backslashes, so its
+ * valid-looking escapes (`\n` in `C:\Users\new`) may be backslashes too.
+ */
+function readString(
+  text: string,
+  start: number,
+  closing: string,
+  repairs: Set<SyntaxRepair>,
+): { end: number; closed: boolean; value: string; invalidEscape?: { escape: string; at: number } } {
   let i = start + 1;
   let value = "";
+  let invalidEscape: { escape: string; at: number } | undefined;
   while (i < text.length) {
     const ch = text[i]!;
     if (ch === "\\") {
       const next = text[i + 1];
-      if (next === undefined) return { end: text.length, closed: false, value };
+      if (next === undefined) return { end: text.length, closed: false, value, invalidEscape };
       if (next === "u") {
         const hex = text.slice(i + 2, i + 6);
-        if (i + 6 > text.length) return { end: text.length, closed: false, value };
-        // an invalid escape gets a value no repair produces, so the cross-check refuses it
-        value += /^[0-9a-fA-F]{4}$/.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : "\uFFFF\uFFFE";
+        if (i + 6 > text.length) return { end: text.length, closed: false, value, invalidEscape };
+        if (/^[0-9a-fA-F]{4}$/.test(hex)) value += String.fromCharCode(parseInt(hex, 16));
+        else invalidEscape ??= { escape: `\\u${hex}`, at: i };
         i += 6;
         continue;
       }
-      value += ESCAPES[next] ?? next;
+      const escaped = ESCAPES[next];
+      if (escaped === undefined) invalidEscape ??= { escape: `\\${next}`, at: i };
+      value += escaped ?? next;
       i += 2;
       continue;
     }
-    if (ch === closing) return { end: i + 1, closed: true, value };
+    if (ch === closing) return { end: i + 1, closed: true, value, invalidEscape };
     if (ch < " ") repairs.add("control_characters");
     value += ch;
     i++;
   }
-  return { end: text.length, closed: false, value };
+  return { end: text.length, closed: false, value, invalidEscape };
 }
 
 /** Removes a Markdown code fence that wraps the whole text (a harmless, common model habit). */

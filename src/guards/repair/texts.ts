@@ -2,12 +2,14 @@ import type { ArgumentProblem } from "./parseArguments.js";
 
 /** Longest excerpt of the model's raw arguments quoted back to it. */
 const EXCERPT_CHARS = 80;
+/** Longest invented tool name quoted back to the model. */
+const SHOWN_NAME_CHARS = 64;
 
-/** Read by the model: why its malformed call did not run, quoting where the text goes wrong. */
+/** Read by the model: why its malformed call did not run, quoting where the text goes wrong, and what to send instead. */
 export function malformedCallText(tool: string, problem: ArgumentProblem, raw: unknown): string {
   const excerpt = typeof raw === "string" ? excerptAt(raw, problem) : "";
   const where = excerpt === "" ? "" : ` (${excerpt})`;
-  return `Your call to ${tool} was not run: its arguments ${problemPhrase(problem)}${where}. Send the call again with complete, valid JSON arguments.`;
+  return `Your call to ${tool} was not run: its arguments ${problemPhrase(problem)}${where}. ${adviceFor(problem)}`;
 }
 
 /** Read by the model: a syntax repair worked, but the repaired arguments break the tool's schema. */
@@ -22,7 +24,7 @@ export function schemaMismatchText(tool: string, issues: readonly string[]): str
 
 /** Read by the model: the tool it called does not exist (or it named none). */
 export function unknownToolText(name: string, closest: readonly string[]): string {
-  const what = name === "" ? "Your tool call names no tool" : `Tool "${name}" does not exist`;
+  const what = name === "" ? "Your tool call names no tool" : `Tool ${shownName(name)} does not exist`;
   if (closest.length === 0) return `${what} and no tools are available; continue without calling tools.`;
   return `${what}. The closest available tools are ${closest.join(", ")}; call one of those instead.`;
 }
@@ -83,8 +85,49 @@ function safeString(value: unknown): string {
   }
 }
 
+/** A tool name as quoted to the model: whitespace folded, and cut with its length when long. */
+function shownName(name: string): string {
+  const folded = name.replace(/\s+/g, " ");
+  if (folded.length <= SHOWN_NAME_CHARS) return JSON.stringify(folded);
+  return `${JSON.stringify(`${folded.slice(0, SHOWN_NAME_CHARS)}…`)} (${name.length.toLocaleString("en-US")} characters)`;
+}
+
+/** What to send instead, for each way arguments can be unusable. */
+function adviceFor(problem: ArgumentProblem): string {
+  switch (problem.kind) {
+    case "imprecise_number":
+      return `Send the call again with the exact value, as a string ("${problem.literal.slice(0, 40)}") if the tool accepts one.`;
+    case "not_json_value":
+      return `Send a number, true, false or null, or the word in quotes ("${problem.word.slice(0, 20)}") if you mean the text.`;
+    case "invalid_escape":
+      return 'Write each backslash that belongs to the text as \\\\ (for example "C:\\\\Users\\\\new") and send the call again.';
+    case "unclosed":
+      return "Send the whole call again, with every argument and the closing brackets.";
+    case "adjacent_strings":
+      return "Separate list items with commas, or join the text into one string, and send the call again.";
+    case "empty_item":
+      return "Remove the extra comma or give the item a value, and send the call again.";
+    default:
+      return "Send the call again with complete, valid JSON arguments.";
+  }
+}
+
 function problemPhrase(problem: ArgumentProblem): string {
   switch (problem.kind) {
+    case "imprecise_number":
+      return `contain the number ${problem.literal.slice(0, 40)}${problem.literal.length > 40 ? "…" : ""}, which JSON parsers read as ${problem.read}`;
+    case "not_json_value":
+      return `contain ${problem.word.slice(0, 20)}, which is not a JSON value`;
+    case "invalid_escape":
+      return `contain ${problem.escape.slice(0, 8)} in a string, which is not a JSON escape, so the other backslashes in it are in doubt too`;
+    case "unclosed":
+      return problem.depth === 1
+        ? `end without the closing "}"${problem.lastKey ? `, so arguments after "${problem.lastKey.slice(0, 40)}" may have been cut off` : ""}`
+        : "end with brackets still open, so items or arguments may have been cut off";
+    case "adjacent_strings":
+      return "have two strings side by side with no comma, which reads as two items or as one joined string";
+    case "empty_item":
+      return 'have an empty item in a list (",,")';
     case "cut_off":
       switch (problem.what) {
         case "number":

@@ -8,9 +8,6 @@ describe("parseToolArguments: repairs that only fix syntax are accepted", () => 
     ["{'path': '/tmp/a'}", { path: "/tmp/a" }, "single_quotes"],
     ["{path: 'a', limit: 3}", { path: "a", limit: 3 }, "unquoted_keys"],
     ['{"path":"a",}', { path: "a" }, "trailing_commas"],
-    ['{"path":"a"', { path: "a" }, "missing_closing_brackets"],
-    ['{"a":{"b":[1,2]}', { a: { b: [1, 2] } }, "missing_closing_brackets"],
-    ['{"recursive":true', { recursive: true }, "missing_closing_brackets"],
     ['```json\n{"path":"a"}\n```', { path: "a" }, "code_fence"],
     ['{"path": /* where */ "a"} // done', { path: "a" }, "comments"],
     ['{"a":True,"b":None}', { a: true, b: null }, "python_literals"],
@@ -22,6 +19,16 @@ describe("parseToolArguments: repairs that only fix syntax are accepted", () => 
     const parsed = parseToolArguments(raw);
     expect(parsed).toMatchObject({ ok: true, args });
     if (parsed.ok) expect(parsed.repairs).toContain(repair);
+  });
+
+  it.each([
+    ['{"path":"a"', { path: "a" }, ["path"]],
+    ['{"a":{"b":[1,2]}', { a: { b: [1, 2] } }, ["a"]],
+    ['{"recursive":true', { recursive: true }, ["recursive"]],
+    ["{'path': 'x', 'recursive': True", { path: "x", recursive: true }, ["path", "recursive"]],
+    ['{"tags":["a","b"]', { tags: ["a", "b"] }, ["tags"]],
+  ])("%j: a missing closing brace is repaired when every key the tool declares is there", (raw, args, declaredKeys) => {
+    expect(parseToolArguments(raw, { declaredKeys })).toMatchObject({ ok: true, args, repairs: expect.arrayContaining(["missing_closing_brackets"]) });
   });
 
   it("accepts strict JSON as it is, without calling it a repair", () => {
@@ -79,7 +86,7 @@ describe("parseToolArguments: repairs that would change the meaning are refused"
 
   it.each([
     ['{"path":"a","path":"b"}', "path", "$"],
-    ['{"opts":{"x":1,"x":2}', "x", "$.opts"],
+    ['{"opts":{"x":1,"x":2}}', "x", "$.opts"],
     ["{'a':1,'a':1}", "a", "$"],
   ])("%j has a duplicate key", (raw, key, path) => {
     expect(parseToolArguments(raw)).toMatchObject({ ok: false, problem: { kind: "duplicate_key", key, path } });
@@ -91,11 +98,24 @@ describe("parseToolArguments: repairs that would change the meaning are refused"
     ['{"n": 0x10}', { n: "0x10" }],
   ])("refuses %j, which jsonrepair misreads, because a second reading disagrees", (raw, misread) => {
     expect(JSON.parse(jsonrepair(raw))).toEqual(misread);
-    expect(parseToolArguments(raw)).toMatchObject({ ok: false, problem: { kind: "ambiguous_repair" } });
+    // every key declared, so that the missing brace alone would not refuse it
+    expect(parseToolArguments(raw, { declaredKeys: ["a", "c", "n"].filter((k) => raw.includes(`"${k}"`)) })).toMatchObject({ ok: false, problem: { kind: "ambiguous_repair" } });
   });
 
   it("refuses text that is not JSON inside the object", () => {
     expect(parseToolArguments('{"a": @x}')).toMatchObject({ ok: false, problem: { kind: "stray_text" } });
+  });
+
+  it.each([
+    ['{"path":"a"', undefined, "path"],
+    ['{"path":"a"', ["path", "limit"], "path"],
+    ['{"a":{"b":1}', ["a", "c"], "a"],
+    ['{"tags":["a","b"', ["tags"], "tags"],
+    ['{"a":{"b":1', ["a"], "a"],
+  ])("%j ends without its closing brace while keys may be missing (declared: %j)", (raw, declaredKeys, lastKey) => {
+    const parsed = parseToolArguments(raw, { declaredKeys });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok && parsed.problem.kind === "unclosed") expect(parsed.problem.lastKey).toBe(lastKey);
   });
 
   it("refuses elided items", () => {
@@ -160,7 +180,8 @@ describe("parseToolArguments: properties", () => {
         const noisy = dropBrace && !/\d}$/.test(json) ? json.slice(0, -1) : json.replace(/}$/, ",}");
         const text = fence ? "```json\n" + noisy + "\n```" : noisy;
         const expected = JSON.parse(json);
-        const parsed = parseToolArguments(text);
+        // every key is there: a missing brace cannot have cut any
+        const parsed = parseToolArguments(text, { declaredKeys: Object.keys(value) });
         if (parsed.ok) {
           expect(parsed.args).toEqual(expected);
           return;

@@ -16,9 +16,34 @@ describe("reviewTurn", () => {
   });
 
   it("turns a safely repairable invalid call into a regular call", async () => {
+    const review = await reviewTurn([], [{ id: "a", name: "ls", args: "{'path': 'x'" }], tools, fallback);
+    expect(review?.toolCalls).toEqual([{ id: "a", name: "ls", args: { path: "x" } }]);
+    expect(review?.reviews).toEqual([{ id: "a", name: "ls", verdict: "repaired", repairs: ["single_quotes", "missing_closing_brackets"] }]);
+  });
+
+  it("refuses a missing closing brace when the schema declares a key the call does not have: it may have been cut", async () => {
     const review = await reviewTurn([], [{ id: "a", name: "read_file", args: "{'path': 'x'" }], tools, fallback);
-    expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: { path: "x" } }]);
-    expect(review?.reviews).toEqual([{ id: "a", name: "read_file", verdict: "repaired", repairs: ["single_quotes", "missing_closing_brackets"] }]);
+    expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
+    expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "unclosed", text: expect.stringContaining('arguments after "path" may have been cut off') });
+  });
+
+  it("re-reviews a parsed call whose wire text holds a number JSON.parse rounded", async () => {
+    const raw = new Map([["a", '{"path":"x","limit":9007199254740993}']]);
+    const review = await reviewTurn([{ id: "a", name: "read_file", args: { path: "x", limit: 9007199254740992 } }], [], tools, fallback, raw);
+    expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
+    expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "imprecise_number", text: expect.stringContaining("JSON parsers read as 9007199254740992") });
+  });
+
+  it("does not echo an invented 5,000-character tool name, nor keep it in history", async () => {
+    const name = `read_${"x".repeat(5000)}`;
+    const review = await reviewTurn([{ id: "a", name, args: {} }], [{ id: "b", name, args: "{" }], tools, fallback);
+    expect(review?.toolCalls.map((c) => c.name)).toEqual([UNNAMED_CALL, UNNAMED_CALL]);
+    for (const verdict of review!.reviews) {
+      expect(verdict).toMatchObject({ verdict: "unknown_tool", name: UNNAMED_CALL });
+      const text = (verdict as { text: string }).text;
+      expect(text.length).toBeLessThan(250);
+      expect(text).toContain("(5,005 characters)");
+    }
   });
 
   it("rejects a meaning-changing repair and keeps the call with empty arguments", async () => {
