@@ -77,7 +77,7 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 // `\'` is no JSON escape, but every language that has it means a quote by it
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "/": "/", "\\": "\\", '"': '"', "'": "'" };
 /** Words that look like values but are none in JSON; case variants of the JSON and Python literals among them. */
-const NOT_JSON_WORDS = new Set(["nan", "inf", "infinity", "undefined", "true", "false", "null", "none"]);
+const NOT_JSON_WORDS = new Set(["nan", "inf", "infinity", "undefined", "true", "false", "null", "none", "nil"]);
 
 export function scanArguments(raw: string): ArgumentScan {
   const meaningChanges: MeaningChange[] = [];
@@ -168,6 +168,8 @@ export function scanArguments(raw: string): ArgumentScan {
       const read = readString(text, i, quote, repairs);
       if (quote !== '"') repairs.add("single_quotes");
       if (read.invalidEscape) meaningChanges.push({ kind: "invalid_escape", ...read.invalidEscape });
+      // a JavaScript template literal interpolates: `x${y}` is not the text x${y}
+      if (quote === "`" && read.value.includes("${")) meaningChanges.push({ kind: "not_json_value", word: "`${…}`", at: start });
       i = read.end;
       last = { type: "string", end: i };
       if (!read.closed) {

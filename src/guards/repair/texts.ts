@@ -118,8 +118,10 @@ function problemPhrase(problem: ArgumentProblem): string {
       return `contain the number ${problem.literal.slice(0, 40)}${problem.literal.length > 40 ? "…" : ""}, which JSON parsers read as ${problem.read}`;
     case "not_json_value":
       return `contain ${problem.word.slice(0, 20)}, which is not a JSON value`;
-    case "invalid_escape":
-      return `contain ${problem.escape.slice(0, 8)} in a string, which is not a JSON escape, so the other backslashes in it are in doubt too`;
+    case "invalid_escape": {
+      const escape = /^\\[\s\x00-\x1f]/.test(problem.escape) ? "a backslash before a line break" : problem.escape.slice(0, 8);
+      return `contain ${escape} in a string, which is not a JSON escape, so the other backslashes in it are in doubt too`;
+    }
     case "unclosed":
       return problem.depth === 1
         ? `end without the closing "}"${problem.lastKey ? `, so arguments after "${problem.lastKey.slice(0, 40)}" may have been cut off` : ""}`

@@ -20,7 +20,7 @@ export interface LegitimateRepair {
   declaredKeys?: string[];
 }
 
-const notJson = ["NaN", "Infinity", "-Infinity", "+Infinity", "nan", "inf", "-inf", "undefined", "NULL", "Null", "TRUE", "FALSE", "none", "NONE"];
+const notJson = ["NaN", "Infinity", "-Infinity", "+Infinity", "nan", "inf", "-inf", "undefined", "NULL", "Null", "TRUE", "FALSE", "none", "NONE", "nil"];
 
 const imprecise = [
   "9007199254740993",
@@ -103,6 +103,11 @@ export const MEANING_CHANGES: MeaningCase[] = [
   { raw: '{"a": "say "hi""}', why: "unescaped quotes inside a string" },
   { raw: '{"a":"\\u00', why: "a cut-off unicode escape" },
   { raw: '{"a": @x}', why: "text that is not JSON" },
+  { raw: '{"a": `x${y}`}', why: "a template literal that interpolates a variable" },
+  { raw: '{"a":"line\\\nnext",}', why: "a backslash before a raw newline (a JavaScript line continuation)" },
+  { raw: '{"a": ObjectId("x")}', why: "a constructor call jsonrepair unwraps" },
+  { raw: "{a: b c}", why: "two unquoted words jsonrepair joins" },
+  { raw: '{"a": 12abc}', why: "a number glued to letters" },
   { raw: '{"a":["["]', why: "a bracket inside a string that jsonrepair re-reads", declaredKeys: ["a"] },
   { raw: '{"a":{"b":"{-"},"c":{}', why: "a brace inside a string that jsonrepair re-reads", declaredKeys: ["a", "c"] },
 ];
@@ -132,6 +137,9 @@ export const LEGITIMATE_REPAIRS: LegitimateRepair[] = [
   { raw: "{n: 1e21, m: -0.5e-3,}", why: "exponents within range", args: { n: 1e21, m: -0.0005 } },
   { raw: "{'say': 'he said \"hi\"'}", why: "double quotes inside single quotes", args: { say: 'he said "hi"' } },
   { raw: "{'mode': fast}", why: "an unquoted word value", args: { mode: "fast" } },
+  { raw: '{"a": `x`}', why: "a template literal without interpolation", args: { a: "x" } },
+  { raw: '{"a": "x" // note\n}', why: "a line comment after a value", args: { a: "x" } },
+  { raw: '{"a": "x"\n"b": "y"}', why: "a missing comma at a line break", args: { a: "x", b: "y" } },
   { raw: '{"path":"a.txt","content":"hello"', why: "a missing brace when every declared key is present", args: { path: "a.txt", content: "hello" }, declaredKeys: ["path", "content"] },
   { raw: '{"a":{"b":[1,2]}', why: "a missing outer brace after nested values, every key present", args: { a: { b: [1, 2] } }, declaredKeys: ["a"] },
   { raw: "{'recursive': True", why: "a missing brace after a Python literal, every key present", args: { recursive: true }, declaredKeys: ["recursive"] },
