@@ -93,20 +93,25 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   const { messages } = state;
   const summaryAt = isSummary(messages[0]) ? 0 : isSummary(messages[1]) ? 1 : -1;
   if (summaryAt < 0) return messages;
-  const entries = state[CARRY_KEY] ?? carriedInGraph();
+  const entries = carryOf(state) ?? [];
   const kept = messages.slice(summaryAt + 1);
   const firstKept = kept.length > 0 ? keyOf(kept[0]!, summaryAt + 1) : undefined;
   const removedEnd = firstKept === undefined ? entries.length : lastIndexOfKey(entries, firstKept);
   return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
 }
 
-/** The carried history in the running graph's state (a model request carries only the messages). */
-function carriedInGraph(): readonly Carried[] {
+/**
+ * The carried history: in the request's state where the middleware declares the channel, else
+ * in the running graph's state (LangChain hands a middleware only the state keys it declares);
+ * undefined where no middleware of the graph declares it.
+ */
+function carryOf(state: GuardState): readonly Carried[] | undefined {
+  if (Array.isArray(state[CARRY_KEY])) return state[CARRY_KEY];
   try {
     const carried = (getCurrentTaskInput() as GuardState | undefined)?.[CARRY_KEY];
-    return Array.isArray(carried) ? carried : [];
+    return Array.isArray(carried) ? carried : undefined;
   } catch {
-    return []; // outside a graph
+    return undefined; // outside a graph
   }
 }
 
@@ -116,10 +121,11 @@ function carriedInGraph(): readonly Carried[] {
  * declares the channel (a unit call) the result comes back as it is.
  */
 export function withCarry<T extends ToolMessage | Command>(state: GuardState, callId: string, result: T): T | Command {
-  if (!Array.isArray(state[CARRY_KEY])) return result;
+  const carried = carryOf(state);
+  if (!carried) return result;
   const answer = answerIn(result, callId);
   if (!answer) return result;
-  const entries = uncarried(state);
+  const entries = uncarried(state.messages, carried);
   entries.push(carriedAnswer(answer, toolKey(lastAiId(state.messages), callId)));
   if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
   const command = result as Command;
@@ -144,9 +150,8 @@ function answerIn(result: ToolMessage | Command, callId: string): ToolMessage | 
  * should the last carried message be gone, it carries what the state has again, which the
  * reducer merges by key.
  */
-function uncarried(state: GuardState): Carried[] {
-  const last = lastCarriedMessage(state[CARRY_KEY] ?? []);
-  const { messages } = state;
+function uncarried(messages: readonly BaseMessage[], carried: readonly Carried[]): Carried[] {
+  const last = lastCarriedMessage(carried);
   const out: Carried[] = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
@@ -199,18 +204,17 @@ function carriedAnswer(answer: ToolMessage, key: string): Carried {
 }
 
 /**
- * Keeps the channel's declaration on the first middleware that has it. LangChain builds a zod
- * parser of each middleware's state schema before every model call; one declaration makes the
- * channel for the whole stack, and every guard reads it from the graph's state.
+ * Declares the channel once for a whole stack, on a middleware without `wrapModelCall` where
+ * there is one: LangChain builds and runs a zod parser of a middleware's state schema before
+ * each of its `wrapModelCall`s, tens of microseconds a step for every declaring guard. Every
+ * guard reads the channel from the graph's state.
  */
 export function declareCarryOnce<M extends object>(middleware: M[]): M[] {
-  let declared = false;
-  for (const m of middleware) {
-    const owner = m as { stateSchema?: unknown };
-    if (owner.stateSchema !== carryStateSchema) continue;
-    if (declared) owner.stateSchema = undefined;
-    declared = true;
-  }
+  type Host = { stateSchema?: unknown; wrapModelCall?: unknown };
+  const hosts = middleware as Host[];
+  const host = hosts.find((m) => m.stateSchema === undefined && m.wrapModelCall === undefined) ?? hosts.find((m) => m.stateSchema === carryStateSchema);
+  for (const m of hosts) if (m.stateSchema === carryStateSchema) m.stateSchema = undefined;
+  if (host) host.stateSchema = carryStateSchema;
   return middleware;
 }
 
