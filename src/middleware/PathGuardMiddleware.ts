@@ -196,6 +196,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
       roots: refusal.roots,
       ...(refusal.reading ? { reading: refusal.reading.text, readingSteps: refusal.reading.steps } : {}),
       ...(refusal.detail ? { error: refusal.detail } : {}),
+      ...(refusal.filledInByTool ? { filledInByTool: true } : {}),
     });
   }
 

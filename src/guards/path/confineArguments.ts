@@ -3,7 +3,7 @@ import { patternPaths } from "./globPattern.js";
 import type { HomeDirs } from "./homeDirs.js";
 import { findPathArguments, replaceArguments, type ArgumentKind, type ArgumentLocation, type FoundArgument } from "./pathArguments.js";
 import type { PathReading } from "./pathForms.js";
-import { resolveCanonical, resolveInside, type PathCheck, type PathViolation, type ResolveInsideOptions } from "./resolveInside.js";
+import { confirmInside, resolveCanonical, resolveInside, type PathCheck, type PathViolation, type ResolveInsideOptions } from "./resolveInside.js";
 
 export interface ConfineOptions {
   roots: readonly string[];
@@ -58,7 +58,7 @@ export function confineArguments(args: unknown, options: ConfineOptions): Confin
       if (refusal) return { ok: false, refusal };
       continue;
     }
-    const check = options.rewrite ? rewritten(argument.value, options.roots, resolveOptions) : resolveInside(options.roots, argument.value, resolveOptions);
+    const check = options.rewrite ? rewritten(argument.value, options.roots, resolveOptions) : confirmInside(options.roots, argument.value, resolveOptions);
     if (!check.ok) return { ok: false, refusal: refusalOf(argument, check) };
     if (options.rewrite && check.path !== argument.value) rewrites.push({ at: argument.at, from: argument.value, to: check.path });
   }
@@ -82,7 +82,7 @@ function patternRefusal(argument: FoundArgument, options: ConfineOptions, resolv
     const readings = !options.virtualPaths && path.isAbsolute(reachedPath) ? [reachedPath, reachedPath.replace(/^[\\/]+/, "")] : [reachedPath];
     for (const baseDir of bases) {
       for (const reading of readings) {
-        const check = resolveInside(options.roots, reading, { ...resolveOptions, baseDir });
+        const check = confirmInside(options.roots, reading, { ...resolveOptions, baseDir });
         if (!check.ok) return refusalOf(argument, check);
       }
     }

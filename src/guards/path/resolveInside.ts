@@ -59,7 +59,15 @@ interface Roots {
  * await fs.promises.readFile(where.path);
  */
 export function resolveInside(roots: readonly string[], input: unknown, options: ResolveInsideOptions = {}): PathCheck {
-  return check(roots, input, options, "every");
+  return check(roots, input, options, "every", true);
+}
+
+/**
+ * `resolveInside` without the canonical path, which costs another system call: for a caller that
+ * passes the argument on as written. `path` is then where the path as written really leads.
+ */
+export function confirmInside(roots: readonly string[], input: unknown, options: ResolveInsideOptions = {}): PathCheck {
+  return check(roots, input, options, "every", false);
 }
 
 /**
@@ -68,10 +76,10 @@ export function resolveInside(roots: readonly string[], input: unknown, options:
  * path itself must still pass `resolveInside` before it is used.
  */
 export function resolveCanonical(roots: readonly string[], input: unknown, options: ResolveInsideOptions = {}): PathCheck {
-  return check(roots, input, options, "canonical");
+  return check(roots, input, options, "canonical", true);
 }
 
-function check(roots: readonly string[], input: unknown, options: ResolveInsideOptions, which: "every" | "canonical"): PathCheck {
+function check(roots: readonly string[], input: unknown, options: ResolveInsideOptions, which: "every" | "canonical", canonicalPath: boolean): PathCheck {
   const base = path.resolve(options.baseDir ?? process.cwd());
   let resolvedRoots: Roots;
   try {
@@ -88,7 +96,7 @@ function check(roots: readonly string[], input: unknown, options: ResolveInsideO
   for (const [index, reading] of readings.entries()) {
     let judged: Judgement;
     try {
-      judged = judge(reading.text, base, resolvedRoots, options.virtualPaths ?? false, index === 0);
+      judged = judge(reading.text, base, resolvedRoots, options.virtualPaths ?? false, index === 0, canonicalPath);
     } catch (error) {
       return { ok: false, violation: "unresolvable", roots: resolvedRoots.real, detail: detailOf(error), reading };
     }
@@ -108,7 +116,7 @@ type Judgement =
 const PARENT_STEP = path.sep === "\\" ? /(?:^|[\\/])\.\.(?:[\\/]|$)/ : /(?:^|\/)\.\.(?:\/|$)/;
 
 /** Where one reading leads, lexically and physically; throws `UnresolvablePathError`. */
-function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, wantCanonical: boolean): Judgement {
+function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, wantCanonical: boolean, keepLink: boolean): Judgement {
   const written = text === "" ? base : path.isAbsolute(text) && !virtualPaths ? text : `${base}${path.sep}${text}`;
   const lexical = path.resolve(written);
   const physical = physicalPath(lexical);
@@ -123,7 +131,7 @@ function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, 
   }
   if (root === undefined || !kernelInside) return { inside: false, violation: "parent_after_symlink" };
   if (!wantCanonical) return { inside: true };
-  return { inside: true, canonical: { path: keepLastLink(lexical, physical), root } };
+  return { inside: true, canonical: { path: keepLink ? keepLastLink(lexical, physical) : physical, root } };
 }
 
 /** The real path of `lexical`'s directory joined with its last component when that is a symbolic link. */
