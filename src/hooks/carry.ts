@@ -23,16 +23,19 @@ export const CARRY_KEY = "_harnessKitCarry";
 export type Carried = BaseMessage & { id: string };
 
 /** Adds or replaces carried messages by key, keeping history order: replays and retries write the same keys again. */
-function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
+export function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   if (update.length === 0) return current;
   const next = [...current];
   // The index of `current` serves `next` too: `next` only replaces entries in place or appends.
   let at = positionsOf(current);
   for (const entry of update) {
-    const index = indexIn(next, entry.id, at);
+    let index = indexIn(next, entry.id, at);
+    if (index === undefined && at.has(entry.id)) {
+      at = indexEntries(next); // the shared index saw another version: start afresh
+      index = indexIn(next, entry.id, at);
+    }
     if (index !== undefined) next[index] = entry;
     else {
-      if (at.has(entry.id)) at = indexEntries(next); // the shared index saw another version: start afresh
       at.set(entry.id, next.length);
       next.push(entry);
     }
