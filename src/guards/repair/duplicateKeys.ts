@@ -1,3 +1,4 @@
+import { stringEnd } from "./jsonStrings.js";
 /**
  * The first key that appears twice in one object of a strict JSON text, with its path, or
  * undefined. `JSON.parse` silently keeps the last value of a duplicated key, so a call like
@@ -40,15 +41,4 @@ export function firstDuplicateKey(json: string): { key: string; path: string } |
     i++;
   }
   return undefined;
-}
-
-function stringEnd(json: string, start: number): number {
-  let i = start + 1;
-  while (i < json.length) {
-    const ch = json.charCodeAt(i);
-    if (ch === 0x5c /* \ */) i += 2;
-    else if (ch === 0x22) return i + 1;
-    else i++;
-  }
-  return json.length;
 }

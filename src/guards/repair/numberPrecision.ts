@@ -1,3 +1,5 @@
+import { stringEnd } from "./jsonStrings.js";
+
 /** A number literal that a JSON parser cannot keep: what was written, where, and what a parser reads instead. */
 export interface ImpreciseNumber {
   literal: string;
@@ -59,15 +61,4 @@ function decimal(text: string): { digits: string; exponent: number } {
   digits = digits.slice(0, digits.length - trailing);
   exponent += trailing;
   return { digits, exponent };
-}
-
-function stringEnd(json: string, start: number): number {
-  let i = start + 1;
-  while (i < json.length) {
-    const ch = json.charCodeAt(i);
-    if (ch === 0x5c /* \ */) i += 2;
-    else if (ch === 0x22) return i + 1;
-    else i++;
-  }
-  return json.length;
 }
