@@ -69,8 +69,9 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  * Ladder: directives for each unusable call; at `stopAt` unusable calls since the last user
  * message, `exitBehavior` (default: answer every pending call and end with a final message).
  *
- * Put it last in `middleware`: its wrapModelCall then sees every tool other middlewares add, its
- * afterModel runs first (other guards see the repaired calls) and its wrapToolCall sits next to the tool.
+ * Put it last in `middleware`: its wrapModelCall then sees every tool other middlewares add and
+ * repairs the calls before they enter state (other guards judge the repaired calls), and its
+ * wrapToolCall sits next to the tool.
  *
  * @example
  * const agent = createAgent({ model, tools, middleware: [new LoopGuardMiddleware(), new ToolCallRepairMiddleware()] });
