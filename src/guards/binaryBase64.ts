@@ -1,6 +1,6 @@
 import { decodeBase64Head, MAGIC_SIGNATURES, type MagicSignature } from "./binaryMagic.js";
 import { isTextMediaType } from "./binaryMedia.js";
-import { bytesLookBinary, fixedBytes, labelForMediaType, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
+import { bytesLookBinary, fixedBytes, labelForMediaType, nextRun, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
 
 /**
  * Base64 payloads anywhere in a text: data URLs, and long base64 runs (wrapped over lines as
@@ -180,28 +180,9 @@ function mixedAlphabet(text: string, start: number, end: number): boolean {
   return false;
 }
 
-/**
- * Start of the next run of at least MIN_BASE64_RUN base64 characters at or after `from`, or -1.
- * Any such run starting in [i, i + min) covers i + min - 1, so when that character is not
- * base64 the scan jumps a whole run length.
- */
+/** Start of the next run of at least MIN_BASE64_RUN base64 characters at or after `from`, or -1 (see nextRun). */
 export function nextLongRun(text: string, from: number): number {
-  const min = MIN_BASE64_RUN;
-  let i = from;
-  while (i + min <= text.length) {
-    const probe = i + min - 1;
-    if (!isBase64Char(text.charCodeAt(probe))) {
-      i = probe + 1;
-      continue;
-    }
-    let start = probe;
-    while (start > i && isBase64Char(text.charCodeAt(start - 1))) start--;
-    let end = probe + 1;
-    while (end < text.length && end - start < min && isBase64Char(text.charCodeAt(end))) end++;
-    if (end - start >= min) return start;
-    i = end + 1;
-  }
-  return -1;
+  return nextRun(text, from, MIN_BASE64_RUN, isBase64Char);
 }
 
 function runEnd(text: string, start: number): number {

@@ -1,4 +1,4 @@
-import { bytesLookBinary, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
+import { bytesLookBinary, nextRun, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./binaryRegion.js";
 
 /**
  * Binary data written as hexadecimal: hex dumps (`xxd`, `hexdump -C`, `od -A x -t x1`, plain
@@ -134,24 +134,9 @@ function hexBytes(hex: string): number[] {
   return out;
 }
 
-/** Start of the next run of at least MIN_HEX_RUN hex digits, jumping a run length over text that has none. */
+/** Start of the next run of at least MIN_HEX_RUN hex digits (see nextRun). */
 function nextHexRun(text: string, from: number): number {
-  const min = MIN_HEX_RUN;
-  let i = from;
-  while (i + min <= text.length) {
-    const probe = i + min - 1;
-    if (!isHexChar(text.charCodeAt(probe))) {
-      i = probe + 1;
-      continue;
-    }
-    let start = probe;
-    while (start > i && isHexChar(text.charCodeAt(start - 1))) start--;
-    let end = probe + 1;
-    while (end < text.length && end - start < min && isHexChar(text.charCodeAt(end))) end++;
-    if (end - start >= min) return start;
-    i = end + 1;
-  }
-  return -1;
+  return nextRun(text, from, MIN_HEX_RUN, isHexChar);
 }
 
 export function isHexChar(code: number): boolean {

@@ -106,3 +106,26 @@ const FAMILY_LABELS: Record<string, string> = {
   video: "video file",
   font: "font file",
 };
+
+/**
+ * Start of the next run of at least `min` characters that `inRun` accepts, or -1. Any such run
+ * starting in [i, i + min) covers i + min - 1, so when that character is not in a run the scan
+ * jumps a whole run length: prose costs a fraction of a read per character.
+ */
+export function nextRun(text: string, from: number, min: number, inRun: (code: number) => boolean): number {
+  let i = from;
+  while (i + min <= text.length) {
+    const probe = i + min - 1;
+    if (!inRun(text.charCodeAt(probe))) {
+      i = probe + 1;
+      continue;
+    }
+    let start = probe;
+    while (start > i && inRun(text.charCodeAt(start - 1))) start--;
+    let end = probe + 1;
+    while (end < text.length && end - start < min && inRun(text.charCodeAt(end))) end++;
+    if (end - start >= min) return start;
+    i = end + 1;
+  }
+  return -1;
+}
