@@ -24,7 +24,7 @@ export const MARK_VERSION = 1;
 /** The tool ran; its result was replaced because it could not be shown as it was. */
 export const REPLACED_RESULT = "replaced_result";
 /** The tool ran; the validator found its output invalid. */
-export const INVALID_OUTPUT = "invalid_output";
+const INVALID_OUTPUT = "invalid_output";
 
 export type MarkAction = "warn" | "directive" | "stop";
 
@@ -62,7 +62,7 @@ export interface HarnessMark {
 }
 
 /** Whether the tool behind a marked result really ran (see `outcome`). */
-export function toolRan(mark: Mark): boolean {
+function toolRan(mark: Mark): boolean {
   return mark.outcome === INVALID_OUTPUT || mark.outcome === REPLACED_RESULT;
 }
 

@@ -84,3 +84,8 @@ export function pendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
   }
   return [];
 }
+
+/** Whether a message is the summary LangChain's summarizationMiddleware wrote: it is not the user speaking. */
+export function isSummary(message: unknown): boolean {
+  return fields(fields(message).additional_kwargs).lc_source === "summarization";
+}

@@ -1,4 +1,4 @@
-import { contentOf, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { contentOf, isSummary, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { markOf } from "../core/marks.js";
 import { canonicalJson } from "../observe/canonical.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
@@ -369,10 +369,6 @@ type Loose = Record<string, unknown>;
 
 function fields(value: unknown): Loose {
   return value !== null && typeof value === "object" ? (value as Loose) : {};
-}
-
-function isSummary(message: unknown): boolean {
-  return fields(fields(message).additional_kwargs).lc_source === "summarization";
 }
 
 function subagentTypeOf(args: unknown): string | undefined {

@@ -1,7 +1,7 @@
 import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { messageKind } from "../core/messages.js";
+import { isSummary, messageKind } from "../core/messages.js";
 
 /**
  * What the guards remember across a summary (DESIGN.md, "Attach points"). LangChain's
@@ -80,12 +80,6 @@ function indexEntries(entries: readonly Carried[]): Map<string, number> {
 function indexIn(entries: readonly Carried[], key: string, at = positionsOf(entries)): number | undefined {
   const index = at.get(key);
   return index !== undefined && entries[index]?.id === key ? index : undefined;
-}
-
-/** Whether a message is the summary LangChain's summarizationMiddleware wrote (it is not the user speaking). */
-export function isSummary(message: unknown): boolean {
-  const kwargs = (message as { additional_kwargs?: { lc_source?: unknown } } | null)?.additional_kwargs;
-  return kwargs?.lc_source === "summarization";
 }
 
 /**
