@@ -65,7 +65,17 @@ function entryStats(entry: string): Stats | undefined {
   }
 }
 
-function walk(absolute: string): string {
+/**
+ * Every place the kernel's walk of `absolute` stands on, in order, ending where it leads: with
+ * `..` the walk can pass through directories that neither the start nor the end shows.
+ */
+export function physicalTrail(absolute: string): string[] {
+  const trail: string[] = [];
+  trail.push(walk(absolute, (place) => trail.push(place)));
+  return trail;
+}
+
+function walk(absolute: string, visit?: (place: string) => void): string {
   const { root } = path.parse(absolute);
   let current = root;
   const queue = split(absolute.slice(root.length));
@@ -75,11 +85,13 @@ function walk(absolute: string): string {
     if (part === ".") continue;
     if (part === "..") {
       current = path.dirname(current);
+      visit?.(current);
       continue;
     }
     const next = path.join(current, part);
     const stats = entryStats(next);
     current = next;
+    visit?.(current);
     if (!stats?.isSymbolicLink()) continue;
     if (++links > MAX_LINKS) throw new UnresolvablePathError("ELOOP", absolute);
     const target = readlinkSync(next);

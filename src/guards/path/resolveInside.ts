@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { HomeDirs } from "./homeDirs.js";
 import { pathForms, type PathFormProblem, type PathReading } from "./pathForms.js";
-import { physicalPath, UnresolvablePathError } from "./physicalPath.js";
+import { physicalPath, physicalTrail, UnresolvablePathError } from "./physicalPath.js";
 
 export interface ResolveInsideOptions {
   /** Directory relative paths are resolved against. Default `process.cwd()` (what `node:fs` uses). */
@@ -22,12 +22,14 @@ export interface ResolveInsideOptions {
  * - `through_symlink`: as written it looks inside, but a symbolic link leads outside;
  * - `parent_after_symlink`: `..` after a symbolic link means one place to the kernel (the link's
  *   parent) and another to `path.resolve` (the parent as written), and one of them is outside;
+ * - `outside_on_the_way`: it ends inside, but its `..` steps pass through a place outside (not a
+ *   root's ancestor) first, where `mkdir -p` would create directories and whose links decide the end;
  * - `other_reading`: a tool that trims, percent-decodes, normalises Unicode, expands `~` or reads
  *   backslashes as separators would reach a place outside;
  * - `unresolvable`: a symbolic link loop or an unreadable directory;
  * - the problems of `pathForms` (NUL bytes, foreign Windows forms, overlong escapes, ...).
  */
-export type PathViolation = PathFormProblem | "outside_roots" | "through_symlink" | "parent_after_symlink" | "other_reading" | "unresolvable";
+export type PathViolation = PathFormProblem | "outside_roots" | "through_symlink" | "parent_after_symlink" | "outside_on_the_way" | "other_reading" | "unresolvable";
 
 export type PathCheck =
   | { ok: true; path: string; root: string }
@@ -111,7 +113,7 @@ function check(roots: readonly string[], input: unknown, options: ResolveInsideO
 
 type Judgement =
   | { inside: true; canonical?: { path: string; root: string } }
-  | { inside: false; violation: "outside_roots" | "through_symlink" | "parent_after_symlink" };
+  | { inside: false; violation: "outside_roots" | "through_symlink" | "parent_after_symlink" | "outside_on_the_way" };
 
 const PARENT_STEP = path.sep === "\\" ? /(?:^|[\\/])\.\.(?:[\\/]|$)/ : /(?:^|\/)\.\.(?:\/|$)/;
 
@@ -122,7 +124,8 @@ function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, 
   const physical = physicalPath(lexical);
   const root = roots.real.find((candidate) => isWithin(candidate, physical));
   // Without a `..` the kernel's walk ends where the lexical one does: one walk is enough.
-  const kernel = PARENT_STEP.test(text) ? physicalPath(written) : physical;
+  const trail = PARENT_STEP.test(text) ? physicalTrail(written) : undefined;
+  const kernel = trail?.at(-1) ?? physical;
   const kernelInside = kernel === physical ? root !== undefined : roots.real.some((candidate) => isWithin(candidate, kernel));
 
   if (root === undefined && !kernelInside) {
@@ -130,6 +133,8 @@ function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, 
     return { inside: false, violation: looksInside ? "through_symlink" : "outside_roots" };
   }
   if (root === undefined || !kernelInside) return { inside: false, violation: "parent_after_symlink" };
+  const strays = trail?.some((place) => !roots.real.some((candidate) => isWithin(candidate, place) || isWithin(place, candidate)));
+  if (strays) return { inside: false, violation: "outside_on_the_way" };
   if (!wantCanonical) return { inside: true };
   return { inside: true, canonical: { path: keepLink ? keepLastLink(lexical, physical) : physical, root } };
 }

@@ -17,6 +17,8 @@ const REASONS: Record<Exclude<ArgumentRefusal["violation"], "other_reading">, st
   through_symlink: "it resolves through a symbolic link to a place outside the allowed directories",
   parent_after_symlink:
     'its ".." follows a symbolic link, so the system and path-joining tools read it as two different places, and one of them is outside the allowed directories',
+  outside_on_the_way:
+    'its ".." steps pass through a place outside the allowed directories before coming back, and a tool that creates missing directories would create them there',
   unresolvable: "it cannot be resolved (a symbolic link loop or an unreadable directory)",
   pattern_too_complex: "it has too many brace alternatives to be checked",
   too_deep: "the arguments are nested too deeply to be checked",
@@ -50,7 +52,7 @@ function reasonOf(refusal: ArgumentRefusal): string {
 }
 
 function adviceOf(refusal: ArgumentRefusal): string {
-  if (refusal.violation === "parent_after_symlink") return ', written without ".."';
+  if (refusal.violation === "parent_after_symlink" || refusal.violation === "outside_on_the_way") return ', written without ".."';
   if (refusal.violation === "other_reading") return ", written without percent-escapes, ~, surrounding spaces or lookalike characters";
   return "";
 }
