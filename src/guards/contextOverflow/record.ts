@@ -1,0 +1,59 @@
+/**
+ * What the context-overflow guard left out of a request, recorded on the model's answer to that
+ * request (`response_metadata.harness_kit_context`), so a saved thread shows it: `harness-kit
+ * inspect` lists it, and the next step calibrates its estimate from it. The guard changes only
+ * the request, never the state, so the answer is the one message of the thread it can write to.
+ * A key of its own, beside the `harness_kit` mark, because the answer is the model's, not a guard's.
+ */
+export const CONTEXT_RECORD_KEY = "harness_kit_context";
+export const CONTEXT_RECORD_VERSION = 1;
+
+/** How one message of the request was shortened. */
+export type ShrinkAction = "preview" | "stub" | "drop";
+
+export interface RemovedPart {
+  /** Position of the message in the request's messages (the state's messages, after any summary). */
+  index: number;
+  kind: "tool" | "ai" | "human" | "other";
+  action: ShrinkAction;
+  toolCallId?: string;
+  tool?: string;
+  /** Where the full content can be read back; absent when it could not be stored. */
+  key?: string;
+  /** Estimated tokens the message had. */
+  tokens: number;
+}
+
+export interface ContextRecord {
+  v: number;
+  guard: string;
+  /** `request_shrunk` before sending; `overflow_recovered` after the provider refused the first request. */
+  reason: "request_shrunk" | "overflow_recovered";
+  window: number | undefined;
+  /** Window minus the answer's reserve: the most the request may use. */
+  limit: number | undefined;
+  /** Estimated tokens of the whole request, as the state holds it. */
+  fullTokens: number;
+  /** Estimated tokens of the request that was sent. */
+  sentTokens: number;
+  /** Every shortened message (at most `MAX_LISTED`; `removedCount` counts all). */
+  removed: RemovedPart[];
+  removedCount: number;
+}
+
+const MAX_LISTED = 200;
+
+export function contextRecord(fields: Omit<ContextRecord, "v" | "removedCount" | "removed"> & { removed: readonly RemovedPart[] }): ContextRecord {
+  return { ...fields, v: CONTEXT_RECORD_VERSION, removed: fields.removed.slice(0, MAX_LISTED), removedCount: fields.removed.length };
+}
+
+/** The record on a model answer, instances and plain dicts alike. */
+export function readContextRecord(message: unknown): ContextRecord | undefined {
+  if (message === null || typeof message !== "object") return undefined;
+  const metadata = (message as { response_metadata?: unknown }).response_metadata;
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  const record = (metadata as Record<string, unknown>)[CONTEXT_RECORD_KEY];
+  if (record === null || typeof record !== "object") return undefined;
+  const r = record as Partial<ContextRecord>;
+  return typeof r.guard === "string" && typeof r.sentTokens === "number" && Array.isArray(r.removed) ? (r as ContextRecord) : undefined;
+}

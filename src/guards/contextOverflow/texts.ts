@@ -1,0 +1,88 @@
+import { contentText } from "../../observe/content.js";
+import { messageKind, nameOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
+
+/**
+ * Text the context-overflow guard writes into a request. Tool results it shortens use the
+ * budget's own preview notices (guards/budgetNotices.ts); these are the rest.
+ */
+
+/** Where a shortened part went: a store key and how to read it, or why it was not kept. */
+export type KeptWhere = { key: string; howToRead: string } | { key?: undefined; failure: string };
+
+function whereText(where: KeptWhere): string {
+  return where.key !== undefined
+    ? `It is stored under the key "${where.key}"; to read it, ${where.howToRead}.`
+    : `It could not be kept (${where.failure}).`;
+}
+
+/** Read by the model in place of the text of an earlier AI or user message. */
+export function shortenedMessageText(speaker: "assistant" | "user" | "other", chars: number, where: KeptWhere): string {
+  const whose = speaker === "assistant" ? "your earlier message" : speaker === "user" ? "an earlier user message" : "an earlier message";
+  return `[The text of ${whose} (${chars} characters) was left out of this request to fit the model's context window. ${whereText(where)}]`;
+}
+
+/** Read by the model in place of a long tool-call argument (the arguments keep their shape). */
+export function shortenedArgument(chars: number, where: KeptWhere): string {
+  return where.key !== undefined
+    ? `[${chars} characters left out to fit the context window; the call's full arguments are stored under the key "${where.key}"]`
+    : `[${chars} characters left out to fit the context window; not kept]`;
+}
+
+/** Read by the model where earlier messages were left out of the request altogether. */
+export function droppedSpanNote(messages: number, toolResults: number, where: KeptWhere): string {
+  const what = toolResults > 0 ? `${messages} earlier messages (${toolResults} of them tool results)` : `${messages} earlier messages`;
+  return `[harness-kit: ${what} were left out here to fit the model's context window. ${whereText(where)} Read them only if you need them.]`;
+}
+
+/** Read by the user: why the run ended (after the final message's "Run stopped by ...: context_overflow — "). */
+export function overflowStopExplanation(cause: "cannot_fit" | "still_refused", window: number | undefined, fixedTokens: number): string {
+  const size = window === undefined ? "the model's context window" : `the model's context window (${window} tokens)`;
+  if (cause === "cannot_fit") {
+    return `the request cannot fit ${size}: the system prompt, the tool schemas and the latest user message alone take about ${fixedTokens} tokens, and nothing else is left to shorten. Shorten the latest message or the system prompt, or use a model with a larger window.`;
+  }
+  return `the provider refused the request as too long for ${size}, again after the guard shortened it. Earlier results are kept in the offload store; start a new thread or use a model with a larger window.`;
+}
+
+/**
+ * What a dropped span is stored as, read back with the retrieval tool: each message with its
+ * role, tool calls and full text, so nothing the request left out is lost.
+ */
+export function transcriptOf(messages: readonly unknown[], firstIndex: number): string {
+  const parts: string[] = [];
+  messages.forEach((message, k) => {
+    const kind = messageKind(message);
+    const head = `[message ${firstIndex + k}] ${kind === "ai" ? "assistant" : kind === "human" ? "user" : kind === "tool" ? `tool result of ${nameOf(message) ?? "a tool"} (call ${toolCallIdOf(message) ?? "?"})` : kind}`;
+    const calls = kind === "ai" ? toolCallsOf(message).map((c) => `calls ${c.name} (call ${c.id}) with ${safeJson(c.args)}`) : [];
+    const text = contentText((message as { content?: unknown } | null)?.content);
+    parts.push([head, ...calls, text].filter((line) => line !== "").join("\n"));
+  });
+  return parts.join("\n\n");
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "{}";
+  } catch {
+    return String(value);
+  }
+}
+
+/** The signal codes of the context-overflow guard (besides `guard_failed`). */
+export const CONTEXT_OVERFLOW_CODES = ["request_shrunk", "over_window", "provider_refused", "context_overflow"] as const;
+export type ContextOverflowCode = (typeof CONTEXT_OVERFLOW_CODES)[number] | "guard_failed";
+
+/** Read by people: the sentence a signal carries beside its code. */
+export function signalReason(code: ContextOverflowCode, detail: Record<string, unknown>): string {
+  switch (code) {
+    case "request_shrunk":
+      return `the request (about ${String(detail.estimatedTokens)} tokens) was over the limit of ${String(detail.limit ?? "the provider")} and was shrunk to about ${String(detail.sentTokens)}`;
+    case "over_window":
+      return `the request (about ${String(detail.estimatedTokens)} tokens) is over the limit of ${String(detail.limit)}; observe-only, sent as it is`;
+    case "provider_refused":
+      return `the provider refused the request as too long: ${String(detail.error)}`;
+    case "context_overflow":
+      return detail.cause === "cannot_fit" ? "the request cannot be shrunk to fit the model's window; the run stops" : "the provider refused the shrunk request too; the run stops";
+    case "guard_failed":
+      return `the guard failed and let the request through: ${String(detail.error)}`;
+  }
+}

@@ -1,0 +1,425 @@
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { Command, getCurrentTaskInput, isGraphBubbleUp } from "@langchain/langgraph";
+import { z } from "zod";
+import { stopNotice } from "../core/answers.js";
+import { InvalidOptionsError } from "../core/errors.js";
+import { readMark } from "../core/marks.js";
+import { isSummary, messageKind, nameOf, toolCallIdOf } from "../core/messages.js";
+import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
+import { createMeasure, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
+import { storeFailureReason } from "../guards/budgetNotices.js";
+import { MIN_LIMIT } from "../guards/budgetPlan.js";
+import { MESSAGE_OVERHEAD, RequestMeter } from "../guards/contextOverflow/estimate.js";
+import { groupsOf, planShrink, type PlanEntry, type ShrinkPlan } from "../guards/contextOverflow/plan.js";
+import { isContextOverflowError, overflowNumbers } from "../guards/contextOverflow/providerErrors.js";
+import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "../guards/contextOverflow/record.js";
+import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
+import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere } from "../guards/contextOverflow/texts.js";
+import { answerReserve, calibration, profileWindow } from "../guards/contextOverflow/window.js";
+import { loadHasher, type Hasher } from "../observe/hash.js";
+import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
+import type { OffloadStore } from "../offload/OffloadStore.js";
+import { offloadDigestInput, offloadKey } from "../offload/keys.js";
+import { createRetrievalTool } from "../offload/retrievalTool.js";
+import { threadIdOf } from "../offload/threads.js";
+import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../offload/timeouts.js";
+import { MiddlewareBase } from "./base.js";
+
+const GUARD = "ContextOverflowGuardMiddleware";
+
+const positive = (what: string) => z.number().int(`${what} must be a whole number`).positive(`${what} must be > 0`);
+
+/** Options, their defaults and their meaning in one place; bad options fail at construction. */
+export const contextOverflowGuardOptions = z.object({
+  maxInputTokens: positive("maxInputTokens").optional().describe("The model's input window in tokens. Default: the model's `profile.maxInputTokens`; without either, nothing is shrunk before sending (a provider's refusal is still recovered from)."),
+  reserveTokens: z.number().int().nonnegative().optional().describe("Tokens kept free for the answer. Default: the model's `maxTokens`, else 4,096; at most a quarter of the window."),
+  shrinkTo: z.number().gt(0).lte(1).default(0.9).describe("A request over the limit is shrunk to this share of it, leaving room for the estimate's error."),
+  largeResultTokens: positive("largeResultTokens").default(1000).describe("Tool results above this many tokens are the first to be offloaded (oldest first)."),
+  previewTokens: z.number().int().min(MIN_LIMIT.tokens).default(500).describe("Size of the preview (head and tail) an offloaded large result keeps in the request."),
+  countTokens: z.custom<CountTokens>((v) => typeof v === "function", "must be a function (text) => number").optional().describe("Counts the tokens of a text, e.g. your model's tokenizer. Default: an estimate that errs high, calibrated by the provider's reported input tokens."),
+  store: z.custom<OffloadStore>((v) => v !== null && typeof v === "object" && typeof (v as OffloadStore).put === "function" && typeof (v as OffloadStore).get === "function", "must be an OffloadStore (put and get)").optional().describe("Where offloaded content is kept. Default: a MemoryOffloadStore (this process only)."),
+  retrievalTool: z.boolean().default(true).describe("Register `read_stored_result` for the store. Turn it off when a ToolResultBudgetMiddleware with the same store registers it already."),
+  storeTimeoutMs: positive("storeTimeoutMs").default(DEFAULT_STORE_TIMEOUT_MS).describe("How long to wait for the store; a store that does not answer counts as failed."),
+  observeOnly: z.boolean().default(false).describe("Signal requests over the limit and provider refusals, but change nothing."),
+  onSignal: z.custom<SignalHandler>((v) => typeof v === "function", "must be a function").optional().describe("Receives every signal."),
+});
+
+export type ContextOverflowGuardOptions = z.input<typeof contextOverflowGuardOptions>;
+type Settings = z.output<typeof contextOverflowGuardOptions>;
+
+/** Largest answer of the registered retrieval tool, in tokens. */
+const RETRIEVAL_TOKENS = 5000;
+/** Puts remembered per process, so a result offloaded at one step is not written again at the next. */
+const MAX_REMEMBERED_PUTS = 10_000;
+
+/** The parts of LangChain's model request the guard reads and rewrites. */
+interface ModelRequestLike {
+  model?: unknown;
+  messages: BaseMessage[];
+  systemMessage?: unknown;
+  tools?: readonly unknown[];
+  state?: unknown;
+  runtime?: unknown;
+}
+type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage | Command>;
+
+/** A request ready to send, with what the guard did to it. */
+type Prepared<R> =
+  | { kind: "send"; request: R; record?: ContextRecord; stateUpdate?: Record<string, unknown>; sentTokens: number; window?: number; reserve: number }
+  | { kind: "stop"; minimum: number; window?: number };
+
+/**
+ * Never sends a request the model cannot take. Before each model call it measures the request
+ * (system prompt, tool schemas, messages); above the window minus a reserve for the answer, it
+ * shrinks **the request only**, oldest first: large tool results are offloaded to the store and
+ * previewed (the budget's preview), then what remains is replaced by notices that name the key
+ * it is kept under, then whole early turns are left out behind a note. The system prompt and the
+ * latest user message are never touched, and an AI message and its tool results are shortened
+ * or left out together. The state keeps every message as it was, so the other guards, which
+ * decide from history, see the run as it happened; what a request lacked is recorded on the
+ * model's answer (`response_metadata.harness_kit_context`) for replay and `harness-kit inspect`.
+ *
+ * When the provider still refuses the request as too long (OpenAI `context_length_exceeded`,
+ * Anthropic "prompt is too long", LangChain's `ContextOverflowError`), the guard shrinks once
+ * more, to what the provider's numbers say fits, and retries; if that is refused too, the run
+ * ends with a final message that says why (no exception).
+ *
+ * Order: put it after the loop guards and before `ToolCallRepairMiddleware`, so a stop decided
+ * by another guard costs no shrinking; `summarizationMiddleware` runs before any wrapModelCall,
+ * so it compacts first and this guard only catches what is still too long.
+ *
+ * @example
+ * const agent = createAgent({
+ *   model: "openai:gpt-4.1",
+ *   tools,
+ *   middleware: [summarizationMiddleware({ model, trigger: { fraction: 0.8 } }), new ContextOverflowGuardMiddleware()],
+ * });
+ */
+export class ContextOverflowGuardMiddleware extends MiddlewareBase {
+  readonly name = GUARD;
+  /** `read_stored_result`, unless `retrievalTool: false`. */
+  readonly tools: StructuredToolInterface[];
+  private readonly settings: Settings;
+  private readonly store: OffloadStore;
+  private readonly meter: RequestMeter;
+  private readonly measure: Measure;
+  /** Puts already done in this process, by thread and key (a cache: a missing entry only costs a put). */
+  private readonly puts = new Map<string, Promise<KeptWhere>>();
+  /** Loaded at the first shrink: most runs never need it. */
+  private hasher: Hasher | undefined;
+
+  constructor(options: ContextOverflowGuardOptions = {}) {
+    super();
+    const parsed = contextOverflowGuardOptions.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new InvalidOptionsError(GUARD, issue.path.join(".") || "options", issue.message);
+    }
+    this.settings = parsed.data;
+    this.store = parsed.data.store ?? new MemoryOffloadStore();
+    this.meter = new RequestMeter(parsed.data.countTokens);
+    this.measure = createMeasure("tokens", (text) => this.meter.text(text));
+    this.tools = parsed.data.retrievalTool
+      ? [createRetrievalTool(this.store, { limit: RETRIEVAL_TOKENS, measure: this.measure, timeoutMs: parsed.data.storeTimeoutMs })]
+      : [];
+  }
+
+  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+    const collected: Record<string, unknown>[] = [];
+    let first: Prepared<R>;
+    try {
+      first = await this.prepare(request, undefined, collected);
+    } catch (error) {
+      await this.signal("warn", "guard_failed", { error: String(error) });
+      return handler(request);
+    }
+    if (first.kind === "stop") return this.stop("cannot_fit", first.window, first.minimum);
+    try {
+      return this.answered(await handler(first.request), first, collected);
+    } catch (error) {
+      if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
+      return this.recover(request, handler, first, error, collected);
+    }
+  };
+
+  /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
+  private async recover<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    refused: Extract<Prepared<R>, { kind: "send" }>,
+    error: unknown,
+    collected: Record<string, unknown>[],
+  ): Promise<AIMessage | Command> {
+    const numbers = overflowNumbers(error);
+    const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLine(error) };
+    if (this.settings.observeOnly) {
+      await this.signal("warn", "provider_refused", { ...detail, observeOnly: true });
+      throw error;
+    }
+    const window = numbers.limit ?? refused.window;
+    const reserve = numbers.limit !== undefined && refused.window === undefined ? this.reserveFor(request.model, numbers.limit) : refused.reserve;
+    // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
+    const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
+    const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * this.settings.shrinkTo) / ratio);
+    const target = Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75));
+    await this.signal("warn", "provider_refused", { ...detail, retryTarget: target });
+
+    let second: Prepared<R>;
+    try {
+      second = await this.prepare(request, { target, window, reserve }, collected);
+    } catch (failure) {
+      await this.signal("warn", "guard_failed", { error: String(failure) });
+      return this.stop("still_refused", window, refused.sentTokens);
+    }
+    if (second.kind === "stop") return this.stop("cannot_fit", second.window, second.minimum);
+    try {
+      return this.answered(await handler(second.request), second, collected, "overflow_recovered");
+    } catch (again) {
+      if (isGraphBubbleUp(again) || !isContextOverflowError(again)) throw again;
+      return this.stop("still_refused", window, second.sentTokens);
+    }
+  }
+
+  /**
+   * The request as it may be sent: unchanged when it fits (nearly every step, decided from
+   * sizes measured once per message), else shrunk to the target. `forced` is the recovery's
+   * target after a refusal.
+   */
+  private async prepare<R extends ModelRequestLike>(
+    request: R,
+    forced: { target: number; window: number | undefined; reserve: number } | undefined,
+    collected: Record<string, unknown>[],
+  ): Promise<Prepared<R>> {
+    const messages = request.messages ?? [];
+    const fixedTokens = this.meter.fixed(request.systemMessage, request.tools);
+    const fullTokens = fixedTokens + this.meter.messages(messages);
+    const window = forced ? forced.window : (this.settings.maxInputTokens ?? profileWindow(request.model));
+    const reserve = forced ? forced.reserve : window === undefined ? 0 : this.reserveFor(request.model, window);
+    if (window === undefined && !forced) return { kind: "send", request, sentTokens: fullTokens, reserve };
+
+    const factor = calibration(messages, this.meter, fixedTokens);
+    const limit = window === undefined ? undefined : window - reserve;
+    if (!forced && fullTokens * factor <= limit!) return { kind: "send", request, sentTokens: fullTokens, window, reserve };
+
+    const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
+    if (this.settings.observeOnly) {
+      await this.signal("warn", "over_window", { ...detail, observeOnly: true });
+      return { kind: "send", request, sentTokens: fullTokens, window, reserve };
+    }
+    const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
+    const entries = this.entriesOf(messages);
+    const plan = planShrink(entries, fixedTokens, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound() });
+    if (!plan.fits) {
+      await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", minimumTokens: Math.ceil(plan.after * factor) });
+      return { kind: "stop", minimum: Math.ceil(plan.after * factor), window };
+    }
+    const { shrunk, removed } = await this.apply(messages, entries, plan, collected, threadIdOf(request.runtime));
+    const sentTokens = fixedTokens + this.meter.messages(shrunk);
+    const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, limit, fullTokens, sentTokens, removed });
+    await this.signal("warn", "request_shrunk", {
+      ...detail,
+      afterRefusal: forced !== undefined,
+      sentTokens,
+      previewed: count(removed, "preview"),
+      stubbed: count(removed, "stub"),
+      dropped: count(removed, "drop"),
+      keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
+    });
+    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, window, reserve };
+  }
+
+  private reserveFor(model: unknown, window: number): number {
+    return this.settings.reserveTokens !== undefined ? Math.min(this.settings.reserveTokens, window - 1) : answerReserve(model, window);
+  }
+
+  /** Each message sized as it is, as a preview and as a stub (stubs measured with the longest key and hint). */
+  private entriesOf(messages: readonly BaseMessage[]): PlanEntry[] {
+    const kinds = messages.map(planKind);
+    const groups = groupsOf(kinds);
+    const latestUser = lastIndex(messages, (m) => messageKind(m) === "human" && !isSummary(m));
+    const lastAi = lastIndex(messages, (m) => messageKind(m) === "ai");
+    return messages.map((message, i) => {
+      const kind = kinds[i]!;
+      const tokens = this.meter.message(message);
+      const fixed = kind === "system" || i === latestUser;
+      const entry: PlanEntry = { kind, tokens, fixed, group: groups[i]!, stubTokens: tokens };
+      if (fixed || kind === "other" || tokens <= this.settings.previewTokens / 2) return entry;
+      if (kind === "tool") {
+        const { media } = resultParts(message as ToolMessage);
+        entry.previewTokens = MESSAGE_OVERHEAD + this.settings.previewTokens + this.meter.content(media);
+        entry.stubTokens = Math.min(tokens, this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)));
+      } else if (i !== lastAi) {
+        // The last AI message is what the model is answering now: its reasoning and calls stay.
+        entry.stubTokens = Math.min(tokens, this.meter.message(stubMessage(message, PLACEHOLDER_WHERE)));
+      }
+      return entry;
+    });
+  }
+
+  /** The largest note a dropped span can get. */
+  private noteBound(): number {
+    return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, PLACEHOLDER_WHERE));
+  }
+
+  /** The plan carried out: content stored first, then the shortened messages in place of the originals. */
+  private async apply(
+    messages: readonly BaseMessage[],
+    entries: readonly PlanEntry[],
+    plan: ShrinkPlan,
+    collected: Record<string, unknown>[],
+    threadId: string | undefined,
+  ): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
+    const hash = (this.hasher ??= await loadHasher());
+    const removed: RemovedPart[] = [];
+    const replaced = new Map<number, BaseMessage>();
+    const spanAt = new Map(plan.droppedSpans.map(([from, to]) => [from, to]));
+
+    await Promise.all(
+      plan.actions.map(async (action, i) => {
+        if (action === undefined || action === "drop") return;
+        const message = messages[i]!;
+        const part = partOf(message, i, entries[i]!, action);
+        if (ToolMessage.isInstance(message)) {
+          const text = resultParts(message).text;
+          const where = await this.keep(nameOf(message) ?? "tool", message.tool_call_id, text, collected, threadId, hash);
+          replaced.set(i, action === "preview" ? previewResult(message, where, this.settings.previewTokens, this.measure) : stubResult(message, where));
+          removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
+        } else {
+          const where = await this.keep(`${part.kind}_message`, message.id ?? `message-${i}`, transcriptOf([message], i), collected, threadId, hash);
+          replaced.set(i, stubMessage(message, where));
+          removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
+        }
+      }),
+    );
+
+    const shrunk: BaseMessage[] = [];
+    for (let i = 0; i < messages.length; i++) {
+      const to = spanAt.get(i);
+      if (to !== undefined) {
+        const span = messages.slice(i, to);
+        const first = span[0]!;
+        const where = await this.keep("earlier_messages", first.id ?? `message-${i}`, transcriptOf(span, i), collected, threadId, hash);
+        const toolResults = span.filter((m) => messageKind(m) === "tool").length;
+        shrunk.push(noteMessage(droppedSpanNote(span.length, toolResults, where)));
+        span.forEach((m, k) => removed.push({ ...partOf(m, i + k, entries[i + k]!, "drop"), ...(where.key ? { key: where.key } : {}) }));
+        i = to - 1;
+        continue;
+      }
+      shrunk.push(replaced.get(i) ?? messages[i]!);
+    }
+    removed.sort((a, b) => a.index - b.index);
+    return { shrunk, removed };
+  }
+
+  /** Stores `text` under its key (once per process and thread) and says where it is, or why it is not. */
+  private keep(tool: string, id: string, text: string, collected: Record<string, unknown>[], threadId: string | undefined, hash: Hasher): Promise<KeptWhere> {
+    const key = offloadKey(tool, id, hash(offloadDigestInput(tool, id, text)));
+    const memo = `${threadId ?? ""}\u0000${key}`;
+    const known = this.puts.get(memo);
+    if (known) return known;
+    const context = { toolName: tool, toolCallId: id, threadId, state: currentState() };
+    const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, text, context)), this.settings.storeTimeoutMs, storeName(this.store), key, "put").then(
+      (receipt) => {
+        // A store that writes graph state (deepagents' files) is written again with every request that needs it.
+        if (receipt?.stateUpdate) {
+          collected.push(receipt.stateUpdate);
+          this.puts.delete(memo);
+        }
+        return keptAt(key, receipt?.readHint);
+      },
+      (error: unknown) => {
+        this.puts.delete(memo);
+        return { failure: storeFailureReason(error) } as KeptWhere;
+      },
+    );
+    this.puts.set(memo, put);
+    if (this.puts.size > MAX_REMEMBERED_PUTS) this.puts.delete(this.puts.keys().next().value!);
+    return put;
+  }
+
+  /** The model's answer, with the record of what its request lacked; a Command when the store wrote state. */
+  private answered(response: AIMessage | Command, prepared: Extract<Prepared<ModelRequestLike>, { kind: "send" }>, collected: Record<string, unknown>[], reason?: ContextRecord["reason"]): AIMessage | Command {
+    const record = prepared.record && reason ? { ...prepared.record, reason } : prepared.record;
+    if (!record || !AIMessage.isInstance(response) || readMark(response)?.action === "stop") return response;
+    // The answer is a fresh object from this call, not yet in state: the record is written onto it.
+    const metadata = { ...response.response_metadata, [CONTEXT_RECORD_KEY]: record };
+    response.response_metadata = metadata;
+    (response as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs.response_metadata = metadata;
+    if (collected.length === 0) return response;
+    return new Command({ update: mergeUpdates(collected) });
+  }
+
+  private async stop(cause: "cannot_fit" | "still_refused", window: number | undefined, tokens: number): Promise<AIMessage> {
+    if (cause === "still_refused") await this.signal("stop", "context_overflow", { cause, window, sentTokens: tokens });
+    return stopNotice(GUARD, "context_overflow", overflowStopExplanation(cause, window, tokens));
+  }
+
+  private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
+    // Built field by field: `code` joins the Signal type with the list of codes in core/signalCodes.ts.
+    const signal = { guard: GUARD, action, code, reason: signalReason(code, detail), detail } as unknown as Signal;
+    return emitSignal(signal, this.settings.onSignal);
+  }
+}
+
+function planKind(message: BaseMessage): PlanEntry["kind"] {
+  const kind = messageKind(message);
+  return kind === "ai" || kind === "tool" || kind === "human" || kind === "system" ? kind : "other";
+}
+
+function partOf(message: BaseMessage, index: number, entry: PlanEntry, action: RemovedPart["action"]): RemovedPart {
+  const kind = entry.kind === "system" ? "other" : entry.kind;
+  const part: RemovedPart = { index, kind, action, tokens: entry.tokens };
+  if (kind === "tool") {
+    const id = toolCallIdOf(message);
+    const tool = nameOf(message);
+    if (id !== undefined) part.toolCallId = id;
+    if (tool !== undefined) part.tool = tool;
+  }
+  return part;
+}
+
+function lastIndex(messages: readonly BaseMessage[], test: (m: BaseMessage) => boolean): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (test(messages[i]!)) return i;
+  return -1;
+}
+
+function count(removed: readonly RemovedPart[], action: RemovedPart["action"]): number {
+  return removed.filter((r) => r.action === action).length;
+}
+
+/** Several updates of one key (deepagents' `files`) merged into one. */
+function mergeUpdates(updates: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const update of updates) {
+    for (const [key, value] of Object.entries(update)) {
+      const existing = merged[key];
+      merged[key] = isPlainObject(existing) && isPlainObject(value) ? { ...existing, ...value } : value;
+    }
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The whole graph state of the running task (a store such as deepagents' files reads it). */
+function currentState(): Readonly<Record<string, unknown>> {
+  try {
+    const input = getCurrentTaskInput();
+    return input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0]!.slice(0, 300);
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
