@@ -4,6 +4,8 @@ import type { ToolOutputSpec } from "../guards/output/spec.js";
 import { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "../middleware/BinaryReadGuardMiddleware.js";
 import { LoopGuardMiddleware, type LoopGuardOptions } from "../middleware/LoopGuardMiddleware.js";
 import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../middleware/OutputValidatorMiddleware.js";
+import { PolicyGuardMiddleware, type PolicyGuardOptions } from "../middleware/PolicyGuardMiddleware.js";
+import type { PolicyRules } from "../guards/policy/rules.js";
 import { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } from "../middleware/ProgressAwareLoopGuardMiddleware.js";
 import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../middleware/RunawayGuardMiddleware.js";
 import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../middleware/ToolCallRepairMiddleware.js";
@@ -26,6 +28,8 @@ export interface RecommendedGuardsOptions {
   pathGuard?: AgentMiddleware;
   /** Receives every signal of every guard. */
   onSignal?: SignalHandler;
+  /** Access and safety rules checked before any tool runs (PolicyGuardMiddleware). Off unless given. */
+  policy?: PolicyRules | PolicyGuardOptions;
   /** Options of one guard, over the stack's defaults (each guard's own defaults otherwise). */
   runaway?: RunawayGuardOptions;
   loopGuard?: LoopGuardOptions;
@@ -51,6 +55,9 @@ export interface RecommendedGuards {
  * step), and wrap hooks nest first-outside, so:
  * - the runaway guard is outermost: it judges each batch first and sees every way a run ends
  *   (a final answer, any guard's stop, an exception), so it reports every run;
+ * - the policy guard comes right after it, before anything runs: a denied call never reaches a
+ *   tool or another guard, and a call waiting for approval is never one the runaway guard is
+ *   about to stop (no reviewer is asked about a call that would not run);
  * - the progress guard judges before the identical-call guard: a repeat it refuses never counts
  *   as another identical call;
  * - binary guard, validator and budget nest inside-out: the binary guard and the validator see
@@ -68,6 +75,7 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
   const { onSignal } = options;
   const judges = (): AgentMiddleware[] => [
     new RunawayGuardMiddleware({ onSignal, ...options.runaway }),
+    ...(options.policy ? [policyGuard(options.policy, onSignal)] : []),
     new ProgressAwareLoopGuardMiddleware({
       readOnlyTools: options.readOnlyTools,
       stateChangingTools: options.writeTools,
@@ -92,4 +100,8 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
     deepAgent,
     subagent: deepAgent,
   };
+}
+
+function policyGuard(policy: PolicyRules | PolicyGuardOptions, onSignal: SignalHandler | undefined): PolicyGuardMiddleware {
+  return "policy" in policy ? new PolicyGuardMiddleware({ onSignal, ...policy }) : new PolicyGuardMiddleware({ policy, onSignal });
 }

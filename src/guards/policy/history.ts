@@ -1,0 +1,59 @@
+import { markOf } from "../../core/marks.js";
+import { isSummary, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
+
+/** Where a reviewer's edit is recorded on the result of the call it changed, so history shows what ran. */
+export const POLICY_METADATA_KEY = "harness_kit_policy";
+
+/** An earlier call of the thread as flow conditions see it. */
+export interface PastCall {
+  name: string;
+  args: unknown;
+  /** The tool ran and its result is in the thread (no guard answered in its place). */
+  ran: boolean;
+  status: "success" | "error" | undefined;
+  /** Made after the last user message. */
+  inRun: boolean;
+}
+
+type Loose = Record<string, unknown>;
+
+function fields(value: unknown): Loose {
+  return value !== null && typeof value === "object" ? (value as Loose) : {};
+}
+
+/**
+ * Every call of `messages` with how it ended, oldest first. A ToolMessage answers the latest
+ * call with its id before it (models that reuse ids reuse them across turns). A call a reviewer
+ * edited counts as the call that ran (its name and arguments from the result's policy metadata).
+ */
+export function pastCalls(messages: readonly unknown[]): PastCall[] {
+  const calls: PastCall[] = [];
+  const open = new Map<string, PastCall>();
+  let runStart = -1;
+  for (let i = 0; i < messages.length; i++) if (messageKind(messages[i]) === "human" && !isSummary(messages[i])) runStart = i;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    const kind = messageKind(message);
+    if (kind === "ai") {
+      for (const call of toolCallsOf(message)) {
+        const past: PastCall = { name: call.name, args: call.args, ran: false, status: undefined, inRun: i > runStart };
+        calls.push(past);
+        open.set(call.id, past);
+      }
+    } else if (kind === "tool") {
+      const id = toolCallIdOf(message);
+      const past = id === undefined ? undefined : open.get(id);
+      if (!past) continue;
+      open.delete(id!);
+      past.ran = markOf(message) === undefined;
+      past.status = statusOf(message) ?? "success";
+      const edited = fields(fields(fields(message).response_metadata)[POLICY_METADATA_KEY]).edited;
+      const edit = fields(edited);
+      if (typeof edit.name === "string") {
+        past.name = edit.name;
+        past.args = edit.args;
+      }
+    }
+  }
+  return calls;
+}
