@@ -16,7 +16,7 @@ import { isContextOverflowError, overflowNumbers } from "../guards/contextOverfl
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "../guards/contextOverflow/record.js";
 import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
 import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere } from "../guards/contextOverflow/texts.js";
-import { answerReserve, calibration, profileWindow } from "../guards/contextOverflow/window.js";
+import { answerReserve, calibration, learnedWindow, profileWindow } from "../guards/contextOverflow/window.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
@@ -66,7 +66,7 @@ type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage |
 
 /** A request ready to send, with what the guard did to it. */
 type Prepared<R> =
-  | { kind: "send"; request: R; record?: ContextRecord; stateUpdate?: Record<string, unknown>; sentTokens: number; window?: number; reserve: number }
+  | { kind: "send"; request: R; record?: ContextRecord; sentTokens: number; window: number | undefined; reserve: number; providerWindow: number | undefined }
   | { kind: "stop"; minimum: number; window?: number };
 
 /**
@@ -158,16 +158,16 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       throw error;
     }
     const window = numbers.limit ?? refused.window;
-    const reserve = numbers.limit !== undefined && refused.window === undefined ? this.reserveFor(request.model, numbers.limit) : refused.reserve;
+    const reserve = window === undefined ? 0 : numbers.limit !== undefined ? this.reserveFor(request.model, window) : refused.reserve;
     // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
     const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
     const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * this.settings.shrinkTo) / ratio);
-    const target = Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75));
+    const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
     await this.signal("warn", "provider_refused", { ...detail, retryTarget: target });
 
     let second: Prepared<R>;
     try {
-      second = await this.prepare(request, { target, window, reserve }, collected);
+      second = await this.prepare(request, { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow }, collected);
     } catch (failure) {
       await this.signal("warn", "guard_failed", { error: String(failure) });
       return this.stop("still_refused", window, refused.sentTokens);
@@ -188,24 +188,27 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
    */
   private async prepare<R extends ModelRequestLike>(
     request: R,
-    forced: { target: number; window: number | undefined; reserve: number } | undefined,
+    forced: { target: number; window: number | undefined; reserve: number; providerWindow: number | undefined } | undefined,
     collected: Record<string, unknown>[],
   ): Promise<Prepared<R>> {
     const messages = request.messages ?? [];
     const fixedTokens = this.meter.fixed(request.systemMessage, request.tools);
     const fullTokens = fixedTokens + this.meter.messages(messages);
-    const window = forced ? forced.window : (this.settings.maxInputTokens ?? profileWindow(request.model));
+    const providerWindow = forced ? forced.providerWindow : learnedWindow(messages);
+    const configured = this.settings.maxInputTokens ?? profileWindow(request.model);
+    const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
     const reserve = forced ? forced.reserve : window === undefined ? 0 : this.reserveFor(request.model, window);
-    if (window === undefined && !forced) return { kind: "send", request, sentTokens: fullTokens, reserve };
+    const sent = { window, reserve, providerWindow };
+    if (window === undefined && !forced) return { kind: "send", request, sentTokens: fullTokens, ...sent };
 
     const factor = calibration(messages, this.meter, fixedTokens);
     const limit = window === undefined ? undefined : window - reserve;
-    if (!forced && fullTokens * factor <= limit!) return { kind: "send", request, sentTokens: fullTokens, window, reserve };
+    if (!forced && fullTokens * factor <= limit!) return { kind: "send", request, sentTokens: fullTokens, ...sent };
 
     const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
     if (this.settings.observeOnly) {
       await this.signal("warn", "over_window", { ...detail, observeOnly: true });
-      return { kind: "send", request, sentTokens: fullTokens, window, reserve };
+      return { kind: "send", request, sentTokens: fullTokens, ...sent };
     }
     const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
     const entries = this.entriesOf(messages);
@@ -216,7 +219,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     }
     const { shrunk, removed } = await this.apply(messages, entries, plan, collected, threadIdOf(request.runtime));
     const sentTokens = fixedTokens + this.meter.messages(shrunk);
-    const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, limit, fullTokens, sentTokens, removed });
+    const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, ...(providerWindow !== undefined ? { providerWindow } : {}), limit, fullTokens, sentTokens, removed });
     await this.signal("warn", "request_shrunk", {
       ...detail,
       afterRefusal: forced !== undefined,
@@ -226,7 +229,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, window, reserve };
+    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, ...sent };
   }
 
   private reserveFor(model: unknown, window: number): number {

@@ -30,6 +30,8 @@ export interface ContextRecord {
   /** `request_shrunk` before sending; `overflow_recovered` after the provider refused the first request. */
   reason: "request_shrunk" | "overflow_recovered";
   window: number | undefined;
+  /** The window a provider's refusal stated, used from then on in place of the configured one. */
+  providerWindow?: number;
   /** Window minus the answer's reserve: the most the request may use. */
   limit: number | undefined;
   /** Estimated tokens of the whole request, as the state holds it. */

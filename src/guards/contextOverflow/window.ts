@@ -53,3 +53,16 @@ function inputTokensOf(message: unknown): number | undefined {
   const input = usage?.input_tokens;
   return typeof input === "number" && Number.isFinite(input) && input > 0 ? input : undefined;
 }
+
+/**
+ * The window a provider stated when it refused a request of this thread (recorded on the answer
+ * to the retry, and on every answer after it), which overrides a profile that promised more.
+ */
+export function learnedWindow(messages: readonly unknown[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messageKind(messages[i]) !== "ai") continue;
+    const record = readContextRecord(messages[i]);
+    if (record) return record.providerWindow;
+  }
+  return undefined;
+}

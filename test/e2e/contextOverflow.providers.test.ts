@@ -1,0 +1,122 @@
+import { ChatAnthropic } from "@langchain/anthropic";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { ChatOpenAI } from "@langchain/openai";
+import { createAgent } from "langchain";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isContextOverflowError, overflowNumbers } from "../../src/guards/contextOverflow/providerErrors.js";
+import { readContextRecord } from "../../src/guards/contextOverflow/record.js";
+import { ContextOverflowGuardMiddleware } from "../../src/middleware/ContextOverflowGuardMiddleware.js";
+import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
+import type { Signal } from "../../src/core/signals.js";
+import { findToolCallPairingViolation } from "../../src/testing/index.js";
+import { startFakeProvider, type FakeProvider } from "../guards/contextOverflow/providerServer.js";
+
+/**
+ * The real ChatOpenAI and ChatAnthropic classes against a local server that speaks their wire
+ * formats and enforces a small window: the errors the guard recovers from are the ones these
+ * packages raise for a real provider's refusal.
+ */
+
+function page(n: number): string {
+  return Array.from({ length: 80 }, (_, i) => `page ${n} line ${i}: reading=${(n * 31 + i * 17) % 997}`).join("\n");
+}
+
+const fetchPage = tool(async ({ n }: { n: number }) => page(n), { name: "fetch_page", description: "Fetch one page", schema: z.object({ n: z.number() }) });
+
+type Provider = "openai" | "anthropic";
+
+function modelFor(provider: Provider, server: FakeProvider) {
+  return provider === "openai"
+    ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, configuration: { baseURL: `${server.url}/v1` } })
+    : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url });
+}
+
+/** The ToolMessages and tool calls of a request as the provider received it, checked for pairing. */
+function wirePairingProblem(provider: Provider, body: Record<string, any>): string | undefined {
+  if (provider === "openai") {
+    const open = new Set<string>();
+    for (const m of body.messages) {
+      if (m.role === "assistant") {
+        if (open.size > 0) return `calls ${[...open].join(",")} unanswered`;
+        for (const c of m.tool_calls ?? []) open.add(c.id);
+      } else if (m.role === "tool") {
+        if (!open.delete(m.tool_call_id)) return `result ${m.tool_call_id} answers no open call`;
+      } else if (open.size > 0) return `a ${m.role} message between calls and their results`;
+    }
+    return undefined;
+  }
+  let open = new Set<string>();
+  for (const m of body.messages) {
+    const blocks = Array.isArray(m.content) ? m.content : [];
+    if (m.role === "assistant") {
+      if (open.size > 0) return `tool_use ${[...open].join(",")} unanswered`;
+      open = new Set(blocks.filter((b: any) => b.type === "tool_use").map((b: any) => b.id));
+    } else {
+      for (const b of blocks.filter((b: any) => b.type === "tool_result")) if (!open.delete(b.tool_use_id)) return `tool_result ${b.tool_use_id} answers no open call`;
+      if (open.size > 0) return `tool_use ${[...open].join(",")} unanswered`;
+    }
+  }
+  return undefined;
+}
+
+let server: FakeProvider | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware with %s's wire format", (provider) => {
+  it("raises the package's context-overflow error for the provider's refusal (pinned)", async () => {
+    server = await startFakeProvider({ window: 50, pages: 1 });
+    const error = await modelFor(provider, server).invoke([new HumanMessage("x ".repeat(500))]).catch((e: unknown) => e);
+    expect(isContextOverflowError(error)).toBe(true);
+    expect((error as Error).name).toBe("ContextOverflowError");
+    expect(overflowNumbers(error)).toEqual({ limit: 50, requested: server.requests[0]!.tokens });
+  });
+
+  it("recovers when the profile promises more than the provider takes, and keeps the provider's window afterwards", async () => {
+    server = await startFakeProvider({ window: 6000, pages: 30 });
+    const signals: Signal[] = [];
+    const store = new MemoryOffloadStore();
+    const guard = new ContextOverflowGuardMiddleware({ store, onSignal: (s) => signals.push(s) });
+    const agent = createAgent({ model: modelFor(provider, server), tools: [fetchPage], middleware: [guard] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read 30 pages")] }, { recursionLimit: 500, configurable: { thread_id: `t-${provider}` } });
+
+    expect(messages.at(-1)!.content).toBe("done");
+    expect(messages.filter(ToolMessage.isInstance)).toHaveLength(30);
+    const refusals = server.requests.filter((r) => r.refused);
+    // One refusal teaches the guard the window; every request after the retry fits.
+    expect(refusals).toHaveLength(1);
+    const afterRefusal = server.requests.slice(server.requests.indexOf(refusals[0]!) + 1);
+    expect(afterRefusal.length).toBeGreaterThan(10);
+    for (const r of afterRefusal) {
+      expect(r.tokens).toBeLessThanOrEqual(6000);
+      expect(wirePairingProblem(provider, r.body)).toBeUndefined();
+    }
+    const recovered = messages.map(readContextRecord).find((r) => r?.reason === "overflow_recovered");
+    expect(recovered?.providerWindow).toBe(6000);
+    expect(signals.map((s) => (s as { code?: string }).code)).toContain("provider_refused");
+    // Everything the requests left out is in the store.
+    for (const record of messages.map(readContextRecord)) {
+      for (const part of record?.removed ?? []) {
+        expect(await store.get(part.key!, { toolName: "", toolCallId: "", threadId: `t-${provider}`, state: {} })).toBeDefined();
+      }
+    }
+    expect(findToolCallPairingViolation(messages)).toBeUndefined();
+  });
+
+  it("ends the run with a final message when the provider refuses the shrunk request too", async () => {
+    server = await startFakeProvider({ window: 30, pages: 3 });
+    const signals: Signal[] = [];
+    const guard = new ContextOverflowGuardMiddleware({ onSignal: (s) => signals.push(s) });
+    const agent = createAgent({ model: modelFor(provider, server), tools: [fetchPage], middleware: [guard] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read")] });
+    const last = messages.at(-1) as BaseMessage;
+    expect(AIMessage.isInstance(last)).toBe(true);
+    expect(String(last.content)).toMatch(/^Run stopped by ContextOverflowGuardMiddleware: context_overflow/);
+    expect(server.requests.length).toBeLessThanOrEqual(2);
+    expect(signals.at(-1)).toMatchObject({ action: "stop", code: "context_overflow" });
+  });
+});
