@@ -1,15 +1,17 @@
 import type { BaseStore } from "@langchain/langgraph";
-import { scopeNameForThread } from "./fileNames.js";
 import type { OffloadContext, OffloadStore } from "./OffloadStore.js";
 
 export interface LangGraphOffloadStoreOptions {
   /** The LangGraph store: `InMemoryStore`, a Postgres-backed store, or any other `BaseStore`. */
   store: BaseStore;
-  /** Namespace of the items; each thread gets its own namespace below it. Default `["harness_kit", "offload"]`. */
+  /**
+   * Namespace of the items; each thread gets its own namespace below it. Default
+   * `["harness-kit", "offload"]`. `PostgresStore` refuses labels holding `.`, `%`, `_` or `\\`.
+   */
   namespace?: readonly string[];
 }
 
-export const LANGGRAPH_OFFLOAD_DEFAULTS = { namespace: ["harness_kit", "offload"] } as const;
+export const LANGGRAPH_OFFLOAD_DEFAULTS = { namespace: ["harness-kit", "offload"] } as const;
 
 /**
  * Keeps offloaded results in a LangGraph `BaseStore`, so every worker of a deployment that
@@ -33,7 +35,7 @@ export class LangGraphOffloadStore implements OffloadStore {
 
   /** The namespace a thread's results are kept in. */
   namespaceFor(threadId: string | undefined): string[] {
-    return [...this.namespace, scopeNameForThread(threadId)];
+    return [...this.namespace, namespaceLabelForThread(threadId)];
   }
 
   async put(key: string, content: string, context: OffloadContext): Promise<void> {
@@ -51,4 +53,20 @@ export class LangGraphOffloadStore implements OffloadStore {
     const content = item?.value?.content;
     return typeof content === "string" ? content : undefined;
   }
+}
+
+/**
+ * `thread-<id>` with every UTF-16 unit outside `a-z 0-9 -` written as `~XXXX` (so distinct ids,
+ * lone surrogates included, give distinct labels), or `no-thread`. The label holds none of the
+ * characters LangGraph stores refuse in a namespace: `.` and `:` (every store), `%`, `_` and `\\`
+ * (`PostgresStore`, where they are wildcards of the `LIKE` its searches use).
+ */
+export function namespaceLabelForThread(threadId: string | undefined): string {
+  if (threadId === undefined) return "no-thread";
+  let label = "thread-";
+  for (let i = 0; i < threadId.length; i++) {
+    const char = threadId[i]!;
+    label += /^[a-z0-9-]$/.test(char) ? char : `~${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return label;
 }

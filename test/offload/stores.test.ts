@@ -80,7 +80,7 @@ describe("LangGraphOffloadStore", () => {
     const store = new LangGraphOffloadStore({ store: base });
     const inThread = { ...context(), threadId: "thread.1:a" };
     await store.put("fetch-call_1", "content", inThread);
-    expect(store.namespaceFor("thread.1:a")).toEqual(["harness_kit", "offload", "thread-thread%2E1%3Aa"]);
+    expect(store.namespaceFor("thread.1:a")).toEqual(["harness-kit", "offload", "thread-thread~002E1~003Aa"]);
     expect((await base.get(store.namespaceFor("thread.1:a"), "fetch-call_1"))?.value).toEqual({ content: "content", tool: "fetch", toolCallId: "call_1", threadId: "thread.1:a", chars: 7 });
     expect(await store.get("fetch-call_1", inThread)).toBe("content");
     expect(await store.get("fetch-call_1", context())).toBeUndefined();
