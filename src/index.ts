@@ -1,7 +1,7 @@
 // Public surface of harness-kit: re-exports only.
 
 // core
-export { SIGNAL_EVENT, type GuardAction, type Signal, type SignalHandler } from "./core/signals.js";
+export { SIGNAL_EVENT, SIGNAL_CODES, isSignalCode, type GuardAction, type Signal, type SignalCode, type SignalHandler } from "./core/signals.js";
 export { HarnessKitError, GuardStopError, InvalidOptionsError } from "./core/errors.js";
 export type { ExitBehavior } from "./core/decision.js";
 
@@ -63,6 +63,14 @@ export {
 } from "./offload/AgentFilesOffloadStore.js";
 export { OffloadStoreError } from "./offload/errors.js";
 export { resultFingerprint } from "./observe/resultFingerprint.js";
+
+// context-overflow guard
+export {
+  ContextOverflowGuardMiddleware,
+  contextOverflowGuardOptions,
+  type ContextOverflowGuardOptions,
+} from "./middleware/ContextOverflowGuardMiddleware.js";
+export { isContextOverflowError, estimateTokens, CONTEXT_RECORD_KEY, readContextRecord, type ContextRecord, type RemovedPart } from "./guards/contextOverflow/index.js";
 
 // binary read guard
 export {

@@ -1,4 +1,5 @@
 import type { ToolCallView } from "./messages.js";
+import type { SignalCode } from "./signalCodes.js";
 
 /**
  * What a guard decided about one pending tool call (DESIGN.md, "Decisions and escalation").
@@ -6,8 +7,8 @@ import type { ToolCallView } from "./messages.js";
  */
 export type Decision =
   | { action: "allow" }
-  | { action: "warn"; reason: string; detail?: Record<string, unknown> }
-  | { action: "directive" | "stop"; reason: string; message: string; detail?: Record<string, unknown> };
+  | { action: "warn"; code: SignalCode; reason: string; detail?: Record<string, unknown> }
+  | { action: "directive" | "stop"; code: SignalCode; reason: string; message: string; detail?: Record<string, unknown> };
 
 export interface CallDecision {
   call: ToolCallView;

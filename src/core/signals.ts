@@ -1,14 +1,21 @@
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import type { SignalCode } from "./signalCodes.js";
+
+export { SIGNAL_CODES, isSignalCode, type SignalCode } from "./signalCodes.js";
 
 /** What a guard did, other than allow. */
 export type GuardAction = "warn" | "directive" | "stop";
 
-/** Emitted for every decision other than "allow" (DESIGN.md contract 5). */
+/**
+ * Emitted for every decision other than "allow" (DESIGN.md contract 5). `code` is stable and
+ * machine-readable (group and alert on it); `reason` is for people and may carry numbers.
+ */
 export interface Signal {
   guard: string;
   action: GuardAction;
   toolCallId?: string;
   tool?: string;
+  code: SignalCode;
   reason: string;
   detail?: Record<string, unknown>;
 }

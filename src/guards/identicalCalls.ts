@@ -81,13 +81,14 @@ function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions
   if (count >= options.stopAt) {
     return {
       action: "stop",
+      code: "identical_calls",
       reason: `"${call.name}" was called ${count} times ${inWindow(options.window)}with identical arguments.`,
       message: identicalCallDirective(call.name, count),
       detail,
     };
   }
   if (count >= options.warnAt) {
-    return { action: "warn", reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`, detail };
+    return { action: "warn", code: "identical_calls", reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`, detail };
   }
   return ALLOW;
 }

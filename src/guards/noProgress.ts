@@ -69,6 +69,7 @@ export function decideNoProgress(history: ObservedHistory, batch: readonly Keyed
     if (earlierInBatch.has(key)) {
       decision = {
         action: "directive",
+        code: "duplicate_in_batch",
         reason: `"${call.name}" is repeated within one batch of parallel calls.`,
         message: batchDuplicateDirective(call.name),
         detail: { duplicateInBatch: true },
@@ -191,13 +192,14 @@ function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Dec
   if (chain.wasted < 1) return ALLOW;
   const detail = { wasted: chain.wasted, refused: chain.refused, occurrences: chain.occurrences, lastStatus: chain.lastStatus };
   const failing = chain.lastStatus === "error";
+  const code = failing ? "repeated_error" : "no_progress";
   const reason = failing
     ? `"${tool}" keeps failing with the same ${chain.errorClass && chain.errorClass !== "Error" ? chain.errorClass : "error"} for the same arguments (${chain.occurrences} attempts, nothing changed in between).`
     : `"${tool}" keeps returning nothing new for the same arguments (${chain.occurrences} calls, nothing changed in between).`;
   if (chain.refused > 0 && chain.wasted >= options.stopAt) {
-    return { action: "stop", reason, message: noProgressDirective(tool, failing), detail };
+    return { action: "stop", code, reason, message: noProgressDirective(tool, failing), detail };
   }
-  return { action: "directive", reason, message: noProgressDirective(tool, failing), detail };
+  return { action: "directive", code, reason, message: noProgressDirective(tool, failing), detail };
 }
 
 /** Read by the model when a repeat that history proves useless is refused. */

@@ -46,7 +46,7 @@ export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallV
   return pending.map((call) => ({
     call,
     decision: crossedWarn && call === first
-      ? { action: "warn", reason: `${runawayReason(run)}; warning at ${settings.warnAt}×`, detail: factorDetail(run, "warn", settings.warnAt) }
+      ? { action: "warn", code: "runaway_factor", reason: `${runawayReason(run)}; warning at ${settings.warnAt}×`, detail: factorDetail(run, "warn", settings.warnAt) }
       : ALLOW,
   }));
 }
@@ -74,6 +74,7 @@ function capStop(run: RunMeasure, thread: ThreadMeasure | undefined, settings: R
 function capDecision(cap: string, scope: "run" | "thread", tokens: number, limit: number, source: string): Decision {
   return {
     action: "stop",
+    code: scope === "run" ? "run_token_cap" : "thread_token_cap",
     reason: `the ${scope} consumed ${formatTokens(tokens)} tokens, reaching its cap of ${formatTokens(limit)} (${cap})`,
     message: budgetSpentAnswer(),
     detail: { cap, limit, tokens: Math.round(tokens), source },
@@ -84,6 +85,7 @@ function factorStop(run: RunMeasure, settings: RunawaySettings): Decision | unde
   if (run.factor < settings.stopAt) return undefined;
   return {
     action: "stop",
+    code: "runaway_factor",
     reason: `${runawayReason(run)}; stopping at ${settings.stopAt}×`,
     message: stalledAnswer(),
     detail: factorDetail(run, "stop", settings.stopAt),
@@ -93,6 +95,7 @@ function factorStop(run: RunMeasure, settings: RunawaySettings): Decision | unde
 function blockDecision(tool: string, run: RunMeasure, settings: RunawaySettings): Decision {
   return {
     action: "directive",
+    code: "runaway_factor",
     reason: `${runawayReason(run)}; this "${tool}" call repeats an earlier one (blocking repeats from ${settings.blockAt}×)`,
     message: repeatedCallDirective(tool, run),
     detail: factorDetail(run, "block", settings.blockAt),

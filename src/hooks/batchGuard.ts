@@ -87,14 +87,14 @@ export function batchGuard(settings: BatchGuardSettings) {
     try {
       verdict = await verdictOf(messages, at);
     } catch (error) {
-      await emitSignal({ guard: settings.guard, action: "warn", toolCallId: id, tool: request.toolCall.name, reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
+      await emitSignal({ guard: settings.guard, action: "warn", toolCallId: id, tool: request.toolCall.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
       return runToolSafely(request, handler);
     }
     const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
     const own = verdict.byId.get(id);
     if (own && own.action !== "allow") {
       const detail = settings.observeOnly ? { ...own.detail, observeOnly: true } : own.detail;
-      await emitSignal({ guard: settings.guard, action: own.action, toolCallId: id, tool: call.name, reason: own.reason, detail }, settings.onSignal);
+      await emitSignal({ guard: settings.guard, action: own.action, toolCallId: id, tool: call.name, code: own.code, reason: own.reason, detail }, settings.onSignal);
     }
     if (settings.observeOnly) return runToolSafely(request, handler);
     if (verdict.stop) {

@@ -114,7 +114,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     const encodings = review.encodings.map((e) => ({ kind: e.kind, lost: e.lost, ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}) }));
     const detected = { ...(removed.length > 0 ? { removed } : {}), ...(encodings.length > 0 ? { encodings } : {}) };
     const detail = { ...detected, ...(this.observeOnly ? { observeOnly: true } : {}) };
-    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason, detail }, this.onSignal);
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: reason, reason, detail }, this.onSignal);
     return rewriteToolMessage(message, {
       content: review.content as ToolMessage["content"],
       mark: { guard: this.name, action: "warn", reason, detected },
@@ -132,7 +132,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     }
     const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
     const detail = { ...detected, ...finding.detail, ...(this.observeOnly ? { observeOnly: true } : {}) };
-    await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, reason: "binary_result", detail }, this.onSignal);
+    await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, code: "binary_result", reason: "binary_result", detail }, this.onSignal);
     return rewriteToolMessage(message, {
       content: contentWithout(message.content, text),
       status: "error",

@@ -175,6 +175,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         action: "directive",
         toolCallId: call.id,
         tool: call.name,
+        code: decision.code,
         reason: decision.reason,
         detail: this.observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail,
       });
@@ -230,6 +231,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       action,
       toolCallId: call.id,
       tool: call.name,
+      code: "invalid_output",
       reason: verdict.reason,
       detail: { errorClass: verdict.errorClass, argsFingerprint, mode, chars, ...(this.observeOnly ? { observeOnly: true } : {}) },
     });
@@ -297,6 +299,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         action: "warn",
         toolCallId: call.id,
         tool: call.name,
+        code: "instruction_like_text",
         reason: `instruction_like_text: the output of "${call.name}" contains ${flagged.join(", ")}`,
         detail: { patterns: flagged, ...(this.observeOnly ? { observeOnly: true } : {}) },
       });
@@ -328,6 +331,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         if (tripped && !runStateOf(messages, settings, start).killSwitch) {
           await this.signal({
             action: "warn",
+            code: "kill_switch",
             reason: `kill_switch: ${tripped.invalid} of the last ${tripped.outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
             detail: { ...tripped, writeTools: [...this.writeTools], ...(this.observeOnly ? { observeOnly: true } : {}) },
           });
@@ -340,7 +344,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         return stopNotice(this.name, INVALID_OUTPUT_STOP_REASON, invalidOutputStopText(tool, mark.reason));
       }
     } catch (error) {
-      await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
+      await this.signal({ action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
     }
     return undefined;
   }
@@ -367,7 +371,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   }
 
   private guardFailed(call: ToolCallView, error: unknown): Promise<void> {
-    return this.signal({ action: "warn", toolCallId: call.id, tool: call.name, reason: "guard_failed", detail: { error: String(error) } });
+    return this.signal({ action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
   }
 
   private resolveSpec(tool: string, spec: ToolOutputSpec): ResolvedSpec {

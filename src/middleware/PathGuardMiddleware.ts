@@ -6,7 +6,7 @@ import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { guardToolMessage } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import type { ToolCallView } from "../core/messages.js";
-import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { emitSignal, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { confineArguments, type ArgumentRefusal, type Confinement } from "../guards/path/confineArguments.js";
 import { locationText, type ArgumentKind } from "../guards/path/pathArguments.js";
@@ -200,9 +200,9 @@ export class PathGuardMiddleware extends MiddlewareBase {
     });
   }
 
-  private signal(call: ToolCallView, action: "warn" | "directive", reason: string, detail: Record<string, unknown>): Promise<void> {
+  private signal(call: ToolCallView, action: "warn" | "directive", code: SignalCode, detail: Record<string, unknown>): Promise<void> {
     return emitSignal(
-      { guard: this.name, action, toolCallId: call.id, tool: call.name, reason, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail },
+      { guard: this.name, action, toolCallId: call.id, tool: call.name, code, reason: code, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail },
       this.onSignal,
     );
   }

@@ -132,7 +132,7 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
       try {
         payload = this.report(messages);
       } catch (error) {
-        await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+        await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
         return;
       }
       await emitEvent(REPORT_EVENT, payload, onReport);
@@ -176,12 +176,12 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
     try {
       decision = decideRunStart(ledgerFor(messages), this.settings);
     } catch (error) {
-      await emitSignal({ guard: this.name, action: "warn", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+      await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
       return undefined;
     }
     if (decision.action !== "stop") return undefined;
     const detail = observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail;
-    await emitSignal({ guard: this.name, action: "stop", reason: decision.reason, detail }, onSignal);
+    await emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal);
     return observeOnly ? undefined : stopNotice(this.name, decision.reason);
   }
 

@@ -145,7 +145,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
         invalid_tool_calls: [],
       });
     } catch (error) {
-      await this.signal({ action: "warn", reason: "guard_failed", detail: { error: String(error) } });
+      await this.signal({ action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
       return response;
     }
   }
@@ -177,7 +177,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
 
   /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
   private async toolErrorMessage(error: unknown, call: ToolCallView): Promise<ToolMessage> {
-    await this.signal({ action: "warn", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
+    await this.signal({ action: "warn", code: "tool_error", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
     return new ToolMessage({ content: this.formatToolError(error, call), tool_call_id: call.id, name: call.name, status: "error" });
   }
 
@@ -190,7 +190,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       return undefined; // the tool validates again itself; its error is caught like any other
     }
     if (check.ok) return undefined;
-    await this.signal({ action: "directive", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues, ...this.observed } });
+    await this.signal({ action: "directive", code: "schema_mismatch", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues, ...this.observed } });
     return guardToolMessage(call, this.name, "directive", schemaMismatchText(call.name, check.issues));
   }
 
@@ -201,17 +201,17 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
-        await this.signal({ action: "directive", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result", ...this.observed } });
+        await this.signal({ action: "directive", code: "unserialisable_result", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result", ...this.observed } });
         return rewriteToolMessage(result, {
           content: lostResultText(call.name),
           status: "error",
           mark: { guard: this.name, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
         });
       case "empty":
-        await this.signal({ action: "warn", reason: "empty_result", ...where, detail: { ...this.observed } });
+        await this.signal({ action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: { ...this.observed } });
         return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: this.name, action: "warn", reason: "empty_result" } });
       case "binary":
-        await this.signal({ action: "warn", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length, ...this.observed } });
+        await this.signal({ action: "warn", code: "binary_result", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length, ...this.observed } });
         return rewriteToolMessage(result, {
           content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
           mark: { guard: this.name, action: "warn", reason: "binary_result" },
@@ -243,11 +243,11 @@ function observedSignal(review: CallReview): Omit<Signal, "guard"> {
   const where = { toolCallId: review.id, tool: review.name };
   switch (review.verdict) {
     case "repaired":
-      return { action: "warn", reason: "repaired_arguments", ...where, detail: { repairs: review.repairs, observeOnly: true } };
+      return { action: "warn", code: "repaired_arguments", reason: "repaired_arguments", ...where, detail: { repairs: review.repairs, observeOnly: true } };
     case "rejected":
-      return { action: "directive", reason: "unusable_arguments", ...where, detail: { problem: review.problem, observeOnly: true } };
+      return { action: "directive", code: "unusable_arguments", reason: "unusable_arguments", ...where, detail: { problem: review.problem, observeOnly: true } };
     case "unknown_tool":
-      return { action: "directive", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
+      return { action: "directive", code: "unknown_tool", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
   }
 }
 

@@ -6,7 +6,7 @@ import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
 import { messageKind, toolCallsOf } from "../core/messages.js";
-import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { emitSignal, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
 import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
@@ -162,7 +162,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   };
 
   private async failed(message: ToolMessage, tool: string, limit: number, error: unknown): Promise<ToolMessageRewrite | undefined> {
-    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "guard_failed", reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
     return this.plainCut(message, limit);
   }
 
@@ -183,7 +183,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private async fitOrThrow(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
     if (this.observeOnly) {
       const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
-      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, reason: "over_budget", detail }, this.onSignal);
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "over_budget", reason: "over_budget", detail }, this.onSignal);
       return undefined;
     }
     const plan = planBudget(assessment, limit, this.measure);
@@ -219,6 +219,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
         action: "warn",
         toolCallId: message.tool_call_id,
         tool,
+        code: reason,
         reason,
         detail: { ...budget, size: assessment.size, chars: original.size, ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }) },
       },
@@ -259,7 +260,7 @@ interface Offloaded {
 
 const NOTHING_STORED: Offloaded = { outcome: { kind: "not-stored", reason: undefined } };
 
-function signalReason(action: BudgetAction, outcome: PreviewOutcome): string {
+function signalReason(action: BudgetAction, outcome: PreviewOutcome): SignalCode {
   if (action === "offload") return "result_offloaded";
   if (action === "drop-media") return "media_removed";
   return outcome.kind === "not-stored" && outcome.reason ? "store_failed" : "result_truncated";

@@ -12,6 +12,7 @@ export function decideWriteCall(tool: string, state: RunState): Decision {
     const { invalid, outOf } = state.killSwitch;
     return {
       action: "directive",
+      code: "kill_switch",
       reason: `kill_switch: ${invalid} of the last ${outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
       message: killSwitchBlockedText(tool, invalid, outOf),
       detail: { invalid, outOf },
@@ -20,6 +21,7 @@ export function decideWriteCall(tool: string, state: RunState): Decision {
   if (state.instructionSources.length > 0) {
     return {
       action: "directive",
+      code: "instructions_in_output",
       reason: `instructions_in_output: ${state.instructionSources.join(", ")} returned text that looks like instructions in this run`,
       message: instructionsBlockedText(tool, state.instructionSources),
       detail: { instructionSources: state.instructionSources },
@@ -28,6 +30,7 @@ export function decideWriteCall(tool: string, state: RunState): Decision {
   if (state.degradedTools.length > 0) {
     return {
       action: "directive",
+      code: "safe_mode",
       reason: `safe_mode: ${state.degradedTools.join(", ")} returned invalid output in this run`,
       message: safeModeBlockedText(tool, state.degradedTools),
       detail: { degradedTools: state.degradedTools },
