@@ -106,7 +106,7 @@ function predicatesTest(spec: Predicates, root: "args" | "context", option: stri
   });
   return root === "args"
     ? (facts, found) => checks.every((check) => check(facts.call.args, found))
-    : (facts, found) => checks.every((check) => check(facts.context, found));
+    : (facts) => checks.every((check) => check(facts.context, [])); // {found} is what the call brought; {context.x} names the rest
 }
 
 type ValueTest = (value: unknown, found: string[]) => boolean;
@@ -193,6 +193,10 @@ function collect(value: unknown, keep: (element: unknown) => boolean, found: str
 }
 
 function conditionTest(c: Condition, option: string): Test {
+  if ("tool" in c) {
+    const tool = guarded(`${option}.tool`, () => compileToolPattern(c.tool));
+    return (facts) => tool(facts.call.name);
+  }
   if ("args" in c) return predicatesTest(c.args, "args", `${option}.args`);
   if ("context" in c) return predicatesTest(c.context, "context", `${option}.context`);
   if ("all" in c) return allOf(c.all.map((inner, i) => conditionTest(inner, `${option}.all[${i}]`)));

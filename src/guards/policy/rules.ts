@@ -88,6 +88,7 @@ const scope = z.enum(["run", "thread"]).optional();
 
 /**
  * A condition over the call, the run's context and the thread's earlier calls.
+ * - `tool`: the call's tool name matches (for rules over several tools);
  * - `args` / `context`: predicates by path;
  * - `after`: some earlier call matching the pattern ran and has its result in the thread;
  * - `count`: at least `atLeast` earlier calls match (those that ran, plus calls earlier in the
@@ -95,6 +96,7 @@ const scope = z.enum(["run", "thread"]).optional();
  * - `all` / `any` / `not`.
  */
 export type Condition =
+  | { tool: ToolPattern }
   | { args: Predicates }
   | { context: Predicates }
   | { after: CallPattern; scope?: FlowScope }
@@ -105,6 +107,7 @@ export type Condition =
 
 const condition: z.ZodType<Condition> = z.lazy(() =>
   z.union([
+    z.strictObject({ tool: toolPattern }),
     z.strictObject({ args: predicates }),
     z.strictObject({ context: predicates }),
     z.strictObject({ after: callPattern, scope }),
@@ -121,7 +124,7 @@ export type HumanDecisionKind = "approve" | "edit" | "reject";
 /**
  * One rule. It matches a call when the tool name matches `tool` (any tool when omitted) and
  * `args`, `context` and `when` all hold. `reason` is what the model (deny) or the reviewer (ask)
- * reads; it may name `{found}` (the values the predicates caught), `{tool}`, `{args.<path>}`,
+ * reads; it may name `{found}` (the values the argument predicates and flow conditions caught), `{tool}`, `{args.<path>}`,
  * `{context.<path>}`.
  */
 export interface PolicyRule {
