@@ -5,6 +5,7 @@ import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "./config.j
 import { CliUsageError } from "./errors.js";
 import { evaluateSources, type ThreadSource } from "./evaluate.js";
 import { inspectThread } from "./inspect.js";
+import { policyGuardFromFiles, withPolicyGuard } from "./policy.js";
 import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
 import { collectThreadFiles, loadThreadFile } from "./sources.js";
 import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "./simulateUsage.js";
@@ -22,6 +23,7 @@ export const USAGE = `Usage:
   harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>] [--simulate-usage ...]
   harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
+  (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
 Replays saved threads through the guards that judge tool calls and reports what they would have done.
 inspect  the observation table of one thread, with every decision other than allow
@@ -30,6 +32,8 @@ eval     totals over many threads; --jsonl prints one JSON line per decision ins
          {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
          (default: RunawayGuardMiddleware, LoopGuardMiddleware and ProgressAwareLoopGuardMiddleware
          with their default options)
+--policy a PolicyGuardMiddleware rules file, replayed right after the runaway guard; --context the
+         run context its rules read (a saved thread does not hold it), e.g. '{"role":"nursing"}'
 --simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
          provider would report: input = --system-tokens (system prompt and tool schemas, default
          ${DEFAULT_SYSTEM_TOKENS}) + every message before it, output = the message, at 4 characters a token
@@ -45,6 +49,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     const setup = values.config ? loadReplayConfig(values.config) : buildReplaySetup();
+    if (values.policy !== undefined) setup.stack = withPolicyGuard(setup.stack, policyGuardFromFiles(values.policy, values.context));
     if (values["simulate-usage"]) setup.simulateUsage = { systemTokens: systemTokens(values["system-tokens"]) };
     return command === "inspect" ? await inspect(positionals, values, setup, io) : await evaluate(positionals, values, setup, io);
   } catch (error) {
@@ -72,6 +77,8 @@ interface Flags {
   thread?: string;
   "simulate-usage"?: boolean;
   "system-tokens"?: string;
+  policy?: string;
+  context?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -89,6 +96,8 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
         thread: { type: "string" },
         "simulate-usage": { type: "boolean" },
         "system-tokens": { type: "string" },
+        policy: { type: "string" },
+        context: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -102,6 +111,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
   if (values.thread !== undefined && values.sqlite === undefined) throw new CliUsageError("--thread needs --sqlite <db>");
+  if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
   if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
   return { command, values, positionals };
 }
