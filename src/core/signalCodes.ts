@@ -58,6 +58,11 @@ export const SIGNAL_CODES = [
   "unserialisable_result",
   "tool_error",
   "empty_result",
+  // ContextOverflowGuardMiddleware
+  "request_shrunk",
+  "over_window",
+  "provider_refused",
+  "context_overflow",
 ] as const;
 
 export type SignalCode = (typeof SIGNAL_CODES)[number];

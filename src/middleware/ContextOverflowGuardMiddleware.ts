@@ -6,7 +6,7 @@ import { stopNotice } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
 import { readMark } from "../core/marks.js";
 import { isSummary, messageKind, nameOf, toolCallIdOf } from "../core/messages.js";
-import { emitSignal, type Signal, type SignalHandler } from "../core/signals.js";
+import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { createMeasure, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
 import { storeFailureReason } from "../guards/budgetNotices.js";
 import { MIN_LIMIT } from "../guards/budgetPlan.js";
@@ -359,9 +359,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
-    // Built field by field: `code` joins the Signal type with the list of codes in core/signalCodes.ts.
-    const signal = { guard: GUARD, action, code, reason: signalReason(code, detail), detail } as unknown as Signal;
-    return emitSignal(signal, this.settings.onSignal);
+    return emitSignal({ guard: GUARD, action, code, reason: signalReason(code, detail), detail }, this.settings.onSignal);
   }
 }
 

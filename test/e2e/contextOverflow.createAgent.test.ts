@@ -80,7 +80,7 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
         else expect(stored).toContain(contentText(original.content));
       }
     }
-    expect(signals.some((s) => (s as { code?: string }).code === "request_shrunk")).toBe(true);
+    expect(signals.some((s) => s.code === "request_shrunk")).toBe(true);
   });
 
   it("leaves the oldest turns of a long run of small results out behind a note, whose key holds them all", async () => {
@@ -148,14 +148,14 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
     const last = result.messages.at(-1)!;
     expect(AIMessage.isInstance(last)).toBe(true);
     expect(String(last.content)).toMatch(/^Run stopped by ContextOverflowGuardMiddleware: context_overflow — the request cannot fit/);
-    expect(signals.map((s) => [s.action, (s as { code?: string }).code])).toContainEqual(["stop", "context_overflow"]);
+    expect(signals.map((s) => [s.action, s.code])).toContainEqual(["stop", "context_overflow"]);
   });
 
   it("observe-only: signals the overflow and sends the request as it is", async () => {
     const { model, signals } = await run(readingTurns(12), { observeOnly: true });
     const meter = new RequestMeter();
     expect(Math.max(...model.seen.map((seen) => meter.messages(seen)))).toBeGreaterThan(WINDOW);
-    expect(signals.filter((s) => (s as { code?: string }).code === "over_window").length).toBeGreaterThan(0);
+    expect(signals.filter((s) => s.code === "over_window").length).toBeGreaterThan(0);
     expect(signals.every((s) => s.action === "warn")).toBe(true);
   });
 });

@@ -97,7 +97,7 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
     }
     const recovered = messages.map(readContextRecord).find((r) => r?.reason === "overflow_recovered");
     expect(recovered?.providerWindow).toBe(6000);
-    expect(signals.map((s) => (s as { code?: string }).code)).toContain("provider_refused");
+    expect(signals.map((s) => s.code)).toContain("provider_refused");
     // Everything the requests left out is in the store.
     for (const record of messages.map(readContextRecord)) {
       for (const part of record?.removed ?? []) {

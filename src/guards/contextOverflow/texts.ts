@@ -1,5 +1,6 @@
 import { contentText } from "../../observe/content.js";
 import { messageKind, nameOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
+import type { SignalCode } from "../../core/signalCodes.js";
 
 /**
  * Text the context-overflow guard writes into a request. Tool results it shortens use the
@@ -67,9 +68,8 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** The signal codes of the context-overflow guard (besides `guard_failed`). */
-export const CONTEXT_OVERFLOW_CODES = ["request_shrunk", "over_window", "provider_refused", "context_overflow"] as const;
-export type ContextOverflowCode = (typeof CONTEXT_OVERFLOW_CODES)[number] | "guard_failed";
+/** The signal codes of the context-overflow guard (listed in core/signalCodes.ts). */
+export type ContextOverflowCode = Extract<SignalCode, "request_shrunk" | "over_window" | "provider_refused" | "context_overflow" | "guard_failed">;
 
 /** Read by people: the sentence a signal carries beside its code. */
 export function signalReason(code: ContextOverflowCode, detail: Record<string, unknown>): string {
