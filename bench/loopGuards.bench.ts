@@ -1,7 +1,7 @@
 import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, loadHasher, ObservationStore } from "../src/index.js";
 import { decideIdenticalCalls } from "../src/guards/identicalCalls.js";
 import { changesStateByName, decideNoProgress } from "../src/guards/noProgress.js";
-import { fingerprintArgs } from "../src/observe/store.js";
+import { argsKeyOf } from "../src/observe/argsIdentity.js";
 import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure, nowMicros, verdict } from "./timing.js";
 import { syntheticThread } from "./threads.js";
@@ -37,10 +37,11 @@ async function storeNumbers(rows: string[]): Promise<void> {
   const thousand = syntheticThread(1_000);
   const store = new ObservationStore(hash);
   store.update(thousand);
-  const pending = [{ call: { id: "p", name: "read_file", args: { path: "src/module_7.py", line: 1, options: { recursive: false, depth: 1 } } }, key: "" }];
-  pending[0]!.key = `read_file#${fingerprintArgs(pending[0]!.call.args, hash)}`;
+  const args = { path: "src/module_7.py", line: 1, options: { recursive: false, depth: 1 } };
+  const key = argsKeyOf("read_file", args, hash);
+  const pending = [{ call: { id: "p", name: "read_file", args }, key, argsKey: key }];
   const noProgress = { stopAt: 3, progressFloor: 0.01, ignoreTools: new Set(["think"]), changesState: changesStateByName(new Set(), new Set()) };
-  const identical = { warnAt: 3, stopAt: 5, window: undefined, ignoreTools: new Set(["think"]) };
+  const identical = { warnAt: 3, stopAt: 5, window: undefined, ignoreTools: new Set(["think"]), progressFloor: 0.02 };
   const progressDecision = await measure(() => decideNoProgress(store, pending, noProgress), 20_000);
   const identicalDecision = await measure(() => decideIdenticalCalls(store.observations, store.userTurn, pending, identical), 20_000);
   rows.push(`| ProgressAwareLoopGuard decision, 1,000 calls of history | p50 ${fmt(progressDecision.p50)} (p95 ${fmt(progressDecision.p95)}) | p50 ≤ 20 µs | ${verdict(progressDecision.p50 <= 20)} |`);

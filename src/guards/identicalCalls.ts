@@ -8,17 +8,21 @@ export interface IdenticalCallsOptions {
   /** Count among the last `window` calls; undefined counts only consecutive identical calls. */
   window: number | undefined;
   ignoreTools: ReadonlySet<string>;
+  /** A result whose newInformationDelta is above this brought something new, and the count starts over. */
+  progressFloor: number;
 }
 
-/** A pending call with its tool + arguments identity (`name#argsFingerprint`). */
+/** A pending call with its tool + normalised arguments identity (`argsKeyOf`). */
 export interface KeyedCall {
   call: ToolCallView;
   key: string;
 }
 
 /**
- * LoopGuard's decision: how many times this exact call (name + canonical arguments) was just
- * made, results unseen. Earlier calls of the same batch count; a new user message starts over;
+ * LoopGuard's decision: how many times this call (name + normalised arguments) was just made
+ * since its result last brought something new. It defers to progress evidence: a poll whose
+ * answer moves on every time, or a log that grows on every read, is never counted past its
+ * latest new result. Earlier calls of the same batch count; a new user message starts over;
  * ignored tools neither count nor break a streak.
  */
 export function decideIdenticalCalls(
@@ -40,7 +44,7 @@ export function decideIdenticalCalls(
   return decisions;
 }
 
-/** Keys of the calls that can still matter, oldest first. */
+/** Keys of the calls that can still matter, oldest first: none before the latest result that brought something new. */
 function recentKeys(
   observations: readonly ToolCallObservation[],
   userTurn: number,
@@ -48,22 +52,28 @@ function recentKeys(
 ): string[] {
   const keys: string[] = [];
   const limit = options.window ?? Number.POSITIVE_INFINITY;
+  const progressed = new Set<string>();
   let lastKey: string | undefined;
   for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
     const o = observations[i]!;
     if (o.userTurn !== userTurn) break;
     if (options.ignoreTools.has(o.toolName)) continue;
-    const key = `${o.toolName}#${o.argsFingerprint}`;
+    const key = o.argsKey;
     // For consecutive counting, history older than the first different call is irrelevant.
     if (options.window === undefined && lastKey !== undefined && key !== lastKey) {
       keys.push(key);
       break;
     }
     lastKey = key;
-    keys.push(key);
+    // Calls older than a result that brought something new are not counted against that call.
+    keys.push(progressed.has(key) ? PROGRESSED : key);
+    if (!o.answeredBy && o.newInformationDelta > options.progressFloor) progressed.add(key);
   }
   return keys.reverse();
 }
+
+/** Stands for a call older than its own latest progress: it counts as no call. */
+const PROGRESSED = "\u0000progressed";
 
 function countRepeats(keys: readonly string[], window: number | undefined): number {
   const key = keys[keys.length - 1];
@@ -82,7 +92,7 @@ function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions
     return {
       action: "stop",
       code: "identical_calls",
-      reason: `"${call.name}" was called ${count} times ${inWindow(options.window)}with identical arguments.`,
+      reason: `"${call.name}" was called ${count} times ${inWindow(options.window)}with identical arguments, each bringing nothing new.`,
       message: identicalCallDirective(call.name, count),
       detail,
     };

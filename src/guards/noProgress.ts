@@ -1,5 +1,8 @@
 import { ALLOW, type CallDecision, type Decision } from "../core/decision.js";
-import { groupsWholeTool, type ToolCallObservation } from "../observe/store.js";
+import type { ToolCallView } from "../core/messages.js";
+import { argsShapeOf } from "../observe/argsIdentity.js";
+import type { NearRepeats } from "../observe/nearRepeats.js";
+import { groupsWholeTool, type StoredObservation, type ToolCallObservation } from "../observe/store.js";
 import type { KeyedCall } from "./identicalCalls.js";
 
 export interface NoProgressOptions {
@@ -10,6 +13,9 @@ export interface NoProgressOptions {
   ignoreTools: ReadonlySet<string>;
   /** Whether a call to this tool may change the world (and so justify repeating a read). */
   changesState: (tool: string) => boolean;
+  /** Tools polled for a change (a job's status): an unchanged answer is waited on this many times before a directive. */
+  pollingTools?: ReadonlySet<string>;
+  pollPatience?: number;
 }
 
 /** A repeated error teaches less than a repeated success, so it escalates sooner. */
@@ -41,26 +47,38 @@ export function changesStateByName(
 
 /** What the progress guard reads of a history: its observations, indexed by call key. */
 export interface ObservedHistory {
-  readonly observations: readonly ToolCallObservation[];
+  readonly observations: readonly StoredObservation[];
   /** Number of human messages in the history. */
   readonly userTurn: number;
   /** Positions in `observations` of the calls with this call key, oldest first. */
   occurrencesOf(callKey: string): readonly number[];
+  /** Near-duplicate calls (observe/nearRepeats.ts). */
+  readonly near: NearRepeats;
+}
+
+/** A pending call with what counts as the same call (`key`) and its normalised arguments' key. */
+export interface ProgressKeyedCall extends KeyedCall {
+  argsKey: string;
 }
 
 /**
  * ProgressAwareLoopGuard's decision. A pending call is judged by the chain of earlier results of
- * the same call since the world last changed: another state-changing call that did something new,
- * or a new user message, starts a fresh chain. Each repeat in the chain that brought nothing new
- * is wasted (errors weigh ERROR_WEIGHT, refused calls 1). One wasted repeat proves the next call
- * will bring nothing either: it gets a directive and is not run. Once a directive was ignored and
- * the waste reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
+ * the same call, or of nearly the same call (reworded, respelled, a field added: argsIdentity.ts),
+ * since the world last changed: another state-changing call that did something new starts a
+ * fresh chain; so does a new user message, except for a call that keeps failing the same way,
+ * since a message cannot change what the tool answers. Each result in the chain that brought
+ * nothing new is wasted (errors weigh ERROR_WEIGHT, refused calls 1), the first result after a
+ * change included: a result that did not change with the world will not change now. One wasted
+ * repeat proves the next call will bring nothing either: it gets a directive and is not run
+ * (a polling tool gets `pollPatience` of them). Once a directive was ignored and the waste
+ * reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
  */
-export function decideNoProgress(history: ObservedHistory, batch: readonly KeyedCall[], options: NoProgressOptions): CallDecision[] {
+export function decideNoProgress(history: ObservedHistory, batch: readonly ProgressKeyedCall[], options: NoProgressOptions): CallDecision[] {
   const decisions: CallDecision[] = [];
   const earlierInBatch = new Set<string>();
   let batchChangesState = false;
-  for (const { call, key } of batch) {
+  for (const keyed of batch) {
+    const { call, key } = keyed;
     if (options.ignoreTools.has(call.name)) {
       decisions.push({ call, decision: ALLOW });
       continue;
@@ -77,7 +95,7 @@ export function decideNoProgress(history: ObservedHistory, batch: readonly Keyed
     } else if (batchChangesState) {
       decision = ALLOW;
     } else {
-      decision = judgeChain(call.name, chainOf(history, key, options), options);
+      decision = judgeChain(call.name, chainOf(history, keyed, options), options);
     }
     decisions.push({ call, decision });
     const isNew = history.occurrencesOf(key).length === 0;
@@ -91,87 +109,183 @@ interface Chain {
   wasted: number;
   refused: number;
   occurrences: number;
+  /** Occurrences whose arguments were not exactly the pending call's. */
+  near: number;
   lastStatus?: "success" | "error";
   errorClass?: string;
 }
 
 /**
  * This call's repeats since the world last changed, newest first. It visits only the call's own
- * occurrences, so a long run of reads costs no more to judge than a short one.
+ * occurrences and the few recent near-duplicates, so a long run of reads costs no more to judge
+ * than a short one.
  */
-function chainOf(history: ObservedHistory, key: string, options: NoProgressOptions): Chain {
+function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyedCall, options: NoProgressOptions): Chain {
   const { observations, userTurn } = history;
-  const chain: Chain = { wasted: 0, refused: 0, occurrences: 0 };
-  const occurrences = history.occurrencesOf(key);
-  const changedAt = worldChangesOf(observations, options).lastBefore(key);
-  let oldest: ToolCallObservation | undefined;
-  let reachedBaseline = false;
-  for (let k = occurrences.length - 1; k >= 0 && !reachedBaseline; k--) {
-    const index = occurrences[k]!;
+  const chain: Chain = { wasted: 0, refused: 0, occurrences: 0, near: 0 };
+  const members = membersOf(history, call, key, argsKey);
+  if (members.length === 0) return chain;
+  const judge = judgeOf(history, options);
+  const changedAt = judge.changes.lastOutside(members);
+  for (const index of members) {
     const o = observations[index]!;
-    if (index < changedAt || o.userTurn !== userTurn) break;
+    if (index < changedAt) break;
+    // A user message may change what a call does, but not how a call that keeps failing fails.
+    if (o.userTurn !== userTurn && o.status !== "error") break;
     if (chain.lastStatus === undefined && !o.answeredBy) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
     }
-    oldest = o;
     chain.occurrences++;
+    if (o.argsKey !== argsKey && !groupsWholeTool(key)) chain.near++;
     if (o.answeredBy) {
       chain.refused++;
       chain.wasted += 1;
-    } else if (isStaleRepeat(o, options)) {
+    } else if (judge.isWasted(index)) {
       chain.wasted += weight(o);
     } else {
-      reachedBaseline = true;
+      break;
     }
   }
-  // A chain cut by a change of world (or a new user message) starts with a result that answered
-  // that new world: it is the baseline, not a wasted repeat.
-  if (!reachedBaseline && oldest && !oldest.answeredBy && isStaleRepeat(oldest, options)) chain.wasted -= weight(oldest);
   return chain;
 }
 
+/** Positions of the earlier calls that count as this call, newest first. */
+function membersOf(history: ObservedHistory, call: ToolCallView, key: string, argsKey: string): number[] {
+  const exact = history.occurrencesOf(key);
+  const near = groupsWholeTool(key) ? [] : history.near.similarBefore(call.name, argsKey, argsShapeOf(call.args), history.observations.length);
+  if (near.length === 0) return [...exact].reverse();
+  const members = [...exact, ...near];
+  return members.sort((a, b) => b - a);
+}
+
 /**
- * The latest changes of the world in a list of observations, kept up to date as the list grows:
- * the newest one, and the newest one made by a different call, since a call's own state change
- * does not cut its chain.
+ * What the guard concludes about each observation of one history, with its settings: whether a
+ * result was wasted, and where the world changed. Kept per observation list and settings, and
+ * brought up to date as the list grows.
  */
-class WorldChanges {
+class Judge {
+  readonly changes = new WorldChanges();
+  private readonly wasted = new Map<number, boolean>();
   private scanned = 0;
-  private latest = -1;
-  private latestKey: string | undefined;
-  private latestByAnotherKey = -1;
 
-  constructor(private readonly options: NoProgressOptions) {}
+  constructor(
+    private readonly history: ObservedHistory,
+    private readonly options: NoProgressOptions,
+  ) {}
 
-  update(observations: readonly ToolCallObservation[]): this {
-    for (let i = this.scanned; i < observations.length; i++) {
-      const o = observations[i]!;
-      if (!isWorldChange(o, this.options)) continue;
-      if (o.callKey !== this.latestKey) this.latestByAnotherKey = this.latest;
-      this.latest = i;
-      this.latestKey = o.callKey;
-    }
+  update(): this {
+    const { observations } = this.history;
+    for (let i = this.scanned; i < observations.length; i++) if (this.isWorldChange(i)) this.changes.add(i);
     this.scanned = observations.length;
     return this;
   }
 
-  /** Position of the newest change of the world by a call other than `key`; -1 if none. */
-  lastBefore(key: string): number {
-    return key === this.latestKey ? this.latestByAnotherKey : this.latest;
+  /**
+   * Whether a result brought nothing new: the same call's earlier results already held it, or a
+   * near-duplicate call got the same result. For a call that may change the world, a repeated
+   * answer proves nothing changed only when it says something: an error, or content (a page
+   * shown again). A repeated empty acknowledgement (an edit's) proves it only when nothing else
+   * changed the world since the call it repeats: an edit applied twice may change a file twice.
+   */
+  isWasted(index: number): boolean {
+    let wasted = this.wasted.get(index);
+    if (wasted !== undefined) return wasted;
+    const { observations, near } = this.history;
+    const o = observations[index]!;
+    wasted = false;
+    if (!o.answeredBy) {
+      const proves = o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.resultText);
+      if (isStaleRepeat(o, this.options)) {
+        wasted = proves || !this.changes.between(this.previousOccurrence(index), index);
+      }
+      if (!wasted && !groupsWholeTool(o.callKey)) {
+        const earlier = near.nearRepeatOf(index);
+        // Code with the same vocabulary may still be a new experiment (another separator, another
+        // input): it repeats an earlier run only once that run was itself proven a useless repeat.
+        if (earlier !== undefined) {
+          const trusted = proves && !near.hasCode(index);
+          wasted = trusted || (this.isWasted(earlier) && !this.changes.between(earlier, index));
+        }
+      }
+    }
+    this.wasted.set(index, wasted);
+    return wasted;
+  }
+
+  private previousOccurrence(index: number): number {
+    const positions = this.history.occurrencesOf(this.history.observations[index]!.callKey);
+    const k = lowerBound(positions, index);
+    return k > 0 ? positions[k - 1]! : -1;
+  }
+
+  /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
+  private isWorldChange(index: number): boolean {
+    const o = this.history.observations[index]!;
+    if (o.answeredBy || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
+    return !this.isWasted(index);
   }
 }
 
-// Per observation list (a store's list is replaced, never shortened, when it rebuilds) and per
-// guard settings, since what counts as a change of world depends on them.
-const worldChanges = new WeakMap<readonly ToolCallObservation[], WeakMap<NoProgressOptions, WorldChanges>>();
+/** Positions where the world changed, oldest first. */
+class WorldChanges {
+  private readonly at: number[] = [];
 
-function worldChangesOf(observations: readonly ToolCallObservation[], options: NoProgressOptions): WorldChanges {
-  let bySettings = worldChanges.get(observations);
-  if (!bySettings) worldChanges.set(observations, (bySettings = new WeakMap()));
-  let changes = bySettings.get(options);
-  if (!changes) bySettings.set(options, (changes = new WorldChanges(options)));
-  return changes.update(observations);
+  add(index: number): void {
+    this.at.push(index);
+  }
+
+  /** Whether the world changed strictly between two positions. */
+  between(from: number, to: number): boolean {
+    const k = lowerBound(this.at, from + 1);
+    return k < this.at.length && this.at[k]! < to;
+  }
+
+  /** Position of the newest change of the world by a call not among `members` (sorted newest first); -1 if none. */
+  lastOutside(members: readonly number[]): number {
+    let m = 0;
+    for (let k = this.at.length - 1; k >= 0; k--) {
+      const index = this.at[k]!;
+      while (m < members.length && members[m]! > index) m++;
+      if (members[m] !== index) return index;
+    }
+    return -1;
+  }
+}
+
+/** First position in an ascending list holding a value >= `value`. */
+function lowerBound(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const MARKUP = /<[^>]*>/g;
+const WORD_OF_LETTERS = /\p{L}{2,}/u;
+
+/**
+ * Whether a result says something about the world: a word outside markup. An edit's empty
+ * acknowledgement (`<returncode>0</returncode><output></output>`) does not.
+ */
+function hasContent(text: string): boolean {
+  return WORD_OF_LETTERS.test(text.replace(MARKUP, " "));
+}
+
+// Per observation list (a store's list is replaced, never shortened, when it rebuilds) and per
+// guard settings, since what counts as wasted and as a change of world depends on them.
+const judges = new WeakMap<readonly StoredObservation[], WeakMap<NoProgressOptions, Judge>>();
+
+function judgeOf(history: ObservedHistory, options: NoProgressOptions): Judge {
+  let bySettings = judges.get(history.observations);
+  if (!bySettings) judges.set(history.observations, (bySettings = new WeakMap()));
+  let judge = bySettings.get(options);
+  if (!judge) bySettings.set(options, (judge = new Judge(history, options)));
+  return judge.update();
 }
 
 function isStaleRepeat(o: ToolCallObservation, options: NoProgressOptions): boolean {
@@ -183,20 +297,17 @@ function weight(o: ToolCallObservation): number {
   return o.status === "error" ? ERROR_WEIGHT : 1;
 }
 
-function isWorldChange(o: ToolCallObservation, options: NoProgressOptions): boolean {
-  if (o.answeredBy || options.ignoreTools.has(o.toolName) || !options.changesState(o.toolName)) return false;
-  return o.sameArgsRepeatCount === 0 || o.newInformationDelta > options.progressFloor;
-}
-
 function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Decision {
-  if (chain.wasted < 1) return ALLOW;
-  const detail = { wasted: chain.wasted, refused: chain.refused, occurrences: chain.occurrences, lastStatus: chain.lastStatus };
+  const patience = options.pollingTools?.has(tool) ? (options.pollPatience ?? 1) : 1;
+  if (chain.wasted < patience) return ALLOW;
+  const detail = { wasted: chain.wasted, refused: chain.refused, occurrences: chain.occurrences, nearDuplicates: chain.near, lastStatus: chain.lastStatus };
   const failing = chain.lastStatus === "error";
-  const code = failing ? "repeated_error" : "no_progress";
+  const args = chain.near > 0 ? "the same (or nearly the same) arguments" : "the same arguments";
   const reason = failing
-    ? `"${tool}" keeps failing with the same ${chain.errorClass && chain.errorClass !== "Error" ? chain.errorClass : "error"} for the same arguments (${chain.occurrences} attempts, nothing changed in between).`
-    : `"${tool}" keeps returning nothing new for the same arguments (${chain.occurrences} calls, nothing changed in between).`;
-  if (chain.refused > 0 && chain.wasted >= options.stopAt) {
+    ? `"${tool}" keeps failing with the same ${chain.errorClass && chain.errorClass !== "Error" ? chain.errorClass : "error"} for ${args} (${chain.occurrences} attempts, nothing changed in between).`
+    : `"${tool}" keeps returning nothing new for ${args} (${chain.occurrences} calls, nothing changed in between).`;
+  const code = failing ? "repeated_error" : "no_progress";
+  if (chain.refused > 0 && chain.wasted >= Math.max(options.stopAt, patience)) {
     return { action: "stop", code, reason, message: noProgressDirective(tool, failing), detail };
   }
   return { action: "directive", code, reason, message: noProgressDirective(tool, failing), detail };

@@ -5,14 +5,14 @@ import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { decideIdenticalCalls, type IdenticalCallsOptions } from "../guards/identicalCalls.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
-import { fingerprintArgs } from "../observe/store.js";
+import { argsKeyOf } from "../observe/argsIdentity.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import type { ExitBehavior } from "../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
 import { carryStateSchema } from "../hooks/carry.js";
 
 export interface LoopGuardOptions {
-  /** Identical calls (this one included) at which a `warn` signal is emitted. Default 3. */
+  /** Identical calls since the last new result (this one included) at which a `warn` signal is emitted. Default 3. */
   warnAt?: number;
   /** Identical calls (this one included) at which `exitBehavior` applies. Default 7: real agents scroll or page up to 6 times in a row legitimately. */
   stopAt?: number;
@@ -30,12 +30,17 @@ export interface LoopGuardOptions {
 
 export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 7, ignoreTools: ["think"], exitBehavior: "end" } as const;
 
+/** A result with more new content than this (novelty.ts) is progress: the same as ProgressAwareLoopGuard's default. */
+const PROGRESS_FLOOR = 0.02;
+
 const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 
 /**
- * Stops an agent that calls the same tool with the same arguments again and again, without
- * looking at results. Counts consecutive identical calls (name + canonical arguments), including
- * duplicates inside one parallel batch; a new user message starts the count over.
+ * Stops an agent that calls the same tool with the same arguments again and again while nothing
+ * new comes back. Counts consecutive identical calls (name + normalised arguments: key order,
+ * casing, whitespace and code comments aside), including duplicates inside one parallel batch,
+ * since the call's result last brought something new: a job polled while its progress moves, or
+ * a log tailed while it grows, is never counted. A new user message starts the count over.
  *
  * Ladder: `warn` signal at `warnAt`; at `stopAt`, `exitBehavior` (default: answer every pending
  * call and end the run with a final message stating why).
@@ -57,6 +62,7 @@ export class LoopGuardMiddleware extends MiddlewareBase {
       stopAt,
       window: options.window === undefined ? undefined : positiveInteger(this.name, "window", options.window, 1),
       ignoreTools: new Set(options.ignoreTools ?? LOOP_GUARD_DEFAULTS.ignoreTools),
+      progressFloor: PROGRESS_FLOOR,
     };
     ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = batchGuard({
       guard: this.name,
@@ -88,7 +94,7 @@ export class LoopGuardMiddleware extends MiddlewareBase {
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
     const batch = pending.map((call) => ({
       call,
-      key: store.pendingKeys(call.id)?.argsKey ?? `${call.name}#${fingerprintArgs(call.args, hash)}`,
+      key: store.pendingKeys(call.id)?.argsKey ?? argsKeyOf(call.name, call.args, hash),
     }));
     return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);
   }

@@ -5,7 +5,8 @@ import type { SignalHandler } from "../core/signals.js";
 import { changesStateByName, decideNoProgress, type NoProgressOptions } from "../guards/noProgress.js";
 import type { DeltaFunction } from "../observe/novelty.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../observe/shared.js";
-import { callKeyOf, fingerprintArgs, type ObservationOptions } from "../observe/store.js";
+import { argsKeyOf } from "../observe/argsIdentity.js";
+import { callKeyOf, type ObservationOptions } from "../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "./base.js";
 import type { ExitBehavior } from "../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../hooks/batchGuard.js";
@@ -27,6 +28,14 @@ export interface ProgressAwareLoopGuardOptions {
   readOnlyTools?: readonly string[];
   /** Tools that change the world: a new call to one starts every judgement afresh. */
   stateChangingTools?: readonly string[];
+  /**
+   * Tools polled until something changes (a job's status, a log being tailed). They only read;
+   * while each answer brings something new they are never counted, and an unchanged answer is
+   * waited on `pollPatience` times before a directive.
+   */
+  pollingTools?: readonly string[];
+  /** Unchanged answers of a polling tool before a directive. Default 5. */
+  pollPatience?: number;
   /** When the ladder reaches a stop: keep refusing with directives, end the run cleanly, or throw. Default `"end"`. */
   exitBehavior?: ExitBehavior;
   /** Emit signals only; never block or stop. Default false. */
@@ -34,7 +43,7 @@ export interface ProgressAwareLoopGuardOptions {
   onSignal?: SignalHandler;
 }
 
-export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], exitBehavior: "end" } as const;
+export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], pollPatience: 5, exitBehavior: "end" } as const;
 
 const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 
@@ -42,8 +51,11 @@ const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
  * Intervenes only when a call repeats AND the history proves the repeat brings nothing new.
  * Polling that sees a change, pagination and tailing pass; a poll that differs only in a
  * timestamp, a retry that fails the same way, or an A-B-A-B cycle of stale reads does not.
- * A state-changing call in between (an edit before re-running tests) or a new user message
- * starts the judgement over. Tools without hints are judged by name: `get_*`, `list_*`,
+ * A repeat need not be byte for byte: arguments are compared after normalisation (key order,
+ * casing, whitespace, comments in code), and a reworded instruction or an added field counts
+ * when the result is the same too. A state-changing call that did something new in between
+ * (an edit before re-running tests) starts the judgement over; a new user message does too,
+ * except for a call that keeps failing the same way. Tools without hints are judged by name: `get_*`, `list_*`,
  * `read_*`, `search_*` and similar only read; everything else may change state.
  *
  * Ladder: a `directive` ToolMessage instead of running the useless repeat (and for a duplicate
@@ -75,7 +87,9 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
       stopAt: positiveInteger(this.name, "stopAt", options.stopAt, PROGRESS_GUARD_DEFAULTS.stopAt),
       progressFloor,
       ignoreTools: new Set(options.ignoreTools ?? PROGRESS_GUARD_DEFAULTS.ignoreTools),
-      changesState: changesStateByName(new Set(options.readOnlyTools), new Set(options.stateChangingTools)),
+      changesState: changesStateByName(new Set([...(options.readOnlyTools ?? []), ...(options.pollingTools ?? [])]), new Set(options.stateChangingTools)),
+      pollingTools: new Set(options.pollingTools),
+      pollPatience: positiveInteger(this.name, "pollPatience", options.pollPatience, PROGRESS_GUARD_DEFAULTS.pollPatience),
     };
     this.observation =
       options.deltaOverrides || options.volatilePatterns
@@ -104,10 +118,14 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
   };
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
-    const batch = pending.map((call) => ({
-      call,
-      key: store.pendingKeys(call.id)?.callKey ?? callKeyOf(call.name, fingerprintArgs(call.args, hash), this.observation.deltaOverrides),
-    }));
+    const batch = pending.map((call) => {
+      const keys = store.pendingKeys(call.id);
+      return {
+        call,
+        key: keys?.callKey ?? callKeyOf(call.name, call.args, hash, this.observation.deltaOverrides),
+        argsKey: keys?.argsKey ?? argsKeyOf(call.name, call.args, hash),
+      };
+    });
     return decideNoProgress(store, batch, this.settings);
   }
 }

@@ -55,6 +55,27 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
   return Math.min(byLines, byWords);
 }
 
+/**
+ * Share of `text` that is news by its words alone (see `lineNovelty`), or undefined when `text`
+ * is not multi-line prose: for comparing a result with one of another call, where a line-level
+ * share would let a small new answer hide among lines of boilerplate.
+ */
+export function proseNovelty(text: string, seen: ReadonlySet<string>): number | undefined {
+  const lines = text.split("\n").length;
+  if (!mayBeProse(text, lines)) return undefined;
+  const words = wordsOf(text);
+  const known = proseWords.get(seen);
+  if (words.length < MIN_PROSE_WORDS || !known) return undefined;
+  let newNumbers = 0;
+  let newWords = 0;
+  for (const word of words) {
+    if (known.has(word)) continue;
+    if (HAS_DIGIT.test(word)) newNumbers++;
+    else newWords++;
+  }
+  return (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
+}
+
 /** Remembers the lines of `text`, and the words of prose. */
 export function addLines(text: string, seen: Set<string>): void {
   const lines = text.split("\n");

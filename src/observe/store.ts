@@ -1,4 +1,6 @@
+import { argsKeyOf } from "./argsIdentity.js";
 import { canonicalJson } from "./canonical.js";
+import { NearRepeats } from "./nearRepeats.js";
 import { contentText } from "./content.js";
 import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
@@ -18,6 +20,8 @@ export interface ToolCallObservation {
   userTurn: number;
   /** xxhash64 of the canonical JSON of the arguments. */
   argsFingerprint: string;
+  /** Tool + normalised arguments (argsIdentity.ts): equal for two spellings of one request. */
+  argsKey: string;
   /** What counts as "the same call": tool + arguments, or the tool alone when it has a delta override. */
   callKey: string;
   /** xxhash64 of the result text after volatile-field normalisation. */
@@ -27,7 +31,7 @@ export interface ToolCallObservation {
   errorClass?: string;
   /** Result size in characters (binary payloads count by their encoded size). */
   resultSize: number;
-  /** Earlier answered calls with the same tool and arguments. */
+  /** Earlier answered calls with the same tool and (normalised) arguments. */
   sameArgsRepeatCount: number;
   /** Share of this result not seen in earlier results of the same call, in [0, 1]; 1 for a first call. */
   newInformationDelta: number;
@@ -46,7 +50,7 @@ interface PendingCall {
   name: string;
   args: unknown;
   argsFingerprint: string;
-  /** tool + arguments, for the repeat count */
+  /** tool + normalised arguments, for the repeat count */
   argsKey: string;
   callKey: string;
   turn: number;
@@ -85,10 +89,12 @@ class Observation implements ToolCallObservation {
   readonly turn: number;
   readonly userTurn: number;
   readonly argsFingerprint: string;
+  readonly argsKey: string;
   readonly callKey: string;
   readonly errorClass?: string;
   readonly answeredBy?: HarnessMark;
   readonly #result: ResultText;
+  readonly #args: unknown;
 
   constructor(
     readonly index: number,
@@ -106,8 +112,10 @@ class Observation implements ToolCallObservation {
     this.turn = call.turn;
     this.userTurn = call.userTurn;
     this.argsFingerprint = call.argsFingerprint;
+    this.argsKey = call.argsKey;
     this.callKey = call.callKey;
     this.#result = result;
+    this.#args = call.args;
     if (errorClass !== undefined) this.errorClass = errorClass;
     if (answeredBy !== undefined) this.answeredBy = answeredBy;
   }
@@ -116,9 +124,25 @@ class Observation implements ToolCallObservation {
     return this.#result.fingerprint;
   }
 
+  /** The arguments as called, for near-duplicate matching (not part of the JSON form). */
+  get args(): unknown {
+    return this.#args;
+  }
+
+  /** The result after volatile-field normalisation (not part of the JSON form). */
+  get resultText(): string {
+    return this.#result.text;
+  }
+
   toJSON(): ToolCallObservation {
     return { ...this, resultFingerprint: this.resultFingerprint };
   }
+}
+
+/** An observation as the store keeps it: with its arguments and result text at hand. */
+export interface StoredObservation extends ToolCallObservation {
+  readonly args: unknown;
+  readonly resultText: string;
 }
 
 interface CallGroup {
@@ -143,12 +167,9 @@ const ANY_ARGS = "#*";
 
 const NO_OCCURRENCES: readonly number[] = Object.freeze([]);
 
-export function callKeyOf(
-  name: string,
-  argsFingerprint: string,
-  deltaOverrides: ObservationOptions["deltaOverrides"],
-): string {
-  return deltaOverrides?.[name] ? `${name}${ANY_ARGS}` : `${name}#${argsFingerprint}`;
+/** What counts as the same call: the tool alone when it has a delta override, else tool + normalised arguments. */
+export function callKeyOf(name: string, args: unknown, hash: Hasher, deltaOverrides: ObservationOptions["deltaOverrides"]): string {
+  return deltaOverrides?.[name] ? `${name}${ANY_ARGS}` : argsKeyOf(name, args, hash);
 }
 
 /** Whether a call key groups every call of its tool (a tool with a delta override). */
@@ -165,7 +186,7 @@ export function groupsWholeTool(callKey: string): boolean {
 export class ObservationStore {
   private readonly normalise: (text: string) => string;
   private readonly overrides: ObservationOptions["deltaOverrides"];
-  private list: ToolCallObservation[] = [];
+  private list: StoredObservation[] = [];
   /** How many messages were processed, and the first and last of them, to tell an extension from a rewrite. */
   private count = 0;
   private first: unknown;
@@ -176,6 +197,7 @@ export class ObservationStore {
   /** Positions per call key, built on first use (a rebuild for replay need not pay for it). */
   private byCallKey = new Map<string, number[]>();
   private indexed = 0;
+  private nearRepeats?: NearRepeats;
   private aiTurns = 0;
   private humanMessages = 0;
 
@@ -187,8 +209,13 @@ export class ObservationStore {
     this.overrides = options.deltaOverrides;
   }
 
-  get observations(): readonly ToolCallObservation[] {
+  get observations(): readonly StoredObservation[] {
     return this.list;
+  }
+
+  /** Near-duplicate calls of this history (argsIdentity.ts), computed when first asked. */
+  get near(): NearRepeats {
+    return (this.nearRepeats ??= new NearRepeats(this.list));
   }
 
   /** Positions in `observations` of the answered calls with this call key, oldest first. */
@@ -207,7 +234,7 @@ export class ObservationStore {
     return this.humanMessages;
   }
 
-  update(messages: readonly unknown[]): readonly ToolCallObservation[] {
+  update(messages: readonly unknown[]): readonly StoredObservation[] {
     if (!this.extends(messages)) this.reset();
     for (let i = this.count; i < messages.length; i++) this.add(messages[i]);
     this.count = messages.length;
@@ -229,6 +256,7 @@ export class ObservationStore {
     this.argsCounts = new Map();
     this.byCallKey = new Map();
     this.indexed = 0;
+    this.nearRepeats = undefined;
     this.aiTurns = 0;
     this.humanMessages = 0;
   }
@@ -261,13 +289,13 @@ export class ObservationStore {
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
       const argsFingerprint = fingerprintArgs(call.args, this.hash);
-      const argsKey = `${call.name}#${argsFingerprint}`;
+      const argsKey = argsKeyOf(call.name, call.args, this.hash);
       this.pending.set(call.id, {
         name: call.name,
         args: call.args,
         argsFingerprint,
         argsKey,
-        callKey: this.overrides?.[call.name] ? callKeyOf(call.name, argsFingerprint, this.overrides) : argsKey,
+        callKey: this.overrides?.[call.name] ? `${call.name}${ANY_ARGS}` : argsKey,
         turn,
         userTurn: this.humanMessages,
       });

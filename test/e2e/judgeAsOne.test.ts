@@ -18,8 +18,7 @@ function stack(turns: ScriptedTurn[], outputs: unknown[], options: RecommendedGu
   const reports: RunawayReport[] = [];
   const writes: unknown[] = [];
   let reads = 0;
-  let polls = 0;
-  const pollJob = tool(async () => `progress ${++polls * 10}%`, { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+  const pollJob = tool(async () => "progress 10%", { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
   const getAccount = tool(async () => outputs[Math.min(reads++, outputs.length - 1)] as string, {
     name: "get_account",
     description: "Reads an account.",
@@ -94,11 +93,12 @@ describe("results another guard replaced still count for the validator", () => {
 });
 
 describe("the runaway guard reports every run, however it ends", () => {
-  // Polls that make progress: only the identical-call guard counts them.
+  // A job stuck at 10%, polled by a tool the progress guard is told to wait on: the identical-call guard stops it first.
   const loop = Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] }));
+  const polling = { progressGuard: { pollingTools: ["poll_job"] } };
   const endings: Array<[string, ScriptedTurn[], RecommendedGuardsOptions, string | undefined]> = [
     ["a final answer", [{ toolCalls: [readAccount] }, { text: "done" }], {}, undefined],
-    ["a stop by the identical-call guard", loop, { loopGuard: { stopAt: 3 } }, "LoopGuardMiddleware"],
+    ["a stop by the identical-call guard", loop, { ...polling, loopGuard: { stopAt: 3 } }, "LoopGuardMiddleware"],
     ["a stop by the progress guard", Array.from({ length: 8 }, () => ({ toolCalls: [readAccount] })), {}, "ProgressAwareLoopGuardMiddleware"],
     ["a stop by the repair middleware", Array.from({ length: 4 }, () => ({ toolCalls: [{ name: "no_such_tool", args: {} }] })), {}, "ToolCallRepairMiddleware"],
   ];
@@ -114,7 +114,7 @@ describe("the runaway guard reports every run, however it ends", () => {
   });
 
   it("an exception (exitBehavior throw)", async () => {
-    const s = stack(loop, [VALID_ACCOUNT], { loopGuard: { stopAt: 3, exitBehavior: "throw" } });
+    const s = stack(loop, [VALID_ACCOUNT], { ...polling, loopGuard: { stopAt: 3, exitBehavior: "throw" } });
     await expect(s.run()).rejects.toThrow(/LoopGuardMiddleware stopped the run/);
     expect(s.reports).toHaveLength(1);
     expect(s.reports[0]!.toolCalls).toBe(3);

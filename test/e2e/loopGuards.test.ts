@@ -107,8 +107,9 @@ describe("ProgressAwareLoopGuardMiddleware in createAgent", () => {
     const turns = Array.from({ length: 6 }, () => [call("click", { element: "Next" }), call("go_back")]).flat();
     const signals: Signal[] = [];
     await run([new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) })], [click.tool, back.tool], turns);
-    expect(signals[0]).toMatchObject({ action: "directive", tool: "go_back" });
-    expect(back.counter.runs + click.counter.runs).toBeLessThanOrEqual(6);
+    // click, back, click (same page again), back (same page again): the 3rd click is refused.
+    expect(signals[0]).toMatchObject({ action: "directive", tool: "click" });
+    expect(back.counter.runs + click.counter.runs).toBe(4);
   });
 
   it("catches cosmetic churn in a rewritten todo list through deltaOverrides", async () => {
@@ -141,7 +142,24 @@ describe("ProgressAwareLoopGuardMiddleware in createAgent", () => {
 });
 
 describe("LoopGuardMiddleware in createAgent", () => {
-  const search = () => countingTool("search", (_input, n) => `result ${n}`);
+  // The same answer every time: LoopGuard counts only repeats that bring nothing new.
+  const search = () => countingTool("search", () => "3 results for x");
+
+  it("never warns or stops a poll whose progress moves, nor tailing a log that grows", async () => {
+    const job = countingTool("job_status", (_input, n) => JSON.stringify({ id: 7, state: n < 9 ? "running" : "done", progress: 11 * n }));
+    const signals: Signal[] = [];
+    const both = () => [new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) }), new LoopGuardMiddleware({ onSignal: (s) => signals.push(s) })];
+    const polled = await run(both(), [job.tool], [...repeat(9, call("job_status", { id: 7 })), { text: "done" }]);
+    expect(job.counter.runs).toBe(9);
+    expect(lastText(polled.messages)).toBe("done");
+
+    const lines: string[] = [];
+    const log = countingTool("tail_log", (_input, n) => (lines.push(`step ${n} finished`), lines.slice(-5).join("\n")));
+    const tailed = await run(both(), [log.tool], [...repeat(12, call("tail_log", { path: "build.log", lines: 5 })), { text: "built" }]);
+    expect(log.counter.runs).toBe(12);
+    expect(lastText(tailed.messages)).toBe("built");
+    expect(signals).toEqual([]);
+  });
 
   it("ends the run at stopAt with every call answered and a final message", async () => {
     const t = search();

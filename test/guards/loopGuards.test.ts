@@ -64,6 +64,70 @@ describe("ProgressAwareLoopGuard decisions", () => {
     expect(await actions(progress, [a, b, a, b, a, b])).toEqual(["directive"]);
   });
 
+  it("flags an A-B cycle of stale results by the third occurrence of either call", async () => {
+    const a = { tool: "click", args: { element: "Next" }, result: "Results page, 10 items" };
+    const b = { tool: "go_back", args: {}, result: "Search page" };
+    expect(await actions(progress, [a, b, a, b])).toEqual(["allow"]);
+    expect(await actions(progress, [a, b, a, b, a])).toEqual(["directive"]);
+    // A read whose answer changed with the other call is not a cycle.
+    const page = (n: number) => ({ tool: "click", args: { element: "Next" }, result: `Results page ${n}` });
+    expect(await actions(progress, [page(1), b, page(2), b, page(3)])).toEqual(["allow"]);
+  });
+
+  it("keeps counting a call that fails the same way across user messages, and only such a call", async () => {
+    const user = { human: "You seem confused, please just do it." };
+    expect(await actions(progress, [failingBooking, user, failingBooking, user, failingBooking])).toEqual(["directive"]);
+    const read = { tool: "get_reservation", args: { id: "R1" }, result: '{"flights": 2}' };
+    expect(await actions(progress, [read, read, user, read])).toEqual(["allow"]);
+    // A different error is news: the world answered differently.
+    const other = { ...failingBooking, result: "Error: seat map unavailable" };
+    expect(await actions(progress, [failingBooking, user, other, user, failingBooking])).toEqual(["allow"]);
+  });
+
+  it("matches near-duplicate calls only when their result is stale too", async () => {
+    const booking = (extra: Record<string, unknown>) => ({ ...failingBooking, args: { flight: "HAT001", seats: [{ row: 3 }], ...extra } });
+    // One field added, the same error: the same failing call.
+    expect(await actions(progress, [booking({}), booking({}), booking({ insurance: "no" })])).toEqual(["directive"]);
+    // A changed value is another attempt (another card, another amount), even with the same error.
+    const card = (id: string) => ({ tool: "pay", args: { card: id }, result: "Error: balance is not enough", status: "error" as const });
+    expect(await actions(progress, [card("gift_1"), card("gift_2"), card("gift_3")])).toEqual(["allow"]);
+    // A request reworded, answered with the same stub.
+    const stub = "Address: file:///workspace/book.pdf\nTitle: Download complete.\nSaved file to '/workspace/book.pdf'";
+    const ask = (request: string) => ({ tool: "FileSurfer", args: { request }, result: stub });
+    expect(
+      await actions(progress, [
+        ask("Please open the local file book.pdf, go to page 11 and read the second-to-last paragraph and its endnote."),
+        ask("Please open the file book.pdf, navigate to page 11, locate the second-to-last paragraph and report its endnote."),
+        ask("Open the local file book.pdf, go to page 11, and report the endnote of the second-to-last paragraph please."),
+      ]),
+    ).toEqual(["directive"]);
+    // Different queries with the same empty answer are exploration.
+    const search = (q: string) => ({ tool: "search_docs", args: { query: q }, result: "[]" });
+    expect(await actions(progress, [search("refund policy for cancelled flights"), search("cancelled flight refund rules"), search("refund after cancellation")])).toEqual(["allow"]);
+  });
+
+  it("compares code after normalisation, and near-identical code only once a run was repeated in vain", async () => {
+    const code = (source: string, output = "X") => ({ tool: "execute_code", args: { code: source }, result: `exitcode: 0\nCode output: ${output}` });
+    const head = "tropicos_id = '8200000'.zfill(9)\ntotal = sum(int(digit) * (i + 1) for i, digit in enumerate(tropicos_id))\nd = total % 11\n";
+    const v1 = `${head}c = 'X' if d == 10 else str(d)\nprint(c)`;
+    const v2 = `${head}if d == 10:\n    c = 'X'\nelse:\n    c = str(d)\nprint(c)`;
+    const commented = `# ISBN-10 check digit\n${head}c = 'X' if d == 10 else str(d)\nprint(c)  # prints X`;
+    expect(await actions(progress, [code(v1), code(commented), code(v1)])).toEqual(["directive"]);
+    expect(await actions(progress, [code(v1), code(v1), code(v2)])).toEqual(["directive"]);
+    // Two different experiments with the same output are not a repeat.
+    const variant = (sep: string) => ({ tool: "bash", args: { command: `pylint --names="foo${sep}bar" a.py` }, result: "a.py:1:0: disallowed name foo" });
+    expect(await actions(progress, [variant(","), variant(", "), variant(",,")])).toEqual(["allow"]);
+  });
+
+  it("waits longer on a polling tool, and never counts polls that show progress", async () => {
+    const polling = new ProgressAwareLoopGuardMiddleware({ pollingTools: ["job_status"], pollPatience: 3 });
+    const stuck = { tool: "job_status", args: { id: 7 }, result: '{"state":"running","progress":40}' };
+    expect(await actions(polling, [stuck, stuck, stuck])).toEqual(["allow"]);
+    expect(await actions(polling, [stuck, stuck, stuck, stuck, stuck])).toEqual(["directive"]);
+    const moving = (n: number) => ({ tool: "job_status", args: { id: 7 }, result: `{"state":"running","progress":${11 * n}}` });
+    expect(await actions(polling, Array.from({ length: 9 }, (_, i) => moving(i + 1)))).toEqual(["allow"]);
+  });
+
   it("flags a repeated error sooner than a repeated success", async () => {
     // Same position in the ladder (one real repeat so far): an error weighs more.
     const withDirective = async (step: typeof failingBooking | ReturnType<typeof runTests>) => {
@@ -100,9 +164,9 @@ describe("ProgressAwareLoopGuard decisions", () => {
 
 describe("LoopGuard decisions", () => {
   const guard = new LoopGuardMiddleware({ warnAt: 3, stopAt: 4 });
-  const same = { tool: "search", args: { q: "x" }, result: "new each time?" };
+  const same = { tool: "search", args: { q: "x" }, result: "the same answer" };
 
-  it("warns, then stops, on consecutive identical calls regardless of results", async () => {
+  it("warns, then stops, on consecutive identical calls that bring nothing new", async () => {
     expect(await actions(guard, [same, same])).toEqual(["allow"]);
     expect(await actions(guard, [same, same, same])).toEqual(["warn"]);
     expect(await actions(guard, [same, same, same, same])).toEqual(["stop"]);
@@ -125,6 +189,21 @@ describe("LoopGuard decisions", () => {
     const other = (n: number) => ({ tool: "search", args: { q: n } });
     expect(await actions(windowed, [same, other(1), same, other(2), same])).toEqual(["stop"]);
     expect(await actions(windowed, [same, other(1), other(2), other(3), other(4), same])).toEqual(["allow"]);
+  });
+
+  it("defers to progress: a poll whose answer moves, or a log that grows, is never counted", async () => {
+    const poll = (n: number) => ({ tool: "job_status", args: { id: 7 }, result: `{"state":"running","progress":${11 * n}}` });
+    expect(await actions(guard, Array.from({ length: 9 }, (_, i) => poll(i + 1)))).toEqual(["allow"]);
+    const log: string[] = [];
+    const tail = (n: number) => (log.push(`step ${n} done`), { tool: "tail_log", args: { path: "build.log" }, result: log.join("\n") });
+    expect(await actions(guard, Array.from({ length: 12 }, (_, i) => tail(i + 1)))).toEqual(["allow"]);
+    // Once the answers stop moving, the count starts from the last new one.
+    expect(await actions(guard, [poll(1), poll(2), poll(2), poll(2), poll(2)])).toEqual(["stop"]);
+  });
+
+  it("counts spellings of one call as the same call", async () => {
+    const spelled = (args: Record<string, unknown>) => ({ tool: "search", args, result: "the same answer" });
+    expect(await actions(guard, [spelled({ q: "X", limit: 5 }), spelled({ limit: 5, q: "x " }), spelled({ Q: "x", limit: 5 })])).toEqual(["warn"]);
   });
 
   it("a new user message starts the count over", async () => {

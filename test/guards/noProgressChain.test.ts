@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ProgressAwareLoopGuardMiddleware, buildObservations, loadHasher, type DeltaFunction, type ToolCallObservation } from "../../src/index.js";
 import type { CallDecision } from "../../src/core/decision.js";
-import { callKeyOf, fingerprintArgs, groupsWholeTool } from "../../src/observe/store.js";
+import { callKeyOf, groupsWholeTool } from "../../src/observe/store.js";
 import { pendingToolCalls } from "../../src/core/messages.js";
 import { changesStateByName, ERROR_WEIGHT } from "../../src/guards/noProgress.js";
 import { history, type Step } from "../helpers/history.js";
@@ -12,30 +12,30 @@ const FLOOR = 0.02;
 const changesState = changesStateByName(new Set(), new Set());
 
 /**
- * The chain rule of decideNoProgress spelled out the slow way: walk back over every result
- * until a new user turn or a change of the world by another call. The guard visits only the
- * call's own occurrences; both must agree on every history.
+ * The chain rule of decideNoProgress spelled out the slow way: walk back over every result until
+ * a change of the world by another call, or an earlier user turn where the call did not fail;
+ * the first result after a change counts too when it was stale. The guard visits only the call's
+ * own occurrences; both must agree on every history. (No near-duplicates here: the arguments
+ * differ by a changed value or not at all, and every result has words.)
  */
 function wastedByWalkingBack(observations: readonly ToolCallObservation[], userTurn: number, key: string): number {
   const stale = (o: ToolCallObservation) => (o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey)) && o.newInformationDelta <= FLOOR;
   const worldChange = (o: ToolCallObservation) =>
-    !o.answeredBy && o.toolName !== "think" && changesState(o.toolName) && (o.sameArgsRepeatCount === 0 || o.newInformationDelta > FLOOR);
+    !o.answeredBy && o.status === "success" && o.toolName !== "think" && changesState(o.toolName) && !stale(o);
   const weight = (o: ToolCallObservation) => (o.status === "error" ? ERROR_WEIGHT : 1);
   let wasted = 0;
-  let oldest: ToolCallObservation | undefined;
   for (let i = observations.length - 1; i >= 0; i--) {
     const o = observations[i]!;
-    if (o.userTurn !== userTurn) break;
     if (o.callKey !== key) {
       if (worldChange(o)) break;
       continue;
     }
-    oldest = o;
+    if (o.userTurn !== userTurn && o.status !== "error") break;
     if (o.answeredBy) wasted += 1;
     else if (stale(o)) wasted += weight(o);
-    else return wasted;
+    else break;
   }
-  return oldest && !oldest.answeredBy && stale(oldest) ? wasted - weight(oldest) : wasted;
+  return wasted;
 }
 
 const step = fc.oneof(
@@ -73,7 +73,7 @@ describe("ProgressAwareLoopGuard chain index", () => {
           const [call] = pendingToolCalls(messages);
           const [{ decision }] = (await guard.evaluate(messages, [call!])) as [CallDecision];
           const userTurn = messages.filter((m) => m.type === "human").length;
-          const key = callKeyOf(call!.name, fingerprintArgs(call!.args, hash), deltaOverrides);
+          const key = callKeyOf(call!.name, call!.args, hash, deltaOverrides);
           const expected = call!.name === "think" ? 0 : wastedByWalkingBack(await buildObservations(messages, { deltaOverrides }), userTurn, key);
           const wasted = decision.action === "allow" ? 0 : ((decision.detail as { wasted: number }).wasted);
           expect(wasted).toBe(expected >= 1 ? expected : 0);

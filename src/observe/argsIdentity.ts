@@ -1,0 +1,183 @@
+import { canonicalJson } from "./canonical.js";
+import type { Hasher } from "./hash.js";
+
+/**
+ * Tool arguments as the loop guards compare them. Two spellings of one request are the same
+ * call: key order, casing, runs of whitespace and comments in code do not change what a tool
+ * is asked to do (a script re-run with only a comment added prints what it printed before).
+ */
+export function normaliseArgs(value: unknown): unknown {
+  if (typeof value === "string") return normaliseText(value);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(normaliseArgs);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key.toLowerCase()] = normaliseArgs(item);
+  return out;
+}
+
+/** `name#hash` of the normalised arguments: what counts as "the same call" for the loop guards. */
+export function argsKeyOf(name: string, args: unknown, hash: Hasher): string {
+  return `${name}#${hash(canonicalJson(normaliseArgs(args ?? {})))}`;
+}
+
+const WHITESPACE = /\s+/g;
+
+export function normaliseText(text: string): string {
+  const withoutComments = text.includes("\n") ? text.split("\n").map(withoutLineComment).join("\n") : text;
+  return withoutComments.replace(WHITESPACE, " ").trim().toLowerCase();
+}
+
+const COMMENT_START = /(^|\s)(#|\/\/)/g;
+
+/**
+ * A line of code without the comment that ends it: from a `#` or `//` at the start or after
+ * whitespace, outside quotes (an even number of each quote character before it).
+ */
+function withoutLineComment(line: string): string {
+  COMMENT_START.lastIndex = 0;
+  for (let match = COMMENT_START.exec(line); match; match = COMMENT_START.exec(line)) {
+    const at = match.index + match[1]!.length;
+    const before = line.slice(0, at);
+    if (evenCount(before, "'") && evenCount(before, '"') && evenCount(before, "`")) return before;
+  }
+  return line;
+}
+
+function evenCount(text: string, char: string): boolean {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
+  return n % 2 === 0;
+}
+
+/**
+ * What near-duplicate matching reads of a call's arguments: structured values (ids, numbers,
+ * flags, short strings) as `path=value` leaves, and free text (instructions, code, actions) as
+ * word sets per path. Array items share their array's path, so one added item adds leaves
+ * without shifting the others.
+ */
+export interface ArgsShape {
+  leaves: Set<string>;
+  texts: Map<string, TextWords>;
+}
+
+/** A free-text argument's words, and its pairs of adjacent words (word order matters in a short text). */
+export interface TextWords {
+  words: Set<string>;
+  pairs: Set<string>;
+  /** Mostly letters (an instruction, an action); otherwise code or a command. */
+  prose: boolean;
+}
+
+/** A string of at least this many words is free text, compared by similarity. */
+const FREE_TEXT_WORDS = 3;
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+export function argsShapeOf(args: unknown): ArgsShape {
+  const shape: ArgsShape = { leaves: new Set(), texts: new Map() };
+  collect(args ?? {}, "", shape, 0);
+  return shape;
+}
+
+function collect(value: unknown, path: string, shape: ArgsShape, depth: number): void {
+  if (depth > 8) {
+    shape.leaves.add(`${path}=${canonicalJson(value)}`);
+    return;
+  }
+  if (typeof value === "string") {
+    const text = normaliseText(value);
+    const words = text.match(WORD) ?? [];
+    if (words.length >= FREE_TEXT_WORDS) {
+      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose: isProse(text) };
+      for (const [k, word] of words.entries()) {
+        entry.words.add(word);
+        if (k > 0) entry.pairs.add(`${words[k - 1]} ${word}`);
+      }
+      shape.texts.set(path, entry);
+    } else {
+      shape.leaves.add(`${path}=${text}`);
+    }
+    return;
+  }
+  if (value === null || typeof value !== "object") {
+    shape.leaves.add(`${path}=${String(value)}`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) collect(item, `${path}[]`, shape, depth + 1);
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) collect(item, `${path}.${key.toLowerCase()}`, shape, depth + 1);
+}
+
+/**
+ * Whether two calls of one tool ask for nearly the same thing: every free-text argument reworded
+ * at most (see `similarText`), and the structured arguments equal, or one call's a strict
+ * superset of the other's (a field or an item added, nothing changed). A changed id, amount or
+ * path is a different request, however small the change: that is exploration, not repetition.
+ */
+export function nearSameArgs(a: ArgsShape, b: ArgsShape): boolean {
+  if (a.texts.size !== b.texts.size) return false;
+  for (const [path, words] of a.texts) {
+    const other = b.texts.get(path);
+    if (!other || !similarText(words, other)) return false;
+  }
+  return sameOrNested(a.leaves, b.leaves);
+}
+
+function sameOrNested(a: Set<string>, b: Set<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const leaf of small) if (!large.has(leaf)) return false;
+  // Adding to nothing is a different request: a call with no structured arguments says nothing.
+  return small.size > 0 || large.size === 0;
+}
+
+/**
+ * Whether two free texts ask for the same thing. A long instruction reworded keeps at least half
+ * of its words (Jaccard similarity of the word sets); in a short one (a query, a click) one
+ * different word, or the same words in another order, is a different request, so short texts
+ * must match almost word for word and pair for pair. Code asks for the same thing only with the
+ * same vocabulary (a conditional rewritten, statements reordered): one changed name or value is
+ * another experiment.
+ */
+export function similarText(a: TextWords, b: TextWords): boolean {
+  const words = jaccard(a.words, b.words);
+  if (!a.prose || !b.prose) return words.similarity === 1 && jaccard(a.pairs, b.pairs).similarity >= CODE_PAIR_SIMILARITY;
+  if (a.words.size + b.words.size - words.shared >= LONG_TEXT_WORDS) return words.similarity >= LONG_TEXT_SIMILARITY;
+  if (words.similarity < SHORT_TEXT_SIMILARITY) return false;
+  return jaccard(a.pairs, b.pairs).similarity >= SHORT_TEXT_SIMILARITY;
+}
+
+/** Code's punctuation: assignments, calls, blocks, pipes, redirections, variables. */
+const CODE_SYMBOL = /[=;{}()[\]|&<>$\\]/g;
+const MAX_CODE_SYMBOL_SHARE = 0.02;
+
+/** An instruction or an action in words, not code: mostly letters, hardly any of code's punctuation. */
+function isProse(text: string): boolean {
+  const visible = text.match(NON_SPACE)?.length ?? 0;
+  return mostlyLetters(text) && (text.match(CODE_SYMBOL)?.length ?? 0) <= MAX_CODE_SYMBOL_SHARE * visible;
+}
+
+/** Prose by its characters: letters make up most of what is not whitespace. */
+const PROSE_LETTER_SHARE = 0.8;
+const LETTER = /\p{L}/gu;
+const NON_SPACE = /\S/g;
+
+export function mostlyLetters(text: string): boolean {
+  const letters = text.match(LETTER)?.length ?? 0;
+  const visible = text.match(NON_SPACE)?.length ?? 0;
+  return visible > 0 && letters >= PROSE_LETTER_SHARE * visible;
+}
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; similarity: number } {
+  let shared = 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const item of small) if (large.has(item)) shared++;
+  const union = a.size + b.size - shared;
+  return { shared, similarity: union === 0 ? 1 : shared / union };
+}
+
+const LONG_TEXT_WORDS = 16;
+const LONG_TEXT_SIMILARITY = 0.5;
+const SHORT_TEXT_SIMILARITY = 0.85;
+/** Code with the same vocabulary, rearranged: most of its adjacent pairs of words stay. */
+const CODE_PAIR_SIMILARITY = 0.7;

@@ -1,0 +1,133 @@
+import { argsShapeOf, mostlyLetters, nearSameArgs, type ArgsShape } from "./argsIdentity.js";
+import { addLines, proseNovelty } from "./novelty.js";
+import type { StoredObservation } from "./store.js";
+
+interface SeenResult {
+  /** Its lines (and prose words, novelty.ts). */
+  lines: Set<string>;
+  /** Its lines with every digit replaced. */
+  masked: Set<string>;
+}
+
+const DIGITS = /\d+/g;
+
+function maskDigits(text: string): string {
+  return text.replace(DIGITS, "0");
+}
+
+/** How many earlier calls of the same tool a near-duplicate is looked for among. */
+export const NEAR_SCAN = 12;
+
+/** Prose (a page read back by an LLM) with at most this share of news by its words (novelty.ts) is the same page. */
+const SAME_PROSE_NOVELTY = 0.02;
+
+/**
+ * Near-duplicate calls of one history: calls of one tool whose arguments differ in spelling or
+ * wording, or by an added field (argsIdentity.ts), but not in what they ask for. Everything is
+ * computed when first asked and kept, so a guard pays only for the calls it looks at, and only
+ * once per call.
+ */
+export class NearRepeats {
+  private readonly shapes = new Map<number, ArgsShape>();
+  private readonly byTool = new Map<string, number[]>();
+  private indexed = 0;
+  private readonly repeatOf = new Map<number, number | null>();
+  private readonly lines = new Map<number, SeenResult>();
+
+  constructor(private readonly list: readonly StoredObservation[]) {}
+
+  shapeAt(index: number): ArgsShape {
+    let shape = this.shapes.get(index);
+    if (!shape) this.shapes.set(index, (shape = argsShapeOf(this.list[index]!.args)));
+    return shape;
+  }
+
+  /** Whether the call's arguments hold code or a command (near-duplicates of code are only alike in vocabulary). */
+  hasCode(index: number): boolean {
+    for (const text of this.shapeAt(index).texts.values()) if (!text.prose) return true;
+    return false;
+  }
+
+  /**
+   * Positions of the last NEAR_SCAN calls of `tool` before `before` whose arguments are nearly,
+   * but not exactly, those of a call with `argsKey` and `shape`; newest first.
+   */
+  similarBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
+    const positions = this.positionsOf(tool);
+    const out: number[] = [];
+    let scanned = 0;
+    for (let k = positions.length - 1; k >= 0 && scanned < NEAR_SCAN; k--) {
+      const j = positions[k]!;
+      if (j >= before) continue;
+      scanned++;
+      const o = this.list[j]!;
+      if (o.argsKey !== argsKey && nearSameArgs(shape, this.shapeAt(j))) out.push(j);
+    }
+    return out;
+  }
+
+  /**
+   * The newest earlier call that this one nearly repeats, arguments and result alike (same
+   * status, nothing new in the result); undefined when there is none. Calls a guard answered
+   * have no result of their own and repeat nothing.
+   */
+  nearRepeatOf(index: number): number | undefined {
+    const cached = this.repeatOf.get(index);
+    if (cached !== undefined) return cached ?? undefined;
+    const o = this.list[index]!;
+    let found: number | undefined;
+    if (!o.answeredBy) {
+      for (const j of this.similarBefore(o.toolName, o.argsKey, this.shapeAt(index), index)) {
+        const earlier = this.list[j]!;
+        if (earlier.answeredBy || earlier.status !== o.status) continue;
+        if (earlier.resultFingerprint === o.resultFingerprint || this.sameResult(o.resultText, j)) {
+          found = j;
+          break;
+        }
+      }
+    }
+    this.repeatOf.set(index, found ?? null);
+    return found;
+  }
+
+  /**
+   * Whether `text` says nothing that the result at `index` did not: each of its lines is one of
+   * that result's (numbers aside: a page seen "8 seconds ago" and "12 seconds ago" is one page).
+   * Prose whose lines are mostly new was rendered afresh (a page read back by an LLM): it is the
+   * same when it has no new numbers and no new words beyond rewording. Program output is not
+   * reworded: with mostly new lines it is a new result. A few new lines
+   * among known ones are news, however short (a script printing a new value under the same
+   * warnings): stricter than a repeat's novelty floor, since the call itself was different.
+   */
+  private sameResult(text: string, index: number): boolean {
+    const seen = this.linesAt(index);
+    const lines = maskDigits(text).split("\n");
+    let fresh = 0;
+    for (const line of lines) if (!seen.masked.has(line)) fresh++;
+    if (fresh === 0) return true;
+    if (fresh * 2 < lines.length || !mostlyLetters(text)) return false;
+    const prose = proseNovelty(text, seen.lines);
+    return prose !== undefined && prose <= SAME_PROSE_NOVELTY;
+  }
+
+  private linesAt(index: number): SeenResult {
+    let seen = this.lines.get(index);
+    if (!seen) {
+      const text = this.list[index]!.resultText;
+      seen = { lines: new Set(), masked: new Set(maskDigits(text).split("\n")) };
+      addLines(text, seen.lines);
+      this.lines.set(index, seen);
+    }
+    return seen;
+  }
+
+  private positionsOf(tool: string): readonly number[] {
+    for (; this.indexed < this.list.length; this.indexed++) {
+      const name = this.list[this.indexed]!.toolName;
+      const positions = this.byTool.get(name);
+      if (positions) positions.push(this.indexed);
+      else this.byTool.set(name, [this.indexed]);
+    }
+    return this.byTool.get(tool) ?? [];
+  }
+}
