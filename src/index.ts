@@ -95,3 +95,31 @@ export { ToolCallRepairMiddleware, TOOL_CALL_REPAIR_DEFAULTS, type ToolCallRepai
 export { withSafeResults } from "./tools/withSafeResults.js";
 export { renderValue } from "./tools/renderValue.js";
 export { parseToolArguments, type ParsedArguments, type ArgumentProblem } from "./guards/repair/parseArguments.js";
+
+// policy guard (access and safety rules checked before a tool runs)
+export {
+  PolicyGuardMiddleware,
+  type PolicyGuardOptions,
+  type PolicyReviewRequest,
+  type PolicyReviewDecision,
+} from "./middleware/PolicyGuardMiddleware.js";
+export {
+  policy,
+  parsePolicy,
+  policyRulesSchema,
+  DEFAULT_RULE_ID,
+  POLICY_METADATA_KEY,
+  type PolicyRules,
+  type PolicyRule,
+  type Predicate,
+  type Predicates,
+  type Condition,
+  type CallPattern,
+  type ToolPattern,
+  type FlowScope,
+  type JsonValue,
+  type PolicyDecisionKind,
+  type HumanDecisionKind,
+  type PolicyVerdict,
+  type RuleHit,
+} from "./guards/policy/index.js";

@@ -12,3 +12,6 @@ export {
   type PathViolation,
   type ResolveInsideOptions,
 } from "./node/paths.js";
+
+// policy guard: rules from a JSON file
+export { loadPolicyFile } from "./guards/policy/loadPolicyFile.js";

@@ -1,6 +1,10 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -36,7 +40,7 @@ function bank() {
   return { ran, tools: ["transfer_funds", "fetch_url", "send_email", "delete_account", "pay_invoice"].map(make) };
 }
 
-function agentWith(turns: ScriptedTurn[], options: { signals?: Signal[]; checkpointer?: MemorySaver; middleware?: unknown[] } = {}) {
+function agentWith(turns: ScriptedTurn[], options: { signals?: Signal[]; checkpointer?: MemorySaver | SqliteSaver; middleware?: unknown[] } = {}) {
   const { ran, tools } = bank();
   const middleware = (options.middleware ?? [new PolicyGuardMiddleware({ policy: POLICY, onSignal: (s) => options.signals?.push(s) })]) as never[];
   const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware, checkpointer: options.checkpointer });
@@ -214,6 +218,33 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     expect(ran.sort()).toEqual(['pay_invoice{"id":"1"}', 'transfer_funds{"amount":10,"to":"b"}', 'transfer_funds{"amount":2000,"to":"a"}']);
     expect(toolMessages(done.messages)).toHaveLength(4);
     assertToolCallPairing(done.messages);
+  });
+
+  it("after a restore: a new agent, guard and saver over the same SQLite file resume the ask and decide the same", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hk-policy-restore-"));
+    try {
+      const file = join(dir, "threads.sqlite");
+      const turns: ScriptedTurn[] = [
+        { toolCalls: [{ name: "fetch_url", args: { url: "u" } }] },
+        { toolCalls: [{ name: "delete_account", args: { id: "3" } }, { name: "transfer_funds", args: { amount: 1 } }] },
+        { text: "done" },
+      ];
+      const config = { configurable: { thread_id: "restore" }, context: { role: "teller" } };
+      const first = agentWith(turns, { checkpointer: SqliteSaver.fromConnString(file) });
+      const paused = await first.agent.invoke({ messages: [new HumanMessage("go")] }, config);
+      expect((paused.__interrupt__ as unknown[]).length).toBe(1);
+      // A second process: nothing in memory survives, only the file.
+      const signals: Signal[] = [];
+      const { agent, ran } = agentWith([{ text: "done" }], { checkpointer: SqliteSaver.fromConnString(file), signals });
+      const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+      expect(ran).toEqual(['delete_account{"id":"3"}']);
+      // The transfer's denial was written in the first process; only the asked call is decided again.
+      expect(signals.map((s) => [s.tool, s.reason])).toEqual([["delete_account", "policy_approved"]]);
+      expect(String(toolMessages(done.messages)[2]!.content)).toContain('"no-transfer-after-web"');
+      assertToolCallPairing(done.messages);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("observe-only: a deny and an ask only signal, and the calls run", async () => {

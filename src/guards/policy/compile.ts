@@ -272,3 +272,9 @@ function compileTemplate(text: string, option: string): Template {
   parts.push(text.slice(last));
   return (facts, found) => parts.map((part) => (typeof part === "string" ? part : part(facts, found))).join("").replace(/\s+/g, " ").trim();
 }
+
+/** JSON rules checked as the middleware checks them, typed: `InvalidOptionsError` when they are not valid. */
+export function parsePolicy(value: unknown): PolicyRules {
+  compilePolicy(value);
+  return value as PolicyRules;
+}
