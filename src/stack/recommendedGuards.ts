@@ -2,6 +2,7 @@ import type { AgentMiddleware } from "langchain";
 import type { SignalHandler } from "../core/signals.js";
 import type { ToolOutputSpec } from "../guards/output/spec.js";
 import { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "../middleware/BinaryReadGuardMiddleware.js";
+import { ContextOverflowGuardMiddleware, type ContextOverflowGuardOptions } from "../middleware/ContextOverflowGuardMiddleware.js";
 import { LoopGuardMiddleware, type LoopGuardOptions } from "../middleware/LoopGuardMiddleware.js";
 import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../middleware/OutputValidatorMiddleware.js";
 import { PolicyGuardMiddleware, type PolicyGuardOptions } from "../middleware/PolicyGuardMiddleware.js";
@@ -28,6 +29,12 @@ export interface RecommendedGuardsOptions {
   pathGuard?: AgentMiddleware;
   /** Receives every signal of every guard. */
   onSignal?: SignalHandler;
+  /**
+   * Every guard signals what it would do and changes nothing: no call refused, no result
+   * replaced, no run stopped. A guard's own `observeOnly: false` enforces that guard alone.
+   * A `pathGuard` you built keeps its own setting. Default false.
+   */
+  observeOnly?: boolean;
   /** Access and safety rules checked before any tool runs (PolicyGuardMiddleware). Off unless given. */
   policy?: PolicyRules | PolicyGuardOptions;
   /** Options of one guard, over the stack's defaults (each guard's own defaults otherwise). */
@@ -38,6 +45,7 @@ export interface RecommendedGuardsOptions {
   validator?: OutputValidatorOptions;
   binaryGuard?: BinaryReadGuardOptions;
   repair?: ToolCallRepairOptions;
+  contextOverflow?: ContextOverflowGuardOptions;
 }
 
 export interface RecommendedGuards {
@@ -63,6 +71,9 @@ export interface RecommendedGuards {
  * - binary guard, validator and budget nest inside-out: the binary guard and the validator see
  *   the raw result, the budget cuts what they let through and records the original's fingerprint;
  * - the path guard checks arguments before anything runs;
+ * - the context-overflow guard shrinks the request last, just before the model: a stop another
+ *   guard decided costs no shrinking, and it offloads into the budget's store (whose
+ *   `read_stored_result`, or the deep agent's `read_file`, reads it back);
  * - the repair middleware is last: its `wrapModelCall` fixes the model's calls before they enter
  *   state (every other guard judges the repaired calls), and its `wrapToolCall` turns tool
  *   exceptions into short answers next to the tool.
@@ -72,36 +83,48 @@ export interface RecommendedGuards {
  * const agent = createAgent({ model, tools, middleware: guards.agent });
  */
 export function recommendedGuards(options: RecommendedGuardsOptions = {}): RecommendedGuards {
-  const { onSignal } = options;
+  // A guard's own options come last, so one guard can enforce while the stack observes.
+  const base: GuardBase = { onSignal: options.onSignal, ...(options.observeOnly ? { observeOnly: true } : {}) };
   const judges = (): AgentMiddleware[] => [
-    new RunawayGuardMiddleware({ onSignal, ...options.runaway }),
-    ...(options.policy ? [policyGuard(options.policy, onSignal)] : []),
+    new RunawayGuardMiddleware({ ...base, ...options.runaway }),
+    ...(options.policy ? [policyGuard(options.policy, base)] : []),
     new ProgressAwareLoopGuardMiddleware({
       readOnlyTools: options.readOnlyTools,
       stateChangingTools: options.writeTools,
-      onSignal,
+      ...base,
       ...options.progressGuard,
     }),
-    new LoopGuardMiddleware({ onSignal, ...options.loopGuard }),
+    new LoopGuardMiddleware({ ...base, ...options.loopGuard }),
   ];
   const resultGuards = (store: OffloadStore): AgentMiddleware[] => [
-    new ToolResultBudgetMiddleware({ store, onSignal, ...options.budget }),
-    new OutputValidatorMiddleware({ tools: options.outputSpecs, writeTools: options.writeTools, onSignal, ...options.validator }),
-    new BinaryReadGuardMiddleware({ onSignal, ...options.binaryGuard }),
+    new ToolResultBudgetMiddleware({ store, ...base, ...options.budget }),
+    new OutputValidatorMiddleware({ tools: options.outputSpecs, writeTools: options.writeTools, ...base, ...options.validator }),
+    new BinaryReadGuardMiddleware({ ...base, ...options.binaryGuard }),
   ];
-  const callGuards = (): AgentMiddleware[] => [
+  const callGuards = (store: OffloadStore): AgentMiddleware[] => [
     ...(options.pathGuard ? [options.pathGuard] : []),
-    new ToolCallRepairMiddleware({ onSignal, ...options.repair }),
+    // The budget registers the retrieval tool for the shared store (a deep agent reads its files).
+    new ContextOverflowGuardMiddleware({ store: options.budget?.store ?? store, retrievalTool: false, ...base, ...options.contextOverflow }),
+    new ToolCallRepairMiddleware({ ...base, ...options.repair }),
   ];
 
-  const deepAgent = declareCarryOnce([...judges(), ...resultGuards(new AgentFilesOffloadStore()), ...callGuards()]);
+  const files = new AgentFilesOffloadStore();
+  const deepAgent = declareCarryOnce([...judges(), ...resultGuards(files), ...callGuards(files)]);
+  const store = options.offloadStore ?? new MemoryOffloadStore();
   return {
-    agent: declareCarryOnce([...judges(), ...resultGuards(options.offloadStore ?? new MemoryOffloadStore()), ...callGuards()]),
+    agent: declareCarryOnce([...judges(), ...resultGuards(store), ...callGuards(store)]),
     deepAgent,
     subagent: deepAgent,
   };
 }
 
-function policyGuard(policy: PolicyRules | PolicyGuardOptions, onSignal: SignalHandler | undefined): PolicyGuardMiddleware {
-  return "policy" in policy ? new PolicyGuardMiddleware({ onSignal, ...policy }) : new PolicyGuardMiddleware({ policy, onSignal });
+/** What every guard of the stack gets before its own options. */
+interface GuardBase {
+  onSignal?: SignalHandler;
+  observeOnly?: boolean;
 }
+
+function policyGuard(policy: PolicyRules | PolicyGuardOptions, base: GuardBase): PolicyGuardMiddleware {
+  return "policy" in policy ? new PolicyGuardMiddleware({ ...base, ...policy }) : new PolicyGuardMiddleware({ policy, ...base });
+}
+
