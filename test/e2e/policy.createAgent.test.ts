@@ -273,6 +273,21 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     assertToolCallPairing(result.messages);
   });
 
+  it("in recommendedGuards: an ask's interrupt passes out through the runaway guard, and resume runs the call once", async () => {
+    const checkpointer = new MemorySaver();
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }, { name: "pay_invoice", args: { id: "1" } }] }, { text: "ok" }],
+      { middleware: recommendedGuards({ policy: POLICY }).agent, checkpointer },
+    );
+    const config = { configurable: { thread_id: "stack-ask" }, context: { role: "teller" } };
+    const first = await agent.invoke({ messages: [new HumanMessage("pay")] }, config);
+    expect((first.__interrupt__ as unknown[]).length).toBe(1);
+    expect(ran).toEqual(['pay_invoice{"id":"1"}']);
+    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    expect(ran).toEqual(['pay_invoice{"id":"1"}', 'transfer_funds{"amount":5000,"to":"acme"}']);
+    assertToolCallPairing(done.messages);
+  });
+
   it("a policy given as options (observeOnly, onSignal) goes to recommendedGuards the same way", () => {
     const stack = recommendedGuards({ policy: { policy: { rules: [deny("x", { tool: "t", args: { a: oneOf([1]) }, reason: "no" })] }, observeOnly: true } }).agent;
     const guard = stack.find((m) => m.name === "PolicyGuardMiddleware") as PolicyGuardMiddleware;
