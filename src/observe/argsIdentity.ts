@@ -87,7 +87,7 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
     const text = normaliseText(value);
     const words = text.match(WORD) ?? [];
     if (words.length >= FREE_TEXT_WORDS) {
-      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose: isProse(text) };
+      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose: isProse(text, words) };
       for (const [k, word] of words.entries()) {
         entry.words.add(word);
         if (k > 0) entry.pairs.add(`${words[k - 1]} ${word}`);
@@ -135,7 +135,8 @@ function sameOrNested(a: Set<string>, b: Set<string>): boolean {
  * Whether two free texts ask for the same thing. A long instruction reworded keeps at least half
  * of its words (Jaccard similarity of the word sets); in a short one (a query, a click) one
  * different word, or the same words in another order, is a different request, so short texts
- * must match almost word for word and pair for pair. Code asks for the same thing only with the
+ * must match almost word for word and pair for pair, or one must say all the other says, with
+ * a clause added. Code asks for the same thing only with the
  * same vocabulary (a conditional rewritten, statements reordered): one changed name or value is
  * another experiment.
  */
@@ -143,19 +144,36 @@ export function similarText(a: TextWords, b: TextWords): boolean {
   const words = jaccard(a.words, b.words);
   if (!a.prose || !b.prose) return words.similarity === 1 && jaccard(a.pairs, b.pairs).similarity >= CODE_PAIR_SIMILARITY;
   if (a.words.size + b.words.size - words.shared >= LONG_TEXT_WORDS) return words.similarity >= LONG_TEXT_SIMILARITY;
+  if (extends_(a, b) || extends_(b, a)) return true;
   if (words.similarity < SHORT_TEXT_SIMILARITY) return false;
   return jaccard(a.pairs, b.pairs).similarity >= SHORT_TEXT_SIMILARITY;
+}
+
+/** Whether `longer` says all that `shorter` says, in the same order, and more: a request with a clause added. */
+function extends_(shorter: TextWords, longer: TextWords): boolean {
+  if (shorter.words.size < EXTENDED_MIN_WORDS || shorter.words.size >= longer.words.size) return false;
+  for (const pair of shorter.pairs) if (!longer.pairs.has(pair)) return false;
+  for (const word of shorter.words) if (!longer.words.has(word)) return false;
+  return true;
 }
 
 /** Code's punctuation: assignments, calls, blocks, pipes, redirections, variables. */
 const CODE_SYMBOL = /[=;{}()[\]|&<>$\\]/g;
 const MAX_CODE_SYMBOL_SHARE = 0.02;
 
-/** An instruction or an action in words, not code: mostly letters, hardly any of code's punctuation. */
-function isProse(text: string): boolean {
+/** An instruction or an action in words, not code: whole words, mostly made of letters alone, and hardly any of code's punctuation. */
+function isProse(text: string, words: readonly string[]): boolean {
+  if (words.length < PROSE_MIN_WORDS) return false;
+  let alphabetic = 0;
+  for (const word of words) if (ALPHABETIC.test(word)) alphabetic++;
+  if (alphabetic < PROSE_ALPHABETIC_SHARE * words.length) return false;
   const visible = text.match(NON_SPACE)?.length ?? 0;
-  return mostlyLetters(text) && (text.match(CODE_SYMBOL)?.length ?? 0) <= MAX_CODE_SYMBOL_SHARE * visible;
+  return (text.match(CODE_SYMBOL)?.length ?? 0) <= MAX_CODE_SYMBOL_SHARE * visible;
 }
+
+const PROSE_MIN_WORDS = 6;
+const PROSE_ALPHABETIC_SHARE = 0.7;
+const ALPHABETIC = /^\p{L}+$/u;
 
 /** Prose by its characters: letters make up most of what is not whitespace. */
 const PROSE_LETTER_SHARE = 0.8;
@@ -177,6 +195,8 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: numb
 }
 
 const LONG_TEXT_WORDS = 16;
+/** A request this long says enough that one extending it asks for the same thing (a shorter one, say a command, may be narrowed by what is added). */
+const EXTENDED_MIN_WORDS = 8;
 const LONG_TEXT_SIMILARITY = 0.5;
 const SHORT_TEXT_SIMILARITY = 0.85;
 /** Code with the same vocabulary, rearranged: most of its adjacent pairs of words stay. */

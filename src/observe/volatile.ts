@@ -1,5 +1,6 @@
 /**
- * Patterns for values that change on every call without carrying information. They are
+ * Patterns for values that change on every call without carrying information (clock readings,
+ * absolute or relative, and ids). They are
  * replaced by a placeholder before results are hashed or compared, so a poll whose answer
  * differs only in a timestamp or request id reads as "nothing new". Arguments are never
  * normalised: a call with a different timestamp argument is a different call.
@@ -11,6 +12,8 @@ export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([
   /\b(?=[0-9a-fA-F])(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|(?=[0-9a-fA-F]{16})(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{16,})\b/g,
   // a JSON field naming a request, trace or span id, whatever its value looks like
   /"(?:request|trace|span|correlation|x-request)[_-]?id"\s*:\s*"[^"]*"/gi,
+  // a time given relative to now ("visited 8 seconds ago"): a clock reading in words
+  /\b\d+(?:\.\d+)? (?:milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|days?) ago\b/gi,
 ]);
 
 export const VOLATILE_PLACEHOLDER = "<volatile>";
