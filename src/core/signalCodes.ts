@@ -63,6 +63,14 @@ export const SIGNAL_CODES = [
   "over_window",
   "provider_refused",
   "context_overflow",
+  // PolicyGuardMiddleware
+  "policy_denied",
+  "policy_ask",
+  "policy_approved",
+  "policy_edited",
+  "policy_rejected",
+  "policy_review_unreadable",
+  "policy_failed",
 ] as const;
 
 export type SignalCode = (typeof SIGNAL_CODES)[number];

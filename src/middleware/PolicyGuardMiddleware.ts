@@ -5,7 +5,7 @@ import { guardToolMessage } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
 import { unusableCallIds } from "../core/marks.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
-import { emitSignal, type GuardAction, type SignalHandler } from "../core/signals.js";
+import { emitSignal, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "../guards/policy/compile.js";
 import { decideBatch, decideCall, type CallVerdict, type PolicyVerdict, type RuleHit } from "../guards/policy/decide.js";
@@ -107,18 +107,18 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
       verdicts = this.batchVerdicts(messages, at, context);
     } catch (error) {
       // Fail closed: a policy that cannot be evaluated lets nothing through.
-      await this.signal(call, "directive", "policy_failed", { error: String(error) });
+      await this.signal(call, "directive", "policy_failed", "the policy could not be evaluated; the call was denied", { error: String(error) });
       return this.observeOnly ? runToolSafely(request, handler) : this.refuse(call, [{ id: "policy", reason: "the policy could not be evaluated", found: [] }]);
     }
     const index = verdicts.findIndex((v) => v.call.id === id);
     const verdict: PolicyVerdict = index < 0 ? decideCall(this.policy, this.facts(messages, call, context, [])) : verdicts[index]!.verdict;
     if (verdict.decision === "allow") return runToolSafely(request, handler);
     if (verdict.decision === "deny") {
-      await this.signal(call, this.observeOnly ? "warn" : "directive", "policy_denied", ruleDetail(verdict.rules));
+      await this.signal(call, this.observeOnly ? "warn" : "directive", "policy_denied", deniedReason(verdict.rules), ruleDetail(verdict.rules));
       return this.observeOnly ? runToolSafely(request, handler) : this.refuse(call, verdict.rules);
     }
     if (this.observeOnly) {
-      await this.signal(call, "warn", "policy_ask", ruleDetail(verdict.rules));
+      await this.signal(call, "warn", "policy_ask", askedReason(verdict.rules), ruleDetail(verdict.rules));
       return runToolSafely(request, handler);
     }
     const before = index < 0 ? [] : verdicts.slice(0, index).filter((v) => v.verdict.decision !== "deny").map((v) => v.call);
@@ -140,24 +140,24 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     const answer = readReview(interrupt(reviewRequest), verdict.allowedDecisions);
     const detail = ruleDetail(verdict.rules);
     if (answer === undefined) {
-      await this.signal(call, "directive", "policy_review_unreadable", detail);
+      await this.signal(call, "directive", "policy_review_unreadable", "the reviewer's answer could not be read; the call was not run", detail);
       return guardToolMessage(call, this.name, "directive", unreadableReviewText(call.name));
     }
     if (answer.type === "reject") {
-      await this.signal(call, "directive", "policy_rejected", detail);
+      await this.signal(call, "directive", "policy_rejected", "a reviewer rejected the call", detail);
       return guardToolMessage(call, this.name, "directive", rejectedText(call.name, answer.message));
     }
     if (answer.type === "approve") {
-      await this.signal(call, "warn", "policy_approved", detail);
+      await this.signal(call, "warn", "policy_approved", "a reviewer approved the call", detail);
       return reviewed(await runToolSafely(request, handler), call.id, { reviewed: "approve", rules: detail.rules });
     }
     const edited: ToolCallView = { id: call.id, name: answer.editedAction.name, args: answer.editedAction.args };
     const again = decideCall(this.policy, this.facts(seen.messages, edited, seen.context, seen.before));
     if (again.decision === "deny") {
-      await this.signal(edited, "directive", "policy_denied", { ...ruleDetail(again.rules), edited: true });
+      await this.signal(edited, "directive", "policy_denied", deniedReason(again.rules), { ...ruleDetail(again.rules), edited: true });
       return this.refuse(edited, again.rules);
     }
-    await this.signal(edited, "warn", "policy_edited", { ...detail, from: { name: call.name, args: call.args } });
+    await this.signal(edited, "warn", "policy_edited", "a reviewer edited the call; the edited call ran", { ...detail, from: { name: call.name, args: call.args } });
     const editedRequest = {
       ...request,
       toolCall: { ...request.toolCall, name: edited.name, args: answer.editedAction.args },
@@ -186,21 +186,28 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     return guardToolMessage(call, this.name, "directive", deniedText(rules));
   }
 
-  private signal(call: ToolCallView, action: GuardAction, reason: string, detail: Record<string, unknown>): Promise<void> {
-    // `code` repeats the reason: every policy signal's reason is already a stable name.
-    const signal = { guard: this.name, action, toolCallId: call.id, tool: call.name, code: reason, reason, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail };
-    return emitSignal(signal as Parameters<typeof emitSignal>[0], this.onSignal);
+  private signal(call: ToolCallView, action: GuardAction, code: SignalCode, reason: string, detail: Record<string, unknown>): Promise<void> {
+    return emitSignal(
+      { guard: this.name, action, toolCallId: call.id, tool: call.name, code, reason, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail },
+      this.onSignal,
+    );
   }
 }
 
 /** A verdict as the decision replay and `harness-kit eval` report. */
 function asDecision(verdict: PolicyVerdict): CallDecision["decision"] {
   if (verdict.decision === "allow") return { action: "allow" };
-  const decision =
-    verdict.decision === "deny"
-      ? { action: "directive", code: "policy_denied", reason: "policy_denied", message: deniedText(verdict.rules), detail: ruleDetail(verdict.rules) }
-      : { action: "warn", code: "policy_ask", reason: "policy_ask", detail: ruleDetail(verdict.rules) };
-  return decision as CallDecision["decision"];
+  if (verdict.decision === "deny") return { action: "directive", code: "policy_denied", reason: deniedReason(verdict.rules), message: deniedText(verdict.rules), detail: ruleDetail(verdict.rules) };
+  return { action: "warn", code: "policy_ask", reason: askedReason(verdict.rules), detail: ruleDetail(verdict.rules) };
+}
+
+/** For people reading signals: the rules that denied, each with its reason. */
+function deniedReason(rules: readonly RuleHit[]): string {
+  return `denied by ${rules.map((r) => `${r.id} (${r.reason})`).join(", ")}`;
+}
+
+function askedReason(rules: readonly RuleHit[]): string {
+  return `approval asked by ${rules.map((r) => `${r.id} (${r.reason})`).join(", ")}`;
 }
 
 function ruleDetail(rules: readonly RuleHit[]): { rules: string[]; reasons: string[]; found: string[] } {

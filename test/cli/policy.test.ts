@@ -52,12 +52,17 @@ describe("harness-kit eval --policy", () => {
     const replayed = io.stdoutLines().map((line) => JSON.parse(line) as { toolCallId: string; guard: string; action: string; reason: string });
     const live = signals.map((s) => ({ toolCallId: s.toolCallId, action: s.action, reason: s.reason }));
     expect(replayed.map(({ toolCallId, action, reason }) => ({ toolCallId, action, reason }))).toEqual(live);
-    expect(live.map((s) => s.reason)).toEqual(["policy_denied", "policy_denied"]);
+    expect(signals.map((s) => s.code)).toEqual(["policy_denied", "policy_denied"]);
+    expect(live[0]!.reason).toBe("denied by no-pay-after-web (a web page was read)");
 
     // Another context gives other decisions: the intern may not pay at all.
     const intern = captureIo();
     await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"intern"}', "--config", writeConfig(), "--jsonl"], intern);
-    expect(intern.stdoutLines().map((l) => JSON.parse(l).reason)).toEqual(["policy_denied", "policy_denied", "policy_denied"]);
+    expect(intern.stdoutLines().map((l) => JSON.parse(l).reason)).toEqual([
+      "denied by interns-read-only (interns cannot pay)",
+      "denied by no-pay-after-web (a web page was read), interns-read-only (interns cannot pay)",
+      "denied by no-pay-after-web (a web page was read), interns-read-only (interns cannot pay)",
+    ]);
   });
 
   it("puts the policy right after the runaway guard in the default stack", async () => {

@@ -61,7 +61,8 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     );
     expect(String(answer!.content)).not.toContain("\n");
     expect(readMark(answer)).toMatchObject({ guard: "PolicyGuardMiddleware", action: "directive" });
-    expect(signals.map((s) => [s.action, s.reason, s.detail?.rules])).toEqual([["directive", "policy_denied", ["tellers-only"]]]);
+    expect(signals.map((s) => [s.action, s.code, s.detail?.rules])).toEqual([["directive", "policy_denied", ["tellers-only"]]]);
+    expect(signals[0]!.reason).toBe("denied by tellers-only (role intern may not move money)");
     assertToolCallPairing(result.messages);
   });
 
@@ -140,7 +141,7 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
     expect(ran).toEqual(['transfer_funds{"amount":5000,"to":"acme"}']);
     expect(toolMessages(done.messages).map((m) => m.content)).toEqual(["transfer_funds done"]);
-    expect(signals.map((s) => s.reason)).toEqual(["policy_approved"]);
+    expect(signals.map((s) => s.code)).toEqual(["policy_approved"]);
     assertToolCallPairing(done.messages);
   });
 
@@ -239,7 +240,7 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
       const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
       expect(ran).toEqual(['delete_account{"id":"3"}']);
       // The transfer's denial was written in the first process; only the asked call is decided again.
-      expect(signals.map((s) => [s.tool, s.reason])).toEqual([["delete_account", "policy_approved"]]);
+      expect(signals.map((s) => [s.tool, s.code])).toEqual([["delete_account", "policy_approved"]]);
       expect(String(toolMessages(done.messages)[2]!.content)).toContain('"no-transfer-after-web"');
       assertToolCallPairing(done.messages);
     } finally {
@@ -256,7 +257,7 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     );
     await agent.invoke({ messages: [new HumanMessage("go")] }, { context: { role: "intern" } });
     expect(ran).toHaveLength(2);
-    expect(signals.map((s) => [s.action, s.reason, s.detail?.observeOnly]).sort()).toEqual([
+    expect(signals.map((s) => [s.action, s.code, s.detail?.observeOnly]).sort()).toEqual([
       ["warn", "policy_ask", true],
       ["warn", "policy_denied", true],
     ]);
