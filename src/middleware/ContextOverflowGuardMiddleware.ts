@@ -14,7 +14,7 @@ import { MESSAGE_OVERHEAD, RequestMeter } from "../guards/contextOverflow/estima
 import { groupsOf, planShrink, type PlanEntry, type ShrinkPlan } from "../guards/contextOverflow/plan.js";
 import { isContextOverflowError, overflowNumbers } from "../guards/contextOverflow/providerErrors.js";
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "../guards/contextOverflow/record.js";
-import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
+import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
 import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere } from "../guards/contextOverflow/texts.js";
 import { answerReserve, calibration, learnedWindow, profileWindow } from "../guards/contextOverflow/window.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
@@ -284,7 +284,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
         const message = messages[i]!;
         const part = partOf(message, i, entries[i]!, action);
         if (ToolMessage.isInstance(message)) {
-          const text = resultParts(message).text;
+          const text = action === "preview" ? resultParts(message).text : stubbedText(message);
           const where = await this.keep(nameOf(message) ?? "tool", message.tool_call_id, text, collected, threadId, hash);
           replaced.set(i, action === "preview" ? previewResult(message, where, this.settings.previewTokens, this.measure) : stubResult(message, where));
           removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });

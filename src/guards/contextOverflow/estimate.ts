@@ -11,12 +11,14 @@ import type { CountTokens } from "../budgetMeasure.js";
  * character a token of its own (CJK, emoji and accented text run close to that).
  */
 export const estimateTokens: CountTokens = (text) => {
+  let ascii = 0;
   let other = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code > 0x7f && (code < 0xdc00 || code > 0xdfff)) other++; // a surrogate pair counts once
+    if (code <= 0x7f) ascii++;
+    else if (code < 0xdc00 || code > 0xdfff) other++; // a surrogate pair counts once
   }
-  return Math.ceil((text.length - other) / 4) + other;
+  return Math.ceil(ascii / 4) + other;
 };
 
 /** Role, separators and the like that every message costs besides its content. */

@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { rewriteToolMessage } from "../../core/answers.js";
+import { contentText } from "../../observe/content.js";
 import { messageKind } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budgetMeasure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budgetPlan.js";
@@ -45,17 +46,26 @@ export function previewResult(message: ToolMessage, where: KeptWhere, limit: num
   return rewriteToolMessage(message, { content: withMedia(rendered, media) });
 }
 
-/** Phase 2: a notice in place of a result, saying where it is kept. */
+/**
+ * Phase 2: a notice in place of a whole result, media blocks included; the store keeps its full
+ * text (`stubbedText`), where media blocks are written as their type and base64 payload.
+ */
 export function stubResult(message: ToolMessage, where: KeptWhere): ToolMessage {
   const { text, media } = resultParts(message);
-  return rewriteToolMessage(message, { content: withMedia(resultStubText(message.name, text.length, where), media) });
+  return rewriteToolMessage(message, { content: resultStubText(message.name, text.length, media.length, where) });
+}
+
+/** What the store keeps for a stubbed result. */
+export function stubbedText(message: ToolMessage): string {
+  return contentText(message.content);
 }
 
 /** Read by the model in place of a tool result left out of the request. */
-export function resultStubText(tool: string | undefined, chars: number, where: KeptWhere): string {
+export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
   const name = (tool ?? "a tool").slice(0, 64);
-  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"; to read it, ${where.howToRead}.` : `It could not be kept (${where.failure}); call ${name} again if you need it.`;
-  return `[The result of ${name} (${chars} characters) was left out of this request to fit the model's context window. ${kept}]`;
+  const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
+  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept (${where.failure}); call ${name} again if you need it.`;
+  return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 
 /**
