@@ -25,10 +25,16 @@ export async function runToolSafely<R extends CallLike>(
   }
 }
 
+/** LangChain's ToolInvocationError, recognised by its brand as LangChain itself does (core does not import langchain). */
+function isToolInvocationError(error: unknown): error is Error {
+  return error instanceof Error && (error as { "~brand"?: unknown })["~brand"] === "ToolInvocationError";
+}
+
 /** The error ToolMessage LangChain's ToolNode writes for a tool's exception. */
 export function defaultToolErrorMessage(error: unknown, toolCall: CallLike["toolCall"]): ToolMessage {
   return new ToolMessage({
-    content: `${String(error)}\n Please fix your mistakes.`,
+    // ToolNode writes a tool's own failure (arguments its schema refused included) by its message alone.
+    content: isToolInvocationError(error) ? error.message : `${String(error)}\n Please fix your mistakes.`,
     tool_call_id: toolCall.id ?? "",
     name: toolCall.name,
     status: "error",

@@ -2,12 +2,15 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { readMark } from "../core/marks.js";
 import { getConfig, getCurrentTaskInput } from "@langchain/langgraph";
+import type { AIMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
-import { messageKind, toolCallsOf } from "../core/messages.js";
+import { isSummary, messageKind, toolCallsOf } from "../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
+import { historyOf, type GuardState } from "../hooks/carry.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
 import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "../guards/budgetNotices.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "../guards/budgetPlan.js";
@@ -122,7 +125,8 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     }
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
-    this.tools = this.store ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
+    // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
+    this.tools = this.store && !this.observeOnly ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
   }
 
   private checkLimit(option: string, value: number): number {
@@ -130,6 +134,22 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       throw new InvalidOptionsError(this.name, option, `must be a whole number >= ${this.minimum} (${this.measure.unit}), got ${String(value)}`);
     }
     return value;
+  }
+
+  /**
+   * Offers \`read_stored_result\` to the model only once the thread has something stored (or a
+   * summary that may name a key): until then it is a tool the model can do nothing with, in every
+   * request. The tool stays registered, so a call to it is always answered.
+   */
+  readonly wrapModelCall = async <R extends RetrievalOfferRequest>(request: R, handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>): Promise<AIMessage | Command> => {
+    if (this.tools.length === 0 || !request.tools?.length || this.retrievalUseful(request.state)) return handler(request);
+    return handler({ ...request, tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) });
+  };
+
+  private retrievalUseful(state: Partial<GuardState> | undefined): boolean {
+    const messages = state?.messages ?? [];
+    if (messages.some(isSummary)) return true;
+    return historyOf({ ...state, messages }).some((message) => typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string");
   }
 
   readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
@@ -251,6 +271,12 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return { guard: this.name, action: "warn", reason, ...fields };
   }
 
+}
+
+/** The part of LangChain's model request the retrieval offer reads and changes. */
+interface RetrievalOfferRequest {
+  tools?: unknown[];
+  state?: Partial<GuardState>;
 }
 
 interface Offloaded {
