@@ -67,8 +67,9 @@ export interface ProgressKeyedCall extends KeyedCall {
  * since the world last changed: another state-changing call that did something new starts a
  * fresh chain; so does a new user message, except for a call that keeps failing the same way,
  * since a message cannot change what the tool answers. Each result in the chain that brought
- * nothing new is wasted (errors weigh ERROR_WEIGHT, refused calls 1), the first result after a
- * change included: a result that did not change with the world will not change now. One wasted
+ * nothing new is wasted (errors weigh ERROR_WEIGHT, refused calls 1). A change the agent undid by
+ * repeating its call in vain (the "back" of a click-back-click-back cycle) does not start a new
+ * chain: the world it made is one already seen. One wasted
  * repeat proves the next call will bring nothing either: it gets a directive and is not run
  * (a polling tool gets `pollPatience` of them). Once a directive was ignored and the waste
  * reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
@@ -126,7 +127,9 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
   const members = membersOf(history, call, key, argsKey);
   if (members.length === 0) return chain;
   const judge = judgeOf(history, options);
-  const changedAt = judge.changes.lastOutside(members);
+  const changedAt = judge.lastLastingChange(members);
+  let oldest: number | undefined;
+  let reachedBaseline = false;
   for (const index of members) {
     const o = observations[index]!;
     if (index < changedAt) break;
@@ -136,16 +139,24 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
     }
+    oldest = index;
     chain.occurrences++;
     if (o.argsKey !== argsKey && !groupsWholeTool(key)) chain.near++;
     if (o.answeredBy) {
       chain.refused++;
       chain.wasted += 1;
     } else if (judge.isWasted(index)) {
-      chain.wasted += weight(o);
+      chain.wasted += weight(observations[index]!);
     } else {
+      reachedBaseline = true;
       break;
     }
+  }
+  // A chain cut by a change of the world (or a user message) starts with a result that answered
+  // that new world: it is the baseline, not a wasted repeat; unless it answered exactly what the
+  // call answered before the change, which then did not touch it.
+  if (!reachedBaseline && oldest !== undefined && judge.isWasted(oldest) && !judge.unchangedByChange(oldest)) {
+    chain.wasted -= weight(observations[oldest]!);
   }
   return chain;
 }
@@ -213,10 +224,38 @@ class Judge {
     return wasted;
   }
 
+  /** Whether the result at `index` is the very result the same call gave the time before. */
+  unchangedByChange(index: number): boolean {
+    const previous = this.previousOccurrence(index);
+    return previous >= 0 && this.history.near.sameResultAs(index, previous);
+  }
+
   private previousOccurrence(index: number): number {
     const positions = this.history.occurrencesOf(this.history.observations[index]!.callKey);
     const k = lowerBound(positions, index);
     return k > 0 ? positions[k - 1]! : -1;
+  }
+
+  /**
+   * Position of the newest change of the world, by a call not among `members` (sorted newest
+   * first), that lasted: a change whose call was repeated since and changed nothing (the "back"
+   * of a click-back-click-back cycle) only returned to a world already seen. -1 if none.
+   */
+  lastLastingChange(members: readonly number[]): number {
+    let before = Number.POSITIVE_INFINITY;
+    for (let checked = 0; checked < MAX_UNDONE_CHANGES; checked++) {
+      const at = this.changes.lastOutside(members, before);
+      if (at < 0 || !this.repeatedInVain(at)) return at;
+      before = at;
+    }
+    return -1;
+  }
+
+  /** Whether the call that changed the world at `index` was made again later and changed nothing. */
+  private repeatedInVain(index: number): boolean {
+    const positions = this.history.occurrencesOf(this.history.observations[index]!.callKey);
+    for (let k = lowerBound(positions, index + 1); k < positions.length; k++) if (this.isWasted(positions[k]!)) return true;
+    return false;
   }
 
   /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
@@ -241,10 +280,10 @@ class WorldChanges {
     return k < this.at.length && this.at[k]! < to;
   }
 
-  /** Position of the newest change of the world by a call not among `members` (sorted newest first); -1 if none. */
-  lastOutside(members: readonly number[]): number {
+  /** Position of the newest change of the world before `before` by a call not among `members` (sorted newest first); -1 if none. */
+  lastOutside(members: readonly number[], before = Number.POSITIVE_INFINITY): number {
     let m = 0;
-    for (let k = this.at.length - 1; k >= 0; k--) {
+    for (let k = lowerBound(this.at, before) - 1; k >= 0; k--) {
       const index = this.at[k]!;
       while (m < members.length && members[m]! > index) m++;
       if (members[m] !== index) return index;
@@ -252,6 +291,9 @@ class WorldChanges {
     return -1;
   }
 }
+
+/** Changes undone by a repeat that are looked past before the chain is taken as cut: cycles are short. */
+const MAX_UNDONE_CHANGES = 8;
 
 /** First position in an ascending list holding a value >= `value`. */
 function lowerBound(list: readonly number[], value: number): number {

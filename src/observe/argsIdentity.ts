@@ -87,7 +87,11 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
     const text = normaliseText(value);
     const words = text.match(WORD) ?? [];
     if (words.length >= FREE_TEXT_WORDS) {
-      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose: isProse(text, words) };
+      const prose = isProse(text, words);
+      // What an instruction quotes (the query typed, the element clicked, the file named) is a
+      // value, not wording: it must match exactly.
+      if (prose) for (const quoted of quotedIn(text)) shape.leaves.add(`${path}'=${(quoted.match(WORD) ?? []).join(" ")}`);
+      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose };
       for (const [k, word] of words.entries()) {
         entry.words.add(word);
         if (k > 0) entry.pairs.add(`${words[k - 1]} ${word}`);
@@ -169,6 +173,14 @@ function isProse(text: string, words: readonly string[]): boolean {
   if (alphabetic < PROSE_ALPHABETIC_SHARE * words.length) return false;
   const visible = text.match(NON_SPACE)?.length ?? 0;
   return (text.match(CODE_SYMBOL)?.length ?? 0) <= MAX_CODE_SYMBOL_SHARE * visible;
+}
+
+// A quotation opens after a space or a bracket and closes before a space, punctuation or the end,
+// so the apostrophe of "don't" opens none.
+const QUOTED = /(?<=^|[\s([{:,])(['"`\u2018\u201c])(.+?)(?:\1|[\u2019\u201d])(?=$|[\s.,;:!?)\]}])/g;
+
+function quotedIn(text: string): string[] {
+  return [...text.matchAll(QUOTED)].map((m) => m[2]!);
 }
 
 const PROSE_MIN_WORDS = 6;

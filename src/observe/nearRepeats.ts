@@ -99,6 +99,13 @@ export class NearRepeats {
    * among known ones are news, however short (a script printing a new value under the same
    * warnings): stricter than a repeat's novelty floor, since the call itself was different.
    */
+  /** Whether the result at `later` says nothing that the result at `earlier` did not (see `sameResult`). */
+  sameResultAs(later: number, earlier: number): boolean {
+    const a = this.list[later]!;
+    const b = this.list[earlier]!;
+    return a.status === b.status && (a.resultFingerprint === b.resultFingerprint || this.sameResult(a.resultText, earlier));
+  }
+
   private sameResult(text: string, index: number): boolean {
     const seen = this.linesAt(index);
     const lines = maskDigits(text).split("\n");

@@ -13,29 +13,53 @@ const changesState = changesStateByName(new Set(), new Set());
 
 /**
  * The chain rule of decideNoProgress spelled out the slow way: walk back over every result until
- * a change of the world by another call, or an earlier user turn where the call did not fail;
- * the first result after a change counts too when it was stale. The guard visits only the call's
- * own occurrences; both must agree on every history. (No near-duplicates here: the arguments
- * differ by a changed value or not at all, and every result has words.)
+ * a lasting change of the world by another call (a change whose call was later repeated in vain
+ * is looked past, up to 8 of them), or an earlier user turn where the call did not fail. A chain
+ * cut that way starts with a baseline that is not wasted, unless it repeated the result before
+ * the change. The guard visits only the call's own occurrences; both must agree on every
+ * history. (No near-duplicates here: the arguments differ by a changed value or not at all, and
+ * every result has words.)
  */
 function wastedByWalkingBack(observations: readonly ToolCallObservation[], userTurn: number, key: string): number {
   const stale = (o: ToolCallObservation) => (o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey)) && o.newInformationDelta <= FLOOR;
+  const wasted = (o: ToolCallObservation) => !o.answeredBy && stale(o);
   const worldChange = (o: ToolCallObservation) =>
     !o.answeredBy && o.status === "success" && o.toolName !== "think" && changesState(o.toolName) && !stale(o);
+  const repeatedInVain = (i: number) => observations.slice(i + 1).some((later) => later.callKey === observations[i]!.callKey && wasted(later));
   const weight = (o: ToolCallObservation) => (o.status === "error" ? ERROR_WEIGHT : 1);
-  let wasted = 0;
+  let changedAt = -1;
+  let undone = 0;
   for (let i = observations.length - 1; i >= 0; i--) {
     const o = observations[i]!;
-    if (o.callKey !== key) {
-      if (worldChange(o)) break;
-      continue;
+    if (o.callKey === key || !worldChange(o)) continue;
+    if (!repeatedInVain(i)) {
+      changedAt = i;
+      break;
     }
-    if (o.userTurn !== userTurn && o.status !== "error") break;
-    if (o.answeredBy) wasted += 1;
-    else if (stale(o)) wasted += weight(o);
-    else break;
+    if (++undone >= 8) break;
   }
-  return wasted;
+  let total = 0;
+  let oldest: number | undefined;
+  let reachedBaseline = false;
+  for (let i = observations.length - 1; i >= 0 && i >= changedAt; i--) {
+    const o = observations[i]!;
+    if (o.callKey !== key) continue;
+    if (o.userTurn !== userTurn && o.status !== "error") break;
+    oldest = i;
+    if (o.answeredBy) total += 1;
+    else if (stale(o)) total += weight(o);
+    else {
+      reachedBaseline = true;
+      break;
+    }
+  }
+  if (!reachedBaseline && oldest !== undefined && wasted(observations[oldest]!)) {
+    const o = observations[oldest]!;
+    const previous = observations.slice(0, oldest).reverse().find((p) => p.callKey === o.callKey);
+    const unchanged = previous !== undefined && previous.status === o.status && previous.resultFingerprint === o.resultFingerprint;
+    if (!unchanged) total -= weight(o);
+  }
+  return total;
 }
 
 const step = fc.oneof(
