@@ -71,7 +71,7 @@ describe("PolicyGuardMiddleware in createDeepAgent", () => {
     const answers = toolMessages(done.messages).map((m) => String(m.content));
     expect(answers[0]).toContain("/secrets/key.txt is a protected path");
     expect(Object.keys(done.files ?? {})).toEqual(["/notes.txt"]);
-    expect(JSON.stringify(done.files["/notes.txt"])).toContain("hi");
+    expect(JSON.stringify(done.files?.["/notes.txt"])).toContain("hi");
     assertToolCallPairing(done.messages);
   });
 });
