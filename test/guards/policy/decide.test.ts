@@ -203,6 +203,19 @@ describe("decisions are pure", () => {
     );
   });
 
+  it("never throws, whatever the arguments, context or history hold", () => {
+    const cyclic: Record<string, unknown> = { role: "x" };
+    cyclic.self = cyclic;
+    const junk = fc.oneof(fc.anything(), fc.constant(cyclic), fc.constant(undefined), fc.string());
+    fc.assert(
+      fc.property(rules, junk, junk, fc.array(junk, { maxLength: 4 }), (rs, args, ctx, past) => {
+        const verdicts = decideBatch(compilePolicy({ rules: rs }), ctx, past, [call("t1", args), call("t2", args, "c2")]);
+        expect(verdicts).toHaveLength(2);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("TypeScript helpers write exactly the JSON a rules file holds", () => {
     expect(deny("r", { tool: "send", args: { to: oneOf(["a"]) }, when: callsOf("send", 3, { scope: "run" }), reason: "x" })).toEqual({
       id: "r",
