@@ -128,7 +128,7 @@ export async function demoRepairAndPaths(): Promise<void> {
       console.log(`           the model read: ${without.read.length ? without.read.map((t) => JSON.stringify(clip(t))).join(" | ") : "(nothing)"}; last message: ${clip(without.last)}`);
       console.log(`  with:    ${withIt.toolRuns} tool runs, ${withIt.modelCalls} model calls, ${withIt.chars.toLocaleString()} characters sent to the model`);
       console.log(`           the model read: ${withIt.read.map((t) => JSON.stringify(clip(t))).join(" | ")}; last message: ${clip(withIt.last)}`);
-      console.log(`  signals: ${withIt.signals.map((s) => `${s.action}:${s.reason.length > 40 ? "stop reason" : s.reason}`).join(", ") || "none"}`);
+      console.log(`  signals: ${withIt.signals.map((s) => `${s.action}:${s.code}`).join(", ") || "none"}`);
     }
   } finally {
     rmSync(top, { recursive: true, force: true });

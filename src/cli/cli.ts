@@ -13,7 +13,7 @@ import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
 export interface CliIo {
-  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   stderr: { write(text: string): unknown; isTTY?: boolean };
   env: Record<string, string | undefined>;
 }
@@ -128,7 +128,7 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
   }
   if (setup.simulateUsage) thread = { ...thread, messages: simulateUsage(thread.messages, setup.simulateUsage.systemTokens) };
   const report = await inspectThread(thread, setup);
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)))}\n`);
+  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)), io.stdout.isTTY ? io.stdout.columns : undefined)}\n`);
   return 0;
 }
 

@@ -29,22 +29,55 @@ export function wantsColour(isTTY: boolean | undefined, env: Record<string, stri
 type Cell = { text: string; paint?: (text: string) => string };
 type Align = "left" | "right";
 
-/** Columns padded to their widest cell (measured before colouring), two spaces apart. */
-export function table(rows: ReadonlyArray<ReadonlyArray<Cell | string>>, align: readonly Align[]): string[] {
+/**
+ * Columns padded to their widest cell (measured before colouring), two spaces apart. With a
+ * `width` (a terminal's), a left-aligned last column longer than the room left is wrapped at
+ * spaces onto lines of its own, aligned under it: nothing is cut.
+ */
+export function table(rows: ReadonlyArray<ReadonlyArray<Cell | string>>, align: readonly Align[], width?: number): string[] {
   const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: cell } : cell)));
   const widths = align.map((_, c) => Math.max(0, ...cells.map((row) => row[c]?.text.length ?? 0)));
-  return cells.map((row) => {
+  return cells.flatMap((row) => {
     const last = row.length - 1;
-    return row
+    const start = widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
+    const wraps = width !== undefined && last === align.length - 1 && align[last] === "left";
+    const parts = wraps ? wrapText(row[last]!.text, Math.max(20, width - start)) : [row[last]?.text ?? ""];
+    const first = row
       .map((cell, c) => {
-        const pad = " ".repeat(Math.max(0, widths[c]! - cell.text.length));
-        const text = cell.paint ? cell.paint(cell.text) : cell.text;
+        const shown = c === last ? parts[0]! : cell.text;
+        const pad = " ".repeat(Math.max(0, widths[c]! - shown.length));
+        const text = cell.paint ? cell.paint(shown) : shown;
         if (c === last && align[c] === "left") return text;
         return align[c] === "right" ? pad + text : text + pad;
       })
       .join("  ")
       .trimEnd();
+    const paint = row[last]?.paint ?? ((text: string) => text);
+    return [first, ...parts.slice(1).map((part) => " ".repeat(start) + paint(part))];
   });
+}
+
+/** `text` in lines of at most `width` characters, broken at spaces (a longer word is split). */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    let rest = word;
+    while (rest.length > width) {
+      if (line) lines.push(line);
+      lines.push(rest.slice(0, width));
+      rest = rest.slice(width);
+      line = "";
+    }
+    if (!line) line = rest;
+    else if (line.length + 1 + rest.length <= width) line += ` ${rest}`;
+    else {
+      lines.push(line);
+      line = rest;
+    }
+  }
+  lines.push(line);
+  return lines;
 }
 
 const MAX_TOOL_WIDTH = 32;
@@ -55,7 +88,8 @@ function clip(text: string, width: number): string {
 
 const number = new Intl.NumberFormat("en-US");
 
-export function renderInspect(report: InspectReport, p: Palette): string {
+/** `width`: the terminal's columns, to wrap decisions at; without it each decision stays on one line. */
+export function renderInspect(report: InspectReport, p: Palette, width?: number): string {
   const header = [
     p.bold(`thread ${report.thread}`) + (report.source !== report.thread ? p.dim(`  (${report.source})`) : ""),
     `${number.format(report.messages)} messages, ${number.format(report.toolCalls)} tool calls; guards: ${report.guards.join(", ") || "none"}`,
@@ -84,7 +118,7 @@ export function renderInspect(report: InspectReport, p: Palette): string {
       rows.push([...cells, { text: `${d.action} ${d.guard}: ${d.reason}`, paint: (text) => p.action(d.action, text) }]);
     });
   }
-  const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"]);
+  const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);
   const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
   return [...header, ...lines, ...footer].join("\n");
