@@ -10,6 +10,7 @@ import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsC
 import { collectThreadFiles, loadThreadFile } from "./sources.js";
 import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "./simulateUsage.js";
 import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
+import { listPostgresThreads, loadPostgresThread } from "./postgres.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
 export interface CliIo {
@@ -21,8 +22,10 @@ export interface CliIo {
 export const USAGE = `Usage:
   harness-kit inspect <thread.json> [--json] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>] [--simulate-usage ...]
+  harness-kit inspect --postgres <connection string> --thread <id> [--json] [--config <file.json>] [...]
   harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
+  harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
 Replays saved threads through the guards that judge tool calls and reports what they would have done.
@@ -74,6 +77,7 @@ interface Flags {
   jsonl?: boolean;
   config?: string;
   sqlite?: string;
+  postgres?: string;
   thread?: string;
   "simulate-usage"?: boolean;
   "system-tokens"?: string;
@@ -93,6 +97,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
         jsonl: { type: "boolean" },
         config: { type: "string" },
         sqlite: { type: "string" },
+        postgres: { type: "string" },
         thread: { type: "string" },
         "simulate-usage": { type: "boolean" },
         "system-tokens": { type: "string" },
@@ -110,7 +115,8 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
-  if (values.thread !== undefined && values.sqlite === undefined) throw new CliUsageError("--thread needs --sqlite <db>");
+  if (values.sqlite !== undefined && values.postgres !== undefined) throw new CliUsageError("--sqlite and --postgres: one checkpoint database at a time");
+  if (values.thread !== undefined && values.sqlite === undefined && values.postgres === undefined) throw new CliUsageError("--thread needs --sqlite <db> or --postgres <connection string>");
   if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
   if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
   return { command, values, positionals };
@@ -122,6 +128,10 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
     if (values.thread === undefined) throw new CliUsageError("inspect --sqlite needs --thread <id>");
     if (positionals.length > 0) throw new CliUsageError("inspect takes one thread: a file, or --sqlite with --thread");
     thread = await loadCheckpointThread(values.sqlite, values.thread);
+  } else if (values.postgres !== undefined) {
+    if (values.thread === undefined) throw new CliUsageError("inspect --postgres needs --thread <id>");
+    if (positionals.length > 0) throw new CliUsageError("inspect takes one thread: a file, or --postgres with --thread");
+    thread = await loadPostgresThread(values.postgres, values.thread);
   } else {
     if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
     thread = loadThreadFile(positionals[0]!);
@@ -136,13 +146,24 @@ const PROGRESS_AFTER_MS = 500;
 const PROGRESS_EVERY_MS = 100;
 
 async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
-  if (positionals.length === 0 && values.sqlite === undefined) throw new CliUsageError("eval needs thread files, folders, or --sqlite <db>");
+  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined) {
+    throw new CliUsageError("eval needs thread files, folders, --sqlite <db> or --postgres <connection string>");
+  }
   const { files, problems } = collectThreadFiles(positionals);
   const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
   if (values.sqlite !== undefined) {
     try {
       const threadIds = values.thread !== undefined ? [values.thread] : await listCheckpointThreads(values.sqlite);
       sources.push(...threadIds.map((threadId): ThreadSource => ({ kind: "sqlite", db: values.sqlite!, threadId })));
+    } catch (error) {
+      if (!(error instanceof ThreadLoadError)) throw error;
+      problems.push(error);
+    }
+  }
+  if (values.postgres !== undefined) {
+    try {
+      const threadIds = values.thread !== undefined ? [values.thread] : await listPostgresThreads(values.postgres);
+      sources.push(...threadIds.map((threadId): ThreadSource => ({ kind: "postgres", url: values.postgres!, threadId })));
     } catch (error) {
       if (!(error instanceof ThreadLoadError)) throw error;
       problems.push(error);

@@ -4,11 +4,9 @@ import type { LoadedThread } from "../testing/threads.js";
 import type { ReplaySetup } from "./config.js";
 import { replayThread, type ReplayResult } from "./replay.js";
 import { simulateUsage } from "./simulateUsage.js";
-import { loadThreadFile } from "./sources.js";
-import { loadCheckpointThread } from "./sqlite.js";
+import { loadThreadSource, type ThreadSource } from "./sources.js";
 
-/** Where a thread comes from: a JSON file, or a thread of a SQLite checkpoint database. */
-export type ThreadSource = { kind: "file"; path: string } | { kind: "sqlite"; db: string; threadId: string };
+export type { ThreadSource } from "./sources.js";
 
 export const ACTIONS: readonly GuardAction[] = ["warn", "directive", "stop"];
 
@@ -57,7 +55,7 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
   for (const [done, source] of sources.entries()) {
     let thread: LoadedThread;
     try {
-      thread = source.kind === "file" ? loadThreadFile(source.path) : await loadCheckpointThread(source.db, source.threadId);
+      thread = await loadThreadSource(source);
     } catch (error) {
       if (!(error instanceof ThreadLoadError)) throw error;
       summary.failed++;

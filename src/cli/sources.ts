@@ -3,7 +3,22 @@ import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ThreadLoadError } from "../testing/errors.js";
 import { parseThread, type LoadedThread } from "../testing/threads.js";
+import { loadPostgresThread } from "./postgres.js";
 import { readJsonFile } from "./readJsonFile.js";
+import { loadCheckpointThread } from "./sqlite.js";
+
+/** Where a thread comes from: a JSON file, or a thread of a SQLite or Postgres checkpoint database. */
+export type ThreadSource =
+  | { kind: "file"; path: string }
+  | { kind: "sqlite"; db: string; threadId: string }
+  | { kind: "postgres"; url: string; threadId: string };
+
+/** Loads one thread from where it is kept. */
+export async function loadThreadSource(source: ThreadSource): Promise<LoadedThread> {
+  if (source.kind === "file") return loadThreadFile(source.path);
+  if (source.kind === "sqlite") return loadCheckpointThread(source.db, source.threadId);
+  return loadPostgresThread(source.url, source.threadId);
+}
 
 /**
  * Thread files named on the command line: files as given, folders searched recursively for

