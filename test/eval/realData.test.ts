@@ -4,9 +4,8 @@ import { describe, expect, it } from "vitest";
 import { buildReplaySetup } from "../../src/cli/config.js";
 import { replayThread, type ReplayedDecision } from "../../src/cli/replay.js";
 import { loadThreadFile } from "../../src/cli/sources.js";
-import { LOOP_GUARD_DEFAULTS } from "../../src/middleware/LoopGuardMiddleware.js";
 
-// The requirements of issue 3 on the recorded third-party runs. The data lives outside the
+// The requirements of issues 3 and 13 on the recorded third-party runs. The data lives outside the
 // repository (../shared/evaldata); without it these tests are skipped.
 const EVALDATA = join(import.meta.dirname, "..", "..", "..", "shared", "evaldata");
 
@@ -14,6 +13,7 @@ interface Episode {
   thread: string;
   kind: string;
   calls: string[];
+  reason: string;
 }
 
 const episodes = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8")) as {
@@ -45,29 +45,27 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
       expect(positions.every((p) => p >= 0), episode.thread).toBe(true);
       expect([...positions].sort((a, b) => a - b), episode.thread).toEqual(positions);
     }
-    expect(episodes.stuck.map((e) => e.kind)).toEqual(expect.arrayContaining(["failing-booking-with-think", "click-unchanged-page", "noop-command-rerun"]));
+    const sources = new Set(episodes.stuck.map((e) => e.thread.split("/")[0]));
+    expect(sources.size).toBe(4);
+    expect([...episodes.stuck, ...episodes.legitimate].every((e) => e.reason.length > 0)).toBe(true);
   });
 
-  it("answer every stuck episode with a directive or a stop by its third call", async () => {
+  it("answer at least 90% of the stuck episodes with a directive or a stop by their third call", async () => {
     const late: string[] = [];
     for (const episode of episodes.stuck) {
       const decisions = await decisionsOn(episode.thread);
       const firstThree = new Set(episode.calls.slice(0, 3));
       if (!decisions.some((d) => intervenes(d) && firstThree.has(d.toolCallId))) late.push(episode.thread);
     }
-    expect(late).toEqual([]);
+    expect(late.length / episodes.stuck.length, late.join(", ")).toBeLessThanOrEqual(0.1);
   });
 
-  it("give no legitimate repetition a directive, and no stop beyond LoopGuard's results-blind stop at 5 identical calls", async () => {
+  it("give no legitimate repetition a directive or a stop", async () => {
     const hit: string[] = [];
     for (const episode of episodes.legitimate) {
       const calls = new Set(episode.calls);
       const decisions = (await decisionsOn(episode.thread)).filter((d) => calls.has(d.toolCallId) && intervenes(d));
-      // LoopGuard never reads results: a sixth scroll through new content still counts as the
-      // sixth identical call (see docs/evaluation.md). Anything else is a false alarm.
-      const resultsBlindStop = (d: ReplayedDecision) => d.guard === "LoopGuardMiddleware" && d.action === "stop" && Number(d.detail?.count) >= LOOP_GUARD_DEFAULTS.stopAt;
-      const unexpected = decisions.filter((d) => !resultsBlindStop(d));
-      if (unexpected.length > 0) hit.push(`${episode.thread}: ${unexpected.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
+      if (decisions.length > 0) hit.push(`${episode.thread}: ${decisions.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
     }
     expect(hit).toEqual([]);
   });
