@@ -64,6 +64,30 @@ interface ModelRequestLike {
 }
 type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage | Command>;
 
+/** The recovery's target after a refusal, and the window the refusal stated. */
+interface Forced {
+  target: number;
+  window: number | undefined;
+  reserve: number;
+  providerWindow: number | undefined;
+}
+
+/** A request measured: it fits as it is, or it is over the limit by these numbers. */
+type Assessed<R> =
+  | { kind: "fits"; prepared: Extract<Prepared<R>, { kind: "send" }> }
+  | {
+      kind: "over";
+      unchanged: Extract<Prepared<R>, { kind: "send" }>;
+      forced: Forced | undefined;
+      fixedTokens: number;
+      fullTokens: number;
+      factor: number;
+      limit: number | undefined;
+      window: number | undefined;
+      reserve: number;
+      providerWindow: number | undefined;
+    };
+
 /** A request ready to send, with what the guard did to it. */
 type Prepared<R> =
   | { kind: "send"; request: R; record?: ContextRecord; sentTokens: number; window: number | undefined; reserve: number; providerWindow: number | undefined }
@@ -125,23 +149,51 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       : [];
   }
 
-  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+  readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+    let assessed: Assessed<R>;
+    try {
+      assessed = this.assess(request, undefined);
+    } catch (error) {
+      return this.failedOpen(request, handler, error);
+    }
+    // Nearly every step: the request fits, and the guard adds one promise, to catch a refusal.
+    if (assessed.kind === "fits") return Promise.resolve(handler(request)).catch((error: unknown) => this.refused(request, handler, assessed.prepared, error, []));
+    return this.overLimit(request, handler, assessed);
+  };
+
+  private async overLimit<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, assessed: Extract<Assessed<R>, { kind: "over" }>): Promise<AIMessage | Command> {
     const collected: Record<string, unknown>[] = [];
     let first: Prepared<R>;
     try {
-      first = await this.prepare(request, undefined, collected);
+      first = await this.shrink(request, assessed, collected);
     } catch (error) {
-      await this.signal("warn", "guard_failed", { error: String(error) });
-      return handler(request);
+      return this.failedOpen(request, handler, error);
     }
     if (first.kind === "stop") return this.stop("cannot_fit", first.window, first.minimum);
     try {
       return this.answered(await handler(first.request), first, collected);
     } catch (error) {
-      if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
-      return this.recover(request, handler, first, error, collected);
+      return this.refused(request, handler, first, error, collected);
     }
-  };
+  }
+
+  /** The guard's own failure never stops the run: the request goes as it is. */
+  private async failedOpen<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, error: unknown): Promise<AIMessage | Command> {
+    await this.signal("warn", "guard_failed", { error: String(error) });
+    return handler(request);
+  }
+
+  /** A model call failed: a refusal as too long is recovered from, anything else goes on up. */
+  private async refused<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    sent: Extract<Prepared<R>, { kind: "send" }>,
+    error: unknown,
+    collected: Record<string, unknown>[],
+  ): Promise<AIMessage | Command> {
+    if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
+    return this.recover(request, handler, sent, error, collected);
+  }
 
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
   private async recover<R extends ModelRequestLike>(
@@ -167,7 +219,8 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
 
     let second: Prepared<R>;
     try {
-      second = await this.prepare(request, { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow }, collected);
+      const forced = { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow };
+      second = await this.shrink(request, this.assess(request, forced) as Extract<Assessed<R>, { kind: "over" }>, collected);
     } catch (failure) {
       await this.signal("warn", "guard_failed", { error: String(failure) });
       return this.stop("still_refused", window, refused.sentTokens);
@@ -182,15 +235,11 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   /**
-   * The request as it may be sent: unchanged when it fits (nearly every step, decided from
-   * sizes measured once per message), else shrunk to the target. `forced` is the recovery's
-   * target after a refusal.
+   * Whether the request fits as it is (nearly every step, decided from sizes measured once per
+   * message, without a promise), or what shrinking it needs. `forced` is the recovery's target
+   * after a refusal, which always shrinks.
    */
-  private async prepare<R extends ModelRequestLike>(
-    request: R,
-    forced: { target: number; window: number | undefined; reserve: number; providerWindow: number | undefined } | undefined,
-    collected: Record<string, unknown>[],
-  ): Promise<Prepared<R>> {
+  private assess<R extends ModelRequestLike>(request: R, forced: Forced | undefined): Assessed<R> {
     const messages = request.messages ?? [];
     const fixedTokens = this.meter.fixed(request.systemMessage, request.tools);
     const fullTokens = fixedTokens + this.meter.messages(messages);
@@ -199,16 +248,22 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
     const reserve = forced ? forced.reserve : window === undefined ? 0 : this.reserveFor(request.model, window);
     const sent = { window, reserve, providerWindow };
-    if (window === undefined && !forced) return { kind: "send", request, sentTokens: fullTokens, ...sent };
-
+    const unchanged = { kind: "fits" as const, prepared: { kind: "send" as const, request, sentTokens: fullTokens, ...sent } };
+    if (window === undefined && !forced) return unchanged;
     const factor = calibration(messages, this.meter, fixedTokens);
     const limit = window === undefined ? undefined : window - reserve;
-    if (!forced && fullTokens * factor <= limit!) return { kind: "send", request, sentTokens: fullTokens, ...sent };
+    if (!forced && fullTokens * factor <= limit!) return unchanged;
+    return { kind: "over", unchanged: unchanged.prepared, forced, fixedTokens, fullTokens, factor, limit, ...sent };
+  }
 
+  /** The request shrunk to its target: content stored, shortened messages in place of the originals. */
+  private async shrink<R extends ModelRequestLike>(request: R, over: Extract<Assessed<R>, { kind: "over" }>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
+    const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow } = over;
+    const messages = request.messages ?? [];
     const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
     if (this.settings.observeOnly) {
       await this.signal("warn", "over_window", { ...detail, observeOnly: true });
-      return { kind: "send", request, sentTokens: fullTokens, ...sent };
+      return over.unchanged;
     }
     const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
     const entries = this.entriesOf(messages);
@@ -229,7 +284,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, ...sent };
+    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, window, reserve, providerWindow };
   }
 
   private reserveFor(model: unknown, window: number): number {
