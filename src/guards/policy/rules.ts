@@ -65,7 +65,7 @@ const predicates = z.record(z.string().min(1), predicate);
 /** Tool names: exact, or globs where `*` stands for any run of characters (`"mcp__github__*"`). */
 export type ToolPattern = string | string[];
 
-const toolPattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const toolPattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: "must be a tool name, a * glob, or a non-empty list of them" });
 
 /** An earlier call of the thread, described by its tool, its arguments and how it ended. */
 export interface CallPattern {
@@ -105,18 +105,35 @@ export type Condition =
   | { any: Condition[] }
   | { not: Condition };
 
+const CONDITION_KINDS = ["tool", "args", "context", "after", "count", "all", "any", "not"] as const;
+
+// One object with every key optional, checked for exactly one kind: zod then reports a mistake
+// inside a condition at its own path (a union would only say "Invalid input" for the whole tree).
 const condition: z.ZodType<Condition> = z.lazy(() =>
-  z.union([
-    z.strictObject({ tool: toolPattern }),
-    z.strictObject({ args: predicates }),
-    z.strictObject({ context: predicates }),
-    z.strictObject({ after: callPattern, scope }),
-    z.strictObject({ count: callPattern, atLeast: z.number().int().min(1), scope }),
-    z.strictObject({ all: z.array(condition).min(1) }),
-    z.strictObject({ any: z.array(condition).min(1) }),
-    z.strictObject({ not: condition }),
-  ]),
-);
+  z
+    .strictObject({
+      tool: toolPattern.optional(),
+      args: predicates.optional(),
+      context: predicates.optional(),
+      after: callPattern.optional(),
+      count: callPattern.optional(),
+      atLeast: z.number().int().min(1).optional(),
+      scope,
+      all: z.array(condition).min(1).optional(),
+      any: z.array(condition).min(1).optional(),
+      not: condition.optional(),
+    })
+    .superRefine((c, ctx) => {
+      const kinds = CONDITION_KINDS.filter((kind) => c[kind] !== undefined);
+      if (kinds.length !== 1) {
+        ctx.addIssue({ code: "custom", message: `a condition has exactly one of ${CONDITION_KINDS.join(", ")}; this one has ${kinds.length === 0 ? "none" : kinds.join(" and ")}` });
+        return;
+      }
+      if (kinds[0] === "count" && c.atLeast === undefined) ctx.addIssue({ code: "custom", message: "count needs atLeast (a whole number >= 1)", path: ["atLeast"] });
+      if (kinds[0] !== "count" && c.atLeast !== undefined) ctx.addIssue({ code: "custom", message: "atLeast belongs to count", path: ["atLeast"] });
+      if (kinds[0] !== "count" && kinds[0] !== "after" && c.scope !== undefined) ctx.addIssue({ code: "custom", message: "scope belongs to after and count", path: ["scope"] });
+    }),
+) as unknown as z.ZodType<Condition>;
 
 export type PolicyDecisionKind = "allow" | "deny" | "ask";
 export type HumanDecisionKind = "approve" | "edit" | "reject";

@@ -25,7 +25,11 @@ describe("bad rules fail at construction, saying where and what", () => {
     ["an empty predicate", { rules: [{ id: "a", decision: "allow", args: { x: {} } }] }, "policy.rules[0].args.x", /at least one test/],
     ["an unknown predicate key", { rules: [{ id: "a", decision: "allow", args: { x: { greaterThan: 3 } } }] }, "policy.rules[0].args.x", /greaterThan/],
     ["a range bound that is not a number", { rules: [{ id: "a", decision: "allow", args: { x: { gt: "3" } } }] }, "policy.rules[0].args.x.gt", /number/],
-    ["a count below 1", { rules: [{ id: "a", decision: "allow", when: { count: { tool: "t" }, atLeast: 0 } }] }, "policy.rules[0].when", /./],
+    ["a count below 1", { rules: [{ id: "a", decision: "allow", when: { count: { tool: "t" }, atLeast: 0 } }] }, "policy.rules[0].when.atLeast", />=1/],
+    ["a count without atLeast", { rules: [{ id: "a", decision: "allow", when: { count: { tool: "t" } } }] }, "policy.rules[0].when.atLeast", /count needs atLeast/],
+    ["a condition with two kinds", { rules: [{ id: "a", decision: "allow", when: { tool: "t", args: { x: { eq: 1 } } } }] }, "policy.rules[0].when", /exactly one of .*has tool and args/],
+    ["a typo deep in a condition", { rules: [{ id: "a", decision: "allow", when: { all: [{ after: { tool: "t", stat: "ok" } }] } }] }, "policy.rules[0].when.all[0].after", /stat/],
+    ["a flow pattern without a tool", { rules: [{ id: "a", decision: "allow", when: { after: {} } }] }, "policy.rules[0].when.after.tool", /tool name, a \* glob/],
   ])("%s", (_, policy, option, message) => {
     const found = problem(policy);
     expect(found.option.startsWith(option)).toBe(true);
