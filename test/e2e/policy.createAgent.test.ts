@@ -5,7 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgent } from "langchain";
+import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readMark } from "../../src/core/marks.js";
@@ -246,6 +246,26 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("composes with humanInTheLoopMiddleware: its interrupt first (after the model), then the policy's (before the tool); the same answer shape", async () => {
+    const checkpointer = new MemorySaver();
+    const hitl = humanInTheLoopMiddleware({ interruptOn: { pay_invoice: true } });
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "pay_invoice", args: { id: "4" } }, { name: "delete_account", args: { id: "5" } }] }, { text: "ok" }],
+      { middleware: [hitl, new PolicyGuardMiddleware({ policy: POLICY })], checkpointer },
+    );
+    const config = { configurable: { thread_id: "with-hitl" }, context: { role: "teller" } };
+    const first = await agent.invoke({ messages: [new HumanMessage("go")] }, config);
+    const hitlAsk = first.__interrupt__ as Array<{ value: PolicyReviewRequest }>;
+    expect(hitlAsk.map((i) => i.value.actionRequests.map((a) => a.name))).toEqual([["pay_invoice"]]);
+    const second = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    const policyAsk = second.__interrupt__ as Array<{ value: PolicyReviewRequest }>;
+    expect(policyAsk.map((i) => i.value.actionRequests.map((a) => a.name))).toEqual([["delete_account"]]);
+    expect(ran).toEqual(['pay_invoice{"id":"4"}']);
+    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), config);
+    expect(ran).toEqual(['pay_invoice{"id":"4"}']);
+    assertToolCallPairing(done.messages);
   });
 
   it("observe-only: a deny and an ask only signal, and the calls run", async () => {
