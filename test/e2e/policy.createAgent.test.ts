@@ -15,6 +15,7 @@ import type { PolicyRules } from "../../src/guards/policy/rules.js";
 import { PolicyGuardMiddleware, type PolicyReviewRequest } from "../../src/middleware/PolicyGuardMiddleware.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { outcomeAt } from "../helpers/graphSteps.js";
 
 const POLICY: PolicyRules = {
   rules: [
@@ -307,6 +308,20 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
     expect(ran).toEqual(['pay_invoice{"id":"1"}', 'transfer_funds{"amount":5000,"to":"acme"}']);
     assertToolCallPairing(done.messages);
+  });
+
+  it("costs no graph step: with a policy (flow rule included) the stack still runs N tool turns in 2 + 2N steps", async () => {
+    const turns = 4;
+    const run = async (recursionLimit: number | undefined) => {
+      const { agent, ran } = agentWith(
+        [...Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: "pay_invoice", args: { id: String(i) } }] })), { text: "done" }],
+        { middleware: recommendedGuards({ policy: POLICY }).agent },
+      );
+      await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit, context: { role: "teller" } });
+      return ran.length === turns;
+    };
+    expect(await outcomeAt(run, 2 + 2 * turns)).toBe("finished");
+    expect(await outcomeAt(run, 1 + 2 * turns)).toBe("recursion");
   });
 
   it("a policy given as options (observeOnly, onSignal) goes to recommendedGuards the same way", () => {
