@@ -1,9 +1,11 @@
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HarnessKitError } from "../core/errors.js";
 import { ThreadLoadError } from "../testing/errors.js";
 import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import { evaluateSources, type ThreadSource } from "./evaluate.js";
+import { renderHtml } from "./html.js";
 import { inspectThread } from "./inspect.js";
 import { policyGuardFromFiles, withPolicyGuard } from "./policy.js";
 import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
@@ -29,7 +31,8 @@ export const USAGE = `Usage:
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
 Replays saved threads through the guards that judge tool calls and reports what they would have done.
-inspect  the observation table of one thread, with every decision other than allow
+inspect  the observation table of one thread, with every decision other than allow;
+         --html <file> writes the thread as a timeline page instead (self-contained, no script)
 eval     totals over many threads; --jsonl prints one JSON line per decision instead
 --config a JSON file naming the guard stack and its options, e.g.
          {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
@@ -81,6 +84,7 @@ interface Flags {
   thread?: string;
   "simulate-usage"?: boolean;
   "system-tokens"?: string;
+  html?: string;
   policy?: string;
   context?: string;
 }
@@ -101,6 +105,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
         thread: { type: "string" },
         "simulate-usage": { type: "boolean" },
         "system-tokens": { type: "string" },
+        html: { type: "string" },
         policy: { type: "string" },
         context: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -115,6 +120,8 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
+  if (command === "eval" && values.html !== undefined) throw new CliUsageError("--html belongs to inspect");
+  if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
   if (values.sqlite !== undefined && values.postgres !== undefined) throw new CliUsageError("--sqlite and --postgres: one checkpoint database at a time");
   if (values.thread !== undefined && values.sqlite === undefined && values.postgres === undefined) throw new CliUsageError("--thread needs --sqlite <db> or --postgres <connection string>");
   if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
@@ -138,6 +145,11 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
   }
   if (setup.simulateUsage) thread = { ...thread, messages: simulateUsage(thread.messages, setup.simulateUsage.systemTokens) };
   const report = await inspectThread(thread, setup);
+  if (values.html !== undefined) {
+    writeFileSync(values.html, renderHtml(thread.messages, report));
+    io.stdout.write(`wrote ${values.html}\n`);
+    return 0;
+  }
   io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)), io.stdout.isTTY ? io.stdout.columns : undefined)}\n`);
   return 0;
 }

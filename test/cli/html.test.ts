@@ -1,0 +1,98 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { runCli } from "../../src/cli/cli.js";
+import { esc } from "../../src/cli/html.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hk-html-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const INJECTION = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'"></pre><b>bold</b>" onmouseover="x' \`tick\``;
+
+/** A support thread that goes in circles: the same status poll with only its timestamp changing, then a flood. */
+function loopingThread() {
+  const messages: unknown[] = [{ role: "user", content: "Is the export for account A1 done yet?" }];
+  const call = (id: string, name: string, args: unknown) => ({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+  messages.push(call("c0", "get_account", { id: "A1" }), { role: "tool", tool_call_id: "c0", content: JSON.stringify({ id: "A1", plan: "pro", note: INJECTION }) });
+  for (let i = 1; i <= 6; i++) {
+    messages.push(call(`c${i}`, "job_status", { job: 7 }), { role: "tool", tool_call_id: `c${i}`, content: JSON.stringify({ state: "running", at: `2026-11-23T10:0${i}:00Z` }) });
+  }
+  messages.push(call("c7", "export_logs", { since: "1h" }), { role: "tool", tool_call_id: "c7", content: Array.from({ length: 400 }, (_, i) => `line ${i}: ok`).join("\n") });
+  messages.push({ role: "assistant", content: "The export is still running; I will check again later." });
+  return { id: "support-42", messages };
+}
+
+async function writePage(): Promise<string> {
+  const thread = join(dir, "thread.json");
+  writeFileSync(thread, JSON.stringify(loopingThread()));
+  const out = join(dir, "thread.html");
+  const written: string[] = [];
+  const code = await runCli(["inspect", thread, "--html", out], { stdout: { write: (t: string) => written.push(t) }, stderr: { write: () => true }, env: {} });
+  expect(code).toBe(0);
+  expect(written.join("")).toBe(`wrote ${out}\n`);
+  return out;
+}
+
+function findChromium(): string | undefined {
+  for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
+    try {
+      execFileSync("which", [name], { stdio: "pipe" });
+      return name;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+const chromium = findChromium();
+const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars"];
+if (!chromium) console.warn("test/cli/html.test.ts: browser checks skipped: no chromium on PATH (Debian: apt-get install chromium)");
+
+describe("harness-kit inspect --html", () => {
+  it("writes one self-contained page: no script, no external asset, tool text escaped", async () => {
+    const html = readFileSync(await writePage(), "utf8");
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed|base)\b|(src|href)="(https?:)?\/\/|@import|url\(/i);
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain("&#60;script&#62;document.title=");
+    expect(html).toContain("&#60;img src=x onerror=");
+    expect(html).toMatch(/directive ProgressAwareLoopGuardMiddleware|stop ProgressAwareLoopGuardMiddleware|LoopGuardMiddleware/);
+    expect(html).toContain('id="call-3"'); // the strip links to each call
+  });
+
+  it("--html belongs to inspect, alone", async () => {
+    const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
+    expect(await runCli(["eval", "x.json", "--html", "y.html"], io)).toBe(2);
+    expect(await runCli(["inspect", "x.json", "--html", "y.html", "--json"], io)).toBe(2);
+  });
+
+  it("esc leaves nothing that opens a tag or leaves an attribute, and reads back as the text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), (text) => {
+        const escaped = esc(text);
+        expect(escaped).not.toMatch(/[<>"'`]/);
+        const decoded = escaped.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+        expect(decoded).toBe(text);
+      }),
+    );
+  });
+
+  it.skipIf(!chromium)("renders in a headless browser with the tool's markup as text, and a screenshot for the README", async () => {
+    const page = await writePage();
+    const dom = execFileSync(chromium!, [...chromiumArgs, "--dump-dom", `file://${page}`], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+    expect(dom).toContain("<title>harness-kit: thread support-42</title>"); // no script changed it
+    expect(dom).not.toMatch(/<script|<img/i); // the tool's tags stayed text
+    expect(dom).toContain("&lt;script&gt;document.title=");
+    expect((dom.match(/class="entry /g) ?? []).length).toBe(loopingThread().messages.length);
+
+    const shot = join(dir, "inspect-html.png");
+    execFileSync(chromium!, [...chromiumArgs, `--screenshot=${shot}`, "--window-size=1100,1500", `file://${page}`], { timeout: 60_000, stdio: "ignore" });
+    expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
+    expect(statSync(shot).size).toBeGreaterThan(20_000);
+    // HARNESS_KIT_SCREENSHOT=1 refreshes the picture the README shows
+    if (process.env.HARNESS_KIT_SCREENSHOT === "1") copyFileSync(shot, new URL("../../docs/inspect-html.png", import.meta.url));
+    expect(existsSync(new URL("../../docs/inspect-html.png", import.meta.url))).toBe(true);
+  });
+});
