@@ -16,7 +16,7 @@ import { isContextOverflowError, overflowNumbers } from "../guards/contextOverfl
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "../guards/contextOverflow/record.js";
 import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
 import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere } from "../guards/contextOverflow/texts.js";
-import { answerReserve, calibration, learnedWindow, profileWindow } from "../guards/contextOverflow/window.js";
+import { answerReserve, calibration, profileWindow, providerWindowIn } from "../guards/contextOverflow/window.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
@@ -48,6 +48,11 @@ export const contextOverflowGuardOptions = z.object({
 export type ContextOverflowGuardOptions = z.input<typeof contextOverflowGuardOptions>;
 type Settings = z.output<typeof contextOverflowGuardOptions>;
 
+/**
+ * Below this share of the limit, a request is accepted on the running total of its history (see
+ * `RequestMeter.summary`); at or above it, every message is measured again.
+ */
+const FAST_ACCEPT_SHARE = 0.5;
 /** Largest answer of the registered retrieval tool, in tokens. */
 const RETRIEVAL_TOKENS = 5000;
 /** Puts remembered per process, so a result offloaded at one step is not written again at the next. */
@@ -242,18 +247,21 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   private assess<R extends ModelRequestLike>(request: R, forced: Forced | undefined): Assessed<R> {
     const messages = request.messages ?? [];
     const fixedTokens = this.meter.fixed(request.systemMessage, request.tools);
-    const fullTokens = fixedTokens + this.meter.messages(messages);
-    const providerWindow = forced ? forced.providerWindow : learnedWindow(messages);
+    const history = this.meter.summary(messages, providerWindowIn);
+    const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
     const configured = this.settings.maxInputTokens ?? profileWindow(request.model);
     const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
     const reserve = forced ? forced.reserve : window === undefined ? 0 : this.reserveFor(request.model, window);
     const sent = { window, reserve, providerWindow };
-    const unchanged = { kind: "fits" as const, prepared: { kind: "send" as const, request, sentTokens: fullTokens, ...sent } };
-    if (window === undefined && !forced) return unchanged;
-    const factor = calibration(messages, this.meter, fixedTokens);
+    const unchanged = (tokens: number) => ({ kind: "send" as const, request, sentTokens: tokens, ...sent });
+    if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+    const factor = calibration(messages, (end) => this.meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
     const limit = window === undefined ? undefined : window - reserve;
-    if (!forced && fullTokens * factor <= limit!) return unchanged;
-    return { kind: "over", unchanged: unchanged.prepared, forced, fixedTokens, fullTokens, factor, limit, ...sent };
+    // Far below the limit the running total decides; nearer to it, every message is measured again.
+    if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+    const fullTokens = fixedTokens + this.meter.messages(messages);
+    if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(fullTokens) };
+    return { kind: "over", unchanged: unchanged(fullTokens), forced, fixedTokens, fullTokens, factor, limit, ...sent };
   }
 
   /** The request shrunk to its target: content stored, shortened messages in place of the originals. */

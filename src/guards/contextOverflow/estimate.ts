@@ -21,6 +21,13 @@ export const estimateTokens: CountTokens = (text) => {
   return Math.ceil(ascii / 4) + other;
 };
 
+/** What a request's messages add up to. */
+export interface HistorySummary {
+  tokens: number;
+  /** What the latest message that `learnedAt` knows about says (the guard: the window a provider stated). */
+  learnedWindow: number | undefined;
+}
+
 /** Role, separators and the like that every message costs besides its content. */
 export const MESSAGE_OVERHEAD = 4;
 /** Id, type and framing of one tool call besides its name and arguments. */
@@ -41,6 +48,8 @@ const MEDIA_TYPES = new Set(["image", "image_url", "audio", "input_audio", "vide
  */
 export class RequestMeter {
   private readonly sizes = new WeakMap<object, number>();
+  /** Per message: the summary of the history up to and including it, at its position. */
+  private readonly prefixes = new WeakMap<object, HistorySummary & { index: number }>();
 
   constructor(readonly count: CountTokens = estimateTokens) {}
 
@@ -63,6 +72,37 @@ export class RequestMeter {
       this.sizes.set(message, size);
     }
     return size;
+  }
+
+  /**
+   * Tokens of `messages[0..end)` and what `learnedAt` last found in them (see `HistorySummary`),
+   * extending the summary of an earlier request that this one continues: between graph steps
+   * LangGraph's history only grows, the same objects at the same positions, so only the new
+   * messages are touched. Touching every message of a long history costs more inside a graph
+   * step (its objects are cold in memory) than everything else the guard does. A message replaced
+   * in place further back is not seen: `messages()` is the exact pass, for requests near the limit.
+   */
+  summary(messages: readonly unknown[], learnedAt: (message: unknown) => number | undefined | null, end = messages.length): HistorySummary {
+    let tokens = 0;
+    let decided = false;
+    let learnedWindow: number | undefined;
+    for (let i = end - 1; i >= 0; i--) {
+      const message = messages[i];
+      const known = message !== null && typeof message === "object" ? this.prefixes.get(message) : undefined;
+      if (known && known.index === i) {
+        tokens += known.tokens;
+        if (!decided) learnedWindow = known.learnedWindow;
+        break;
+      }
+      tokens += this.message(message);
+      if (!decided) {
+        const found = learnedAt(message);
+        if (found !== null) [decided, learnedWindow] = [true, found];
+      }
+    }
+    const last = messages[end - 1];
+    if (last !== null && typeof last === "object") this.prefixes.set(last, { index: end - 1, tokens, learnedWindow });
+    return { tokens, learnedWindow };
   }
 
   messages(messages: readonly unknown[], from = 0, to = messages.length): number {

@@ -1,5 +1,4 @@
 import { messageKind } from "../../core/messages.js";
-import type { RequestMeter } from "./estimate.js";
 import { readContextRecord } from "./record.js";
 
 /** Room kept for the answer when the model says nothing about its output limit. */
@@ -35,13 +34,13 @@ const MAX_CALIBRATION = 4;
  * produced it (recorded on the answer when the guard shrank that request; otherwise the fixed
  * part plus the messages before it). Never below 1: an estimate that errs high stays high.
  */
-export function calibration(messages: readonly unknown[], meter: RequestMeter, fixedTokens: number): number {
+export function calibration(messages: readonly unknown[], prefixTokens: (end: number) => number, fixedTokens: number): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (messageKind(message) !== "ai") continue;
     const input = inputTokensOf(message);
     if (input === undefined) return 1;
-    const sent = readContextRecord(message)?.sentTokens ?? fixedTokens + meter.messages(messages, 0, i);
+    const sent = readContextRecord(message)?.sentTokens ?? fixedTokens + prefixTokens(i);
     if (sent <= 0) return 1;
     return Math.min(MAX_CALIBRATION, Math.max(1, input / sent));
   }
@@ -55,14 +54,12 @@ function inputTokensOf(message: unknown): number | undefined {
 }
 
 /**
- * The window a provider stated when it refused a request of this thread (recorded on the answer
- * to the retry, and on every answer after it), which overrides a profile that promised more.
+ * For `RequestMeter.summary`: the window a provider stated, recorded on the guard's answer to
+ * the retry and on every answer after it (it overrides a profile that promised more); `null`
+ * for a message without a record, `undefined` for a record without a stated window.
  */
-export function learnedWindow(messages: readonly unknown[]): number | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messageKind(messages[i]) !== "ai") continue;
-    const record = readContextRecord(messages[i]);
-    if (record) return record.providerWindow;
-  }
-  return undefined;
+export function providerWindowIn(message: unknown): number | undefined | null {
+  if (messageKind(message) !== "ai") return null;
+  const record = readContextRecord(message);
+  return record ? record.providerWindow : null;
 }

@@ -56,6 +56,19 @@ describe("the request estimate", () => {
     expect(counted).toBe(before);
   });
 
+  it("keeps a running total as the history grows that equals a full count, and starts over on a rewritten history", () => {
+    const meter = new RequestMeter();
+    const history: (AIMessage | ToolMessage)[] = [];
+    for (let i = 0; i < 50; i++) {
+      history.push(new AIMessage({ content: `step ${i} `.repeat(i), tool_calls: [{ id: `c${i}`, name: "probe", args: { i } }] }));
+      history.push(new ToolMessage({ tool_call_id: `c${i}`, content: "r".repeat(i * 37) }));
+      const messages = [...history]; // a new array each step, as LangGraph hands it over
+      expect(meter.summary(messages, () => null).tokens).toBe(new RequestMeter().messages(messages));
+    }
+    const rewritten = [history[0]!, ...history.slice(40)]; // a summary kept a tail
+    expect(meter.summary(rewritten, () => null).tokens).toBe(new RequestMeter().messages(rewritten));
+  });
+
   it("falls back to the estimate when a counter throws or answers nonsense", () => {
     expect(new RequestMeter(() => { throw new Error("no tokenizer"); }).text("abcdefgh")).toBe(2);
     expect(new RequestMeter(() => Number.NaN).text("abcdefgh")).toBe(2);
