@@ -80,7 +80,8 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
     async run(messages) {
       const { stack } = buildReplaySetup(config);
       const { decisions } = await replayThread(messages as never, stack);
-      return decisions.map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
+      // What the stack would have done live: a guard's judgement of a call an outer guard had answered is left out.
+      return decisions.filter((d) => !d.shadowedBy).map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
     },
   };
 }

@@ -10,6 +10,7 @@ import { inspectThread } from "./inspect.js";
 import { policyGuardFromFiles, withPolicyGuard } from "./policy.js";
 import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
 import { collectThreadFiles, loadThreadFile } from "./sources.js";
+import { packageVersion } from "./version.js";
 import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "./simulateUsage.js";
 import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
 import { listPostgresThreads, loadPostgresThread } from "./postgres.js";
@@ -22,6 +23,7 @@ export interface CliIo {
 }
 
 export const USAGE = `Usage:
+  harness-kit --version
   harness-kit inspect <thread.json> [--json] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit inspect --sqlite <db> --thread <id> [--json] [--config <file.json>] [--simulate-usage ...]
   harness-kit inspect --postgres <connection string> --thread <id> [--json] [--config <file.json>] [...]
@@ -52,6 +54,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { command, values, positionals } = parseCommandLine(argv);
     if (command === "help") {
       io.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (command === "version") {
+      io.stdout.write(`harness-kit ${packageVersion()}\n`);
       return 0;
     }
     const setup = values.config ? loadReplayConfig(values.config) : buildReplaySetup();
@@ -89,7 +95,7 @@ interface Flags {
   context?: string;
 }
 
-function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect" | "eval"; values: Flags; positionals: string[] } {
+function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -109,13 +115,15 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "inspect
         policy: { type: "string" },
         context: { type: "string" },
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
       },
     });
   } catch (error) {
     throw new CliUsageError(error instanceof Error ? error.message : String(error));
   }
   const [command, ...positionals] = parsed.positionals;
-  const { help, ...values } = parsed.values;
+  const { help, version, ...values } = parsed.values;
+  if (version || command === "version") return { command: "version", values, positionals };
   if (help || command === undefined || command === "help") return { command: "help", values, positionals };
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
@@ -144,6 +152,7 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
     thread = loadThreadFile(positionals[0]!);
   }
   if (setup.simulateUsage) thread = { ...thread, messages: simulateUsage(thread.messages, setup.simulateUsage.systemTokens) };
+  if (thread.messages.length === 0) io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
   const report = await inspectThread(thread, setup);
   if (values.html !== undefined) {
     writeFileSync(values.html, renderHtml(thread.messages, report));
@@ -186,7 +195,15 @@ async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup
   const showProgress = io.stderr.isTTY === true;
   let progressShown = false;
   let lastProgress = 0;
+  if (sources.length === 0 && problems.length === 0) {
+    io.stderr.write(`${warningLine(`no thread found in ${positionals.join(", ") || "the database"}: nothing to replay`, io)}\n`);
+    return 1;
+  }
   const summary = await evaluateSources(sources, setup, {
+    onEmptyThread: (thread) => {
+      if (progressShown) io.stderr.write(CLEAR_LINE);
+      io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
+    },
     onProblem: (problem) => {
       if (progressShown) io.stderr.write(CLEAR_LINE);
       io.stderr.write(`${problemLine(problem, io)}\n`);
@@ -195,6 +212,7 @@ async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup
       ? (thread, replay) => {
           let out = "";
           for (const d of replay.decisions) {
+            if (d.shadowedBy) continue;
             out += `${JSON.stringify({ thread: thread.id, toolCallId: d.toolCallId, tool: d.tool, guard: d.guard, action: d.action, reason: d.reason })}\n`;
           }
           if (out) io.stdout.write(out);
@@ -222,6 +240,10 @@ function systemTokens(text: string | undefined): number {
   const tokens = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(tokens)) throw new CliUsageError(`--system-tokens takes a whole number of tokens, got "${text}"`);
   return tokens;
+}
+
+function warningLine(text: string, io: CliIo): string {
+  return palette(wantsColour(io.stderr.isTTY, io.env)).bold(`warning: ${text}`);
 }
 
 function problemLine(problem: ThreadLoadError, io: CliIo): string {

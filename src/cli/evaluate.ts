@@ -31,6 +31,8 @@ export interface EvalSummary {
 export interface EvalHooks {
   /** Each replayed thread, in source order. */
   onThread?: (thread: LoadedThread, replay: ReplayResult) => void;
+  /** A thread with no messages at all (an empty array): nothing to judge, which may be a mistake. */
+  onEmptyThread?: (thread: LoadedThread) => void;
   /** A source that could not be loaded; the run goes on. */
   onProblem?: (problem: ThreadLoadError) => void;
   /** After each source. */
@@ -63,12 +65,15 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
       hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
       continue;
     }
+    if (thread.messages.length === 0) hooks.onEmptyThread?.(thread);
     const messages = setup.simulateUsage ? simulateUsage(thread.messages, setup.simulateUsage.systemTokens) : thread.messages;
     const replay = await replayThread(messages, setup.stack);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
     const flagged = new Map<string, Set<GuardAction>>();
-    for (const { guard, action } of replay.decisions) {
+    for (const { guard, action, shadowedBy } of replay.decisions) {
+      // What the stack did: a call an outer guard already answered is not this guard's doing.
+      if (shadowedBy) continue;
       summary.decisions[guard]![action]++;
       flagged.set(guard, (flagged.get(guard) ?? new Set()).add(action));
     }

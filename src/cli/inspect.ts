@@ -22,7 +22,8 @@ export interface InspectRow {
     resultSize: number;
     answeredBy?: HarnessMark;
   };
-  decisions: Array<Pick<ReplayedDecision, "guard" | "action" | "reason">>;
+  /** Every guard's decision other than allow, outermost guard first; `shadowedBy` when an outer guard had answered the call. */
+  decisions: Array<Pick<ReplayedDecision, "guard" | "action" | "reason" | "shadowedBy">>;
 }
 
 export interface InspectReport {
@@ -68,7 +69,9 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
       });
     }
   });
-  for (const { callIndex, guard, action, reason } of replay.decisions) rows[callIndex]?.decisions.push({ guard, action, reason });
+  for (const { callIndex, guard, action, reason, shadowedBy } of replay.decisions) {
+    rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}) });
+  }
   return {
     thread: thread.id,
     source: thread.source,

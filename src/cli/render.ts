@@ -115,7 +115,8 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
     }
     row.decisions.forEach((d, k) => {
       const cells = k === 0 ? base : base.map(() => "");
-      rows.push([...cells, { text: `${d.action} ${d.guard}: ${d.reason}`, paint: (text) => p.action(d.action, text) }]);
+      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : "";
+      rows.push([...cells, { text: `${d.action} ${d.guard}${after}: ${d.reason}`, paint: (text) => (d.shadowedBy ? p.dim(text) : p.action(d.action, text)) }]);
     });
   }
   const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);

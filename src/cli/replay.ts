@@ -31,6 +31,12 @@ export interface ReplayedDecision {
   /** Index of the AI message that made the call. */
   messageIndex: number;
   detail?: Record<string, unknown>;
+  /**
+   * Set when an outer guard had already answered the call (refused it, or stopped the run):
+   * live, this guard would not have seen it. Replay shows it anyway, so every guard's judgement
+   * of every call can be read; totals of what the stack did leave it out.
+   */
+  shadowedBy?: string;
 }
 
 export interface ReplayResult {
@@ -43,7 +49,7 @@ export interface ReplayResult {
  * `createAgent`). At every AI message with tool calls, each guard's `evaluate` gets the history up
  * to that message and the whole batch, exactly as its live `wrapToolCall` does. Wrap hooks nest
  * first middleware outermost, so a later guard only acts on the calls an earlier one let through,
- * and on none after a stop. A recorded thread goes on past a call a guard would have refused: the
+ * and on none after a stop; its judgement of the others is still reported, marked `shadowedBy`. A recorded thread goes on past a call a guard would have refused: the
  * call really ran, and replay keeps judging the history as recorded.
  */
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
@@ -61,7 +67,7 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    for (const { guard, call, decision } of await replayBatch(history, calls, stack)) {
+    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, calls, stack)) {
       decisions.push({
         guard,
         action: decision.action,
@@ -71,6 +77,7 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
         callIndex: position.get(call.id) ?? firstCallIndex,
         messageIndex: i,
         ...(decision.detail ? { detail: decision.detail } : {}),
+        ...(shadowedBy ? { shadowedBy } : {}),
       });
     }
   }
@@ -79,24 +86,32 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
 
 type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
-/** The non-allow decisions of every guard on one batch, outermost guard first. */
-async function replayBatch(
-  history: readonly BaseMessage[],
-  calls: ToolCallView[],
-  stack: readonly StackedGuard[],
-): Promise<Array<{ guard: string; call: ToolCallView; decision: NonAllow }>> {
-  const out: Array<{ guard: string; call: ToolCallView; decision: NonAllow }> = [];
-  const answered = new Set<string>();
+interface BatchDecision {
+  guard: string;
+  call: ToolCallView;
+  decision: NonAllow;
+  shadowedBy?: string;
+}
+
+/**
+ * The non-allow decisions of every guard on one batch, outermost guard first. A guard inside one
+ * that answered a call (or stopped the run) still judges it, marked `shadowedBy` that guard.
+ */
+async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[], stack: readonly StackedGuard[]): Promise<BatchDecision[]> {
+  const out: BatchDecision[] = [];
+  const answeredBy = new Map<string, string>();
+  let stoppedBy: string | undefined;
   for (const { guard, observeOnly, exitBehavior } of stack) {
     const decisions = await guard.evaluate(history, calls);
-    const stops = !observeOnly && exitBehavior !== "directive" && decisions.some(({ call, decision }) => decision.action === "stop" && !answered.has(call.id));
+    const stops = !observeOnly && exitBehavior !== "directive" && !stoppedBy && decisions.some(({ call, decision }) => decision.action === "stop" && !answeredBy.has(call.id));
     for (const { call, decision } of decisions) {
-      if (decision.action === "allow" || answered.has(call.id)) continue;
-      out.push({ guard: guard.name, call, decision });
-      if (decision.action !== "warn" && !observeOnly) answered.add(call.id);
+      if (decision.action === "allow") continue;
+      const shadowedBy = stoppedBy ?? answeredBy.get(call.id);
+      out.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
+      if (!shadowedBy && decision.action !== "warn" && !observeOnly) answeredBy.set(call.id, guard.name);
     }
-    // A stop answers every call still open: no guard inside this one sees the batch.
-    if (stops) break;
+    // A stop answers every call still open: live, no guard inside this one sees the batch.
+    if (stops) stoppedBy = guard.name;
   }
   return out;
 }

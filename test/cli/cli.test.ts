@@ -79,7 +79,11 @@ describe("harness-kit inspect", () => {
       callIndex: 5,
       tool: "book_reservation",
       observation: { sameArgsRepeatCount: 2, newInformationDelta: 0, status: "error" },
-      decisions: [{ guard: "ProgressAwareLoopGuardMiddleware", action: "directive" }],
+      // The identical-call guard's judgement of a call the progress guard had already answered is shown too.
+      decisions: [
+        { guard: "ProgressAwareLoopGuardMiddleware", action: "directive" },
+        { guard: "LoopGuardMiddleware", action: "warn", shadowedBy: "ProgressAwareLoopGuardMiddleware" },
+      ],
     });
     expect(report.rows[5]!.argsFingerprint).toBe(report.rows[1]!.argsFingerprint);
     expect(report.rows[0]!.decisions).toEqual([]);

@@ -17,13 +17,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const call = (name: string, args: Record<string, unknown> = {}): ScriptedTurn => ({ toolCalls: [{ name, args }] });
 
-/** Tools whose results exercise both guards: a failing booking, a no-op think, a ticking clock, a search. */
+/** Tools whose results exercise both guards: a failing booking, a no-op think, a stopped clock, a search. */
 function tools() {
-  let ticks = 0;
   return [
     tool(async () => "Error: payment amount does not add up", { name: "book_reservation", description: "book", schema: z.object({ flight: z.string() }) }),
     tool(async () => "", { name: "think", description: "think", schema: z.object({ thought: z.string() }) }),
-    tool(async () => `tick ${++ticks}`, { name: "clock", description: "time", schema: z.object({}) }),
+    tool(async () => "12:00", { name: "clock", description: "time", schema: z.object({}) }),
     tool(async ({ q }: { q: string }) => `results for ${q}`, { name: "search", description: "search", schema: z.object({ q: z.string() }) }),
   ];
 }
@@ -41,7 +40,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
         book, think("retry"), book, think("again"), book, think("once more"), book,
         // a parallel batch with a duplicate,
         { toolCalls: [{ name: "search", args: { q: "flights" } }, { name: "search", args: { q: "hotels" } }, { name: "search", args: { q: "flights" } }] },
-        // then a clock polled until LoopGuard stops the run (its results change, so only LoopGuard sees a loop)
+        // then a stopped clock polled until LoopGuard, outermost, stops the run (the progress guard only directs)
         ...Array.from({ length: 8 }, () => call("clock")),
         // second invocation, after a new user message: the counts start over
         call("search", { q: "trains" }), call("search", { q: "trains" }), call("search", { q: "trains" }),

@@ -28,7 +28,8 @@ async function decisionsOn(thread: string): Promise<ReplayedDecision[]> {
   let decisions = cache.get(thread);
   if (!decisions) {
     const { messages } = loadThreadFile(join(EVALDATA, "threads", `${thread}.json`));
-    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions;
+    // What the stack does live: judgements of calls an outer guard already answered are left out.
+    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions.filter((d) => !d.shadowedBy);
     cache.set(thread, decisions);
   }
   return decisions;
