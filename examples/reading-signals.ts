@@ -39,7 +39,7 @@ export class SignalCounter extends BaseCallbackHandler {
   name = "harness-kit-signal-counter";
   readonly counts = new Map<string, number>();
 
-  handleCustomEvent(eventName: string, data: unknown) {
+  override handleCustomEvent(eventName: string, data: unknown) {
     if (eventName !== SIGNAL_EVENT) return;
     const { guard, code, action } = data as Signal;
     const key = `${guard}.${code}.${action}`;
