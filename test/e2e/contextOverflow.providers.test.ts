@@ -76,6 +76,18 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
     expect(overflowNumbers(error)).toEqual({ limit: 50, requested: server.requests[0]!.tokens });
   });
 
+  it("with the window given, no request over it ever leaves the agent", async () => {
+    server = await startFakeProvider({ window: 6000, pages: 30 });
+    const agent = createAgent({ model: modelFor(provider, server), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware({ maxInputTokens: 6000 })] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read 30 pages")] }, { recursionLimit: 500 });
+    expect(messages.at(-1)!.content).toBe("done");
+    expect(server.requests).toHaveLength(31);
+    for (const r of server.requests) {
+      expect(r.refused).toBe(false);
+      expect(wirePairingProblem(provider, r.body)).toBeUndefined();
+    }
+  });
+
   it("recovers when the profile promises more than the provider takes, and keeps the provider's window afterwards", async () => {
     server = await startFakeProvider({ window: 6000, pages: 30 });
     const signals: Signal[] = [];
