@@ -1,16 +1,19 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, interrupt } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { z } from "zod";
 import { guardToolMessage } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
 import { unusableCallIds } from "../core/marks.js";
+import { InvalidOptionsError } from "../core/errors.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "../guards/policy/compile.js";
 import { decideBatch, decideCall, type CallVerdict, type PolicyVerdict, type RuleHit } from "../guards/policy/decide.js";
 import { pastCalls, POLICY_METADATA_KEY, type PastCall } from "../guards/policy/history.js";
-import type { HumanDecisionKind, PolicyRules } from "../guards/policy/rules.js";
+import { readReview, type PolicyReviewRequest } from "../guards/policy/review.js";
+import type { PolicyRules } from "../guards/policy/rules.js";
 import { askDescription, deniedText, rejectedText, unreadableReviewText } from "../guards/policy/texts.js";
 import { carryStateSchema, historyOf, withCarry } from "../hooks/carry.js";
 import { MiddlewareBase } from "./base.js";
@@ -27,17 +30,14 @@ export interface PolicyGuardOptions {
   onSignal?: SignalHandler;
 }
 
-/** What the interrupt carries: LangChain's `HITLRequest`, one action per asked call. */
-export interface PolicyReviewRequest {
-  actionRequests: Array<{ name: string; args: Record<string, unknown>; description: string }>;
-  reviewConfigs: Array<{ actionName: string; allowedDecisions: HumanDecisionKind[] }>;
-}
+export type { PolicyReviewRequest, PolicyReviewDecision } from "../guards/policy/review.js";
 
-/** What the guard reads on resume: LangChain's `HITLResponse` with one decision. */
-export type PolicyReviewDecision =
-  | { type: "approve" }
-  | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
-  | { type: "reject"; message?: string };
+// The policy itself is checked by compilePolicy, which names the rule at fault.
+const optionsSchema = z.strictObject({
+  policy: z.unknown(),
+  observeOnly: z.boolean().optional(),
+  onSignal: z.custom<SignalHandler>((value) => typeof value === "function", "must be a function").optional(),
+});
 
 /**
  * Decides each tool call before it runs from rules over the tool name, its arguments, the run's
@@ -74,7 +74,12 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
 
   constructor(options: PolicyGuardOptions) {
     super();
-    this.policy = compilePolicy(options?.policy, "policy");
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new InvalidOptionsError(POLICY_GUARD, issue.path.join(".") || "options", issue.message);
+    }
+    this.policy = compilePolicy(options.policy, "policy");
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
   }
@@ -216,18 +221,6 @@ function ruleDetail(rules: readonly RuleHit[]): { rules: string[]; reasons: stri
 
 function argsObject(args: unknown): Record<string, unknown> {
   return args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-}
-
-/** The reviewer's one decision, if it is one this call allows; undefined for anything else. */
-function readReview(response: unknown, allowed: readonly HumanDecisionKind[]): PolicyReviewDecision | undefined {
-  const decisions = (response as { decisions?: unknown } | null | undefined)?.decisions;
-  const decision = Array.isArray(decisions) && decisions.length === 1 ? (decisions[0] as Record<string, unknown> | null) : undefined;
-  if (!decision || typeof decision !== "object" || !allowed.includes(decision.type as HumanDecisionKind)) return undefined;
-  if (decision.type === "approve") return { type: "approve" };
-  if (decision.type === "reject") return { type: "reject", message: typeof decision.message === "string" ? decision.message : undefined };
-  const action = decision.editedAction as { name?: unknown; args?: unknown } | undefined;
-  if (!action || typeof action.name !== "string" || action.name === "" || action.args === null || typeof action.args !== "object" || Array.isArray(action.args)) return undefined;
-  return { type: "edit", editedAction: { name: action.name, args: action.args as Record<string, unknown> } };
 }
 
 /** The tool's answer with the review recorded in its metadata, so history (and flow rules) know what ran and why. */

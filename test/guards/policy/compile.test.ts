@@ -63,5 +63,7 @@ describe("bad rules fail at construction, saying where and what", () => {
       'PolicyGuardMiddleware: option "policy.rules[0].reason" a deny or ask rule needs a reason (the model or the reviewer reads it)',
     );
     expect(() => new PolicyGuardMiddleware(undefined as never)).toThrow(InvalidOptionsError);
+    expect(() => new PolicyGuardMiddleware({ policy: { rules: [] }, observe_only: true } as never)).toThrow(/Unrecognized key: "observe_only"/);
+    expect(() => new PolicyGuardMiddleware({ policy: { rules: [] }, onSignal: "log" } as never)).toThrow('PolicyGuardMiddleware: option "onSignal" must be a function');
   });
 });
