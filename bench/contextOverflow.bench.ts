@@ -27,7 +27,7 @@ async function callNumbers(rows: string[]): Promise<void> {
   const roomy = new ContextOverflowGuardMiddleware({ maxInputTokens: 1_000_000 });
   const fits100 = await perCall(roomy, thread(50, 200));
   const fits1000 = await perCall(roomy, thread(500, 200));
-  rows.push(`| a request that fits, 100 / 1,000 messages of history (sizes measured once per message) | p50 ${fmt(fits100.p50)} / ${fmt(fits1000.p50)} (p95 ${fmt(fits100.p95)} / ${fmt(fits1000.p95)}) | | |`);
+  rows.push(`| a request that fits, 100 / 1,000 messages of history (a running total: only new messages are measured) | p50 ${fmt(fits100.p50)} / ${fmt(fits1000.p50)} (p95 ${fmt(fits100.p95)} / ${fmt(fits1000.p95)}) | | |`);
 
   const tight = new ContextOverflowGuardMiddleware({ maxInputTokens: 16_000, store: new MemoryOffloadStore() });
   const shrink = await perCall(tight, thread(100, 4000));
