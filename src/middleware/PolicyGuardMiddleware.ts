@@ -86,7 +86,7 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
 
   /**
    * The decisions for a batch given the history that precedes it and the run's context, as
-   * replay reports them: deny as a `directive`, ask as a `warn` with reason `policy_ask`.
+   * replay reports them: deny as a `directive` (code `policy_denied`), ask as a `warn` (code `policy_ask`).
    */
   readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[], context?: unknown): Promise<CallDecision[]> =>
     decideBatch(this.policy, context, messages, pending).map(({ call, verdict }) => ({ call, decision: asDecision(verdict) }));
