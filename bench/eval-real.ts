@@ -1,7 +1,7 @@
 // Regenerates docs/evaluation.md: the loop guards and the detectors other projects ship, and the
 // runaway guard with simulated provider usage, replayed over the recorded third-party runs in
 // ../shared/evaldata. `npm run eval:real` (optional argument: another evaldata folder).
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildReplaySetup, type ReplayConfig } from "../src/cli/config.js";
@@ -17,6 +17,11 @@ const root = join(here, "..");
 const evaldata = process.argv[2] ?? join(root, "..", "shared", "evaldata");
 const episodesFile = join(root, "test", "fixtures", "loop-episodes.json");
 const output = join(root, "docs", "evaluation.md");
+
+if (!existsSync(join(evaldata, "index.json"))) {
+  console.error(`eval:real: no recorded runs at ${evaldata} (it needs index.json and threads/); give another folder: npm run eval:real -- <folder>`);
+  process.exit(1);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Data

@@ -8,6 +8,7 @@ import { loadThreadFile } from "../../src/cli/sources.js";
 // The requirements of issues 3 and 13 on the recorded third-party runs. The data lives outside the
 // repository (../shared/evaldata); without it these tests are skipped.
 const EVALDATA = join(import.meta.dirname, "..", "..", "..", "shared", "evaldata");
+if (!existsSync(EVALDATA)) console.log(`test/eval/realData.test.ts skipped: the recorded runs are not at ${EVALDATA}`);
 
 interface Episode {
   thread: string;

@@ -13,6 +13,7 @@ import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, replayWithU
 // have reported simulated over a system prompt of 8,000 and of 2,000 tokens. The data lives
 // outside the repository (../shared/evaldata); without it these tests are skipped.
 const EVALDATA = join(import.meta.dirname, "..", "..", "..", "shared", "evaldata");
+if (!existsSync(EVALDATA)) console.log(`test/eval/runawayRealData.test.ts skipped: the recorded runs are not at ${EVALDATA}`);
 const SYSTEM_PROMPTS = [8_000, 2_000];
 /** Repeats a carried-on stuck episode may take, beyond its recorded calls, before the guard alone stops it. */
 const CARRY_ON_LIMIT = 10;

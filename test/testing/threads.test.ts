@@ -140,6 +140,7 @@ describe("loadThread errors", () => {
 const evaldata = process.env.HARNESS_KIT_EVALDATA ?? fileURLToPath(new URL("../../../shared/evaldata", import.meta.url));
 const threadsDir = join(evaldata, "threads");
 const hasEvaldata = existsSync(join(evaldata, "index.json")) && existsSync(threadsDir);
+if (!hasEvaldata) console.log(`test/testing/threads.test.ts: "shared evaldata corpus" skipped: no index.json and threads/ in ${evaldata} (set HARNESS_KIT_EVALDATA to another copy)`);
 
 interface IndexEntry {
   thread: string;
