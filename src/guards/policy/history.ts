@@ -28,16 +28,17 @@ function fields(value: unknown): Loose {
  */
 export function pastCalls(messages: readonly unknown[]): PastCall[] {
   const calls: PastCall[] = [];
+  const madeAt: number[] = [];
   const open = new Map<string, PastCall>();
   let runStart = -1;
-  for (let i = 0; i < messages.length; i++) if (messageKind(messages[i]) === "human" && !isSummary(messages[i])) runStart = i;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
     const kind = messageKind(message);
     if (kind === "ai") {
       for (const call of toolCallsOf(message)) {
-        const past: PastCall = { name: call.name, args: call.args, ran: false, status: undefined, inRun: i > runStart };
+        const past: PastCall = { name: call.name, args: call.args, ran: false, status: undefined, inRun: false };
         calls.push(past);
+        madeAt.push(i);
         open.set(call.id, past);
       }
     } else if (kind === "tool") {
@@ -47,13 +48,13 @@ export function pastCalls(messages: readonly unknown[]): PastCall[] {
       open.delete(id!);
       past.ran = markOf(message) === undefined;
       past.status = statusOf(message) ?? "success";
-      const edited = fields(fields(fields(message).response_metadata)[POLICY_METADATA_KEY]).edited;
-      const edit = fields(edited);
+      const edit = fields(fields(fields(fields(message).response_metadata)[POLICY_METADATA_KEY]).edited);
       if (typeof edit.name === "string") {
         past.name = edit.name;
         past.args = edit.args;
       }
-    }
+    } else if (kind === "human" && !isSummary(message)) runStart = i;
   }
+  for (let k = 0; k < calls.length; k++) calls[k]!.inRun = madeAt[k]! > runStart;
   return calls;
 }
