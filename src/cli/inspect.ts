@@ -1,4 +1,5 @@
 import type { HarnessMark } from "../core/marks.js";
+import { contextShrinksIn, type ContextShrink } from "../guards/contextOverflow/record.js";
 import { messageKind, toolCallsOf } from "../core/messages.js";
 import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";
@@ -33,6 +34,8 @@ export interface InspectReport {
   toolCalls: number;
   guards: string[];
   rows: InspectRow[];
+  /** Requests the context-overflow guard shrank before sending (absent when none was). */
+  contextShrinks?: ContextShrink[];
 }
 
 /** The observation table of one thread, with every decision other than allow on the row of its call. */
@@ -72,6 +75,7 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
   for (const { callIndex, guard, action, reason, shadowedBy } of replay.decisions) {
     rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}) });
   }
+  const shrinks = contextShrinksIn(thread.messages);
   return {
     thread: thread.id,
     source: thread.source,
@@ -79,5 +83,6 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
     toolCalls: replay.toolCalls,
     guards: setup.stack.map(({ guard }) => guard.name),
     rows,
+    ...(shrinks.length > 0 ? { contextShrinks: shrinks } : {}),
   };
 }

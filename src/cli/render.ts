@@ -122,7 +122,22 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
   const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);
   const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
-  return [...header, ...lines, ...footer].join("\n");
+  return [...header, ...lines, ...footer, ...renderContextShrinks(report, p)].join("\n");
+}
+
+/** The requests the context-overflow guard shrank: what each answer's request left out, and where it is kept. */
+function renderContextShrinks(report: InspectReport, p: Palette): string[] {
+  const shrinks = report.contextShrinks ?? [];
+  if (shrinks.length === 0) return [];
+  const lines = ["", p.bold(`${shrinks.length} request${shrinks.length === 1 ? "" : "s"} shrunk by ContextOverflowGuardMiddleware:`)];
+  for (const s of shrinks) {
+    const parts = [s.previewed && `${s.previewed} previewed`, s.stubbed && `${s.stubbed} replaced by a notice`, s.dropped && `${s.dropped} left out`].filter(Boolean).join(", ");
+    const keys = s.keys.length > 3 ? `${s.keys.slice(0, 3).join(", ")} and ${s.keys.length - 3} more` : s.keys.join(", ");
+    const window = s.window === undefined ? "" : ` (window ${number.format(s.window)})`;
+    const after = s.reason === "overflow_recovered" ? ", after the provider refused it" : "";
+    lines.push(`  answer at message ${s.messageIndex}: about ${number.format(s.fullTokens)} → ${number.format(s.sentTokens)} tokens${window}${after}; ${parts || "nothing"}${keys ? `; kept under ${keys}` : ""}`);
+  }
+  return lines;
 }
 
 export function renderSummary(summary: EvalSummary, p: Palette): string {

@@ -59,3 +59,40 @@ export function readContextRecord(message: unknown): ContextRecord | undefined {
   const r = record as Partial<ContextRecord>;
   return typeof r.guard === "string" && typeof r.sentTokens === "number" && Array.isArray(r.removed) ? (r as ContextRecord) : undefined;
 }
+
+/** One shrunk request of a thread, as `harness-kit inspect` lists it. */
+export interface ContextShrink {
+  /** Index of the model answer that carries the record. */
+  messageIndex: number;
+  reason: ContextRecord["reason"];
+  window: number | undefined;
+  fullTokens: number;
+  sentTokens: number;
+  previewed: number;
+  stubbed: number;
+  dropped: number;
+  /** Keys the left-out content is stored under, each once, in order. */
+  keys: string[];
+}
+
+/** Every request of a thread the guard shrank, from the records on the model's answers. */
+export function contextShrinksIn(messages: readonly unknown[]): ContextShrink[] {
+  const out: ContextShrink[] = [];
+  messages.forEach((message, messageIndex) => {
+    const record = readContextRecord(message);
+    if (!record) return;
+    const counted = (action: ShrinkAction) => record.removed.filter((part) => part.action === action).length;
+    out.push({
+      messageIndex,
+      reason: record.reason,
+      window: record.window,
+      fullTokens: record.fullTokens,
+      sentTokens: record.sentTokens,
+      previewed: counted("preview"),
+      stubbed: counted("stub"),
+      dropped: counted("drop"),
+      keys: [...new Set(record.removed.flatMap((part) => (part.key ? [part.key] : [])))],
+    });
+  });
+  return out;
+}
