@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -105,6 +106,18 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
     expect(dropped.length).toBeGreaterThan(100);
     for (const part of dropped.filter((r) => r.kind === "tool")) expect(transcript).toContain(contentText(result.messages[part.index]!.content));
     expect(last[0]!.content).toBe("look everything up");
+  });
+
+  it("its records survive a checkpoint: a thread resumed from MemorySaver shows them", async () => {
+    const checkpointer = new MemorySaver();
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: WINDOW, reserveTokens: RESERVE });
+    const agent = createAgent({ model: new ScriptedChatModel({ turns: readingTurns(12) }), tools: [fetchPage], middleware: [guard], checkpointer });
+    const config = { configurable: { thread_id: "t-saved" }, recursionLimit: 100 };
+    await agent.invoke({ messages: [new HumanMessage("read every page")] }, config);
+    const restored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
+    const recorded = records(restored);
+    expect(recorded.length).toBeGreaterThan(3);
+    expect(recorded.every(({ record }) => record.removed.length > 0 && record.sentTokens <= WINDOW - RESERVE)).toBe(true);
   });
 
   it("lets the model read a left-out result back with read_stored_result", async () => {
