@@ -7,17 +7,46 @@ import type { Hasher } from "./hash.js";
  * is asked to do (a script re-run with only a comment added prints what it printed before).
  */
 export function normaliseArgs(value: unknown): unknown {
-  if (typeof value === "string") return normaliseText(value);
+  if (typeof value === "string") return NEEDS_NORMALISING.test(value) ? normaliseText(value) : value;
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(normaliseArgs);
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key.toLowerCase()] = normaliseArgs(item);
-  return out;
+  // Returns the very value when nothing changes, so a caller can tell spelling made no difference.
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = normaliseArgs(value[i]);
+      if (item !== value[i] && !out) out = value.slice(0, i);
+      out?.push(item);
+    }
+    return out ?? value;
+  }
+  const entries = Object.entries(value);
+  let changed = false;
+  const normalised = entries.map(([key, item]): [string, unknown] => {
+    const k = key.toLowerCase();
+    const v = normaliseArgs(item);
+    if (k !== key || v !== item) changed = true;
+    return [k, v];
+  });
+  return changed ? Object.fromEntries(normalised) : value;
 }
+
+/** A string normalisation changes: upper case, whitespace other than single spaces, or lines (which may end in comments). */
+const NEEDS_NORMALISING = /[A-Z\t\n\r\f\v]|\s\s|^\s|\s$/;
 
 /** `name#hash` of the normalised arguments: what counts as "the same call" for the loop guards. */
 export function argsKeyOf(name: string, args: unknown, hash: Hasher): string {
   return `${name}#${hash(canonicalJson(normaliseArgs(args ?? {})))}`;
+}
+
+/**
+ * The call's normalised identity, and whether normalising changed the arguments at all: when it
+ * did not, the hash of the exact arguments is the same, and need not be computed twice.
+ */
+export function argsIdentity(name: string, args: unknown, hash: Hasher): { argsKey: string; digest: string; exact: boolean } {
+  const value = args ?? {};
+  const normalised = normaliseArgs(value);
+  const digest = hash(canonicalJson(normalised));
+  return { argsKey: `${name}#${digest}`, digest, exact: normalised === value };
 }
 
 const WHITESPACE = /\s+/g;

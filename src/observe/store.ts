@@ -1,4 +1,4 @@
-import { argsKeyOf } from "./argsIdentity.js";
+import { argsIdentity, argsKeyOf } from "./argsIdentity.js";
 import { canonicalJson } from "./canonical.js";
 import { NearRepeats } from "./nearRepeats.js";
 import { contentText } from "./content.js";
@@ -49,7 +49,8 @@ export interface ObservationOptions {
 interface PendingCall {
   name: string;
   args: unknown;
-  argsFingerprint: string;
+  /** The hash of the exact arguments when normalising changed nothing (the usual case); else computed when asked. */
+  exactDigest?: string;
   /** tool + normalised arguments, for the repeat count */
   argsKey: string;
   callKey: string;
@@ -83,23 +84,25 @@ class ResultText {
   }
 }
 
-/** A ToolCallObservation whose result fingerprint is computed when first read. */
+/** A ToolCallObservation whose result fingerprint (and, rarely, arguments fingerprint) is computed when first read. */
 class Observation implements ToolCallObservation {
   readonly toolName: string;
   readonly turn: number;
   readonly userTurn: number;
-  readonly argsFingerprint: string;
   readonly argsKey: string;
   readonly callKey: string;
   readonly errorClass?: string;
   readonly answeredBy?: HarnessMark;
   readonly #result: ResultText;
   readonly #args: unknown;
+  #argsFingerprint: string | undefined;
+  readonly #hash: Hasher;
 
   constructor(
     readonly index: number,
     readonly toolCallId: string,
     call: PendingCall,
+    hash: Hasher,
     result: ResultText,
     readonly status: "success" | "error",
     errorClass: string | undefined,
@@ -111,7 +114,8 @@ class Observation implements ToolCallObservation {
     this.toolName = call.name;
     this.turn = call.turn;
     this.userTurn = call.userTurn;
-    this.argsFingerprint = call.argsFingerprint;
+    this.#argsFingerprint = call.exactDigest;
+    this.#hash = hash;
     this.argsKey = call.argsKey;
     this.callKey = call.callKey;
     this.#result = result;
@@ -122,6 +126,10 @@ class Observation implements ToolCallObservation {
 
   get resultFingerprint(): string {
     return this.#result.fingerprint;
+  }
+
+  get argsFingerprint(): string {
+    return (this.#argsFingerprint ??= fingerprintArgs(this.#args, this.#hash));
   }
 
   /** The arguments as called, for near-duplicate matching (not part of the JSON form). */
@@ -135,7 +143,7 @@ class Observation implements ToolCallObservation {
   }
 
   toJSON(): ToolCallObservation {
-    return { ...this, resultFingerprint: this.resultFingerprint };
+    return { ...this, argsFingerprint: this.argsFingerprint, resultFingerprint: this.resultFingerprint };
   }
 }
 
@@ -288,12 +296,11 @@ export class ObservationStore {
     const turn = this.aiTurns++;
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
-      const argsFingerprint = fingerprintArgs(call.args, this.hash);
-      const argsKey = argsKeyOf(call.name, call.args, this.hash);
+      const { argsKey, digest, exact } = argsIdentity(call.name, call.args, this.hash);
       this.pending.set(call.id, {
         name: call.name,
         args: call.args,
-        argsFingerprint,
+        ...(exact ? { exactDigest: digest } : {}),
         argsKey,
         callKey: this.overrides?.[call.name] ? `${call.name}${ANY_ARGS}` : argsKey,
         turn,
@@ -321,6 +328,7 @@ export class ObservationStore {
         this.list.length,
         id,
         call,
+        this.hash,
         result,
         status,
         status === "error" ? (ERROR_CLASS.exec(raw)?.[1] ?? "Error") : undefined,
