@@ -1,16 +1,31 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    "testing/index": "src/testing/index.ts",
-    node: "src/node.ts",
-    "cli/main": "src/cli/main.ts",
+// `npm run build` empties dist first (two configs build at once, so neither cleans).
+// No source maps: the build is not minified, so stack traces already name our functions and
+// lines close to the source, and maps would double the package (README, "Package").
+export default defineConfig([
+  {
+    // The library: ESM and CommonJS, with types for both.
+    entry: {
+      index: "src/index.ts",
+      "testing/index": "src/testing/index.ts",
+      node: "src/node.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    splitting: false,
   },
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  splitting: false,
-});
+  {
+    // The CLI: one ESM file that `bin` runs; nobody imports it.
+    entry: { "cli/main": "src/cli/main.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    splitting: false,
+  },
+]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -20,6 +20,29 @@ agent.invoke({ messages: [{ role: "user", content: "go" }] }).then((r) => {
 });
 `;
 
+// A consumer's TypeScript: every entry point resolves and is typed (not any), under each module resolution.
+const CONSUMER_TS = `
+import { recommendedGuards, SIGNAL_CODES, type Signal, type SignalCode } from "harness-kit";
+import { ScriptedChatModel, assertToolCallPairing } from "harness-kit/testing";
+import { PathGuardMiddleware } from "harness-kit/node";
+
+const codes: readonly SignalCode[] = SIGNAL_CODES;
+const onSignal = (signal: Signal): string => \`\${signal.guard}.\${signal.code}.\${signal.action}\`;
+const guards = recommendedGuards({ observeOnly: true, onSignal: (s) => void onSignal(s), pathGuard: new PathGuardMiddleware({ roots: ["/srv"], tools: { read_file: true } }) });
+const model = new ScriptedChatModel({ turns: [{ text: "done" }] });
+// @ts-expect-error recommendedGuards takes an options object: this line errs only if the types resolved
+recommendedGuards(5);
+// @ts-expect-error ScriptedChatModel wants turns
+new ScriptedChatModel({});
+export const used = [codes.length, guards.agent.length, model.callCount, typeof assertToolCallPairing];
+`;
+
+const RESOLUTIONS = [
+  { name: "nodenext", type: "module", compilerOptions: { module: "nodenext", moduleResolution: "nodenext" } },
+  { name: "bundler", type: "module", compilerOptions: { module: "esnext", moduleResolution: "bundler" } },
+  { name: "node", type: "commonjs", compilerOptions: { module: "commonjs", moduleResolution: "node" } },
+] as const;
+
 describe("npm pack (builds through prepack)", () => {
   it("produces a tarball that a fresh project installs and uses through import and require", () => {
     const work = mkdtempSync(join(tmpdir(), "hk-pack-"));
@@ -37,5 +60,30 @@ describe("npm pack (builds through prepack)", () => {
     writeFileSync(join(app, "cjs.cjs"), USE(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`));
     expect(execFileSync("node", ["esm.mjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
     expect(execFileSync("node", ["cjs.cjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
+
+    // The tarball: a license, one CLI build (ESM, what bin runs), no source maps.
+    const listed = execFileSync("tar", ["-tzf", join(work, packed)], { encoding: "utf8" }).split("\n");
+    expect(listed).toContain("package/LICENSE");
+    expect(listed).toContain("package/dist/cli/main.js");
+    expect(listed.filter((f) => f.startsWith("package/dist/cli/"))).toEqual(["package/dist/cli/main.js"]);
+    expect(listed.filter((f) => f.endsWith(".map"))).toEqual([]);
+
+    // A TypeScript consumer compiles under each module resolution.
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    for (const resolution of RESOLUTIONS) {
+      const project = join(work, `ts-${resolution.name}`);
+      execFileSync("mkdir", ["-p", project]);
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: `ts-${resolution.name}`, private: true, type: resolution.type }));
+      execFileSync("ln", ["-s", join(app, "node_modules"), join(project, "node_modules")]);
+      writeFileSync(join(project, "index.ts"), CONSUMER_TS);
+      const compilerOptions = { ...resolution.compilerOptions, target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+      try {
+        execFileSync("node", [tsc, "-p", project], { cwd: project, encoding: "utf8", stdio: "pipe" });
+      } catch (error) {
+        throw new Error(`consumer does not compile with moduleResolution "${resolution.name}":\n${(error as { stdout?: string }).stdout ?? String(error)}`);
+      }
+    }
+    rmSync(work, { recursive: true, force: true });
   }, 300_000);
 });
