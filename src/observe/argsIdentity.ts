@@ -97,8 +97,9 @@ export interface TextWords {
   prose: boolean;
 }
 
-/** A string of at least this many words is free text, compared by similarity. */
+/** A string of at least this many words, all but one with letters, is free text, compared by similarity (a date is a value). */
 const FREE_TEXT_WORDS = 3;
+const HAS_LETTER = /\p{L}/u;
 const WORD = /[\p{L}\p{N}_]+/gu;
 
 export function argsShapeOf(args: unknown): ArgsShape {
@@ -115,7 +116,7 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
   if (typeof value === "string") {
     const text = normaliseText(value);
     const words = text.match(WORD) ?? [];
-    if (words.length >= FREE_TEXT_WORDS) {
+    if (words.length >= FREE_TEXT_WORDS && words.filter((word) => HAS_LETTER.test(word)).length >= FREE_TEXT_WORDS - 1) {
       const prose = isProse(text, words);
       // What an instruction quotes (the query typed, the element clicked, the file named) is a
       // value, not wording: it must match exactly.
