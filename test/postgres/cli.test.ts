@@ -3,6 +3,7 @@ import { InMemoryStore } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { runCli } from "../../src/cli/cli.js";
+import { redacted } from "../../src/cli/postgres.js";
 import { LangGraphOffloadStore, type Signal } from "../../src/index.js";
 import { captureIo } from "../cli/io.js";
 import { startEmbeddedPostgres } from "./embeddedPostgres.js";
@@ -102,5 +103,13 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
     const inspect = captureIo();
     expect(await runCli(["inspect", "--postgres", url], inspect)).toBe(2);
     expect(inspect.stderr()).toContain("inspect --postgres needs --thread <id>");
+  });
+});
+
+describe("redacted connection strings", () => {
+  it("hide the password and keep the rest", () => {
+    expect(redacted("postgresql://app:s3cret@db.internal:5432/agents?sslmode=require")).toBe("postgresql://app:***@db.internal:5432/agents?sslmode=require");
+    expect(redacted("postgresql://app@db.internal/agents")).toBe("postgresql://app@db.internal/agents");
+    expect(redacted("not a url:pw@host")).toBe("not a url:***@host");
   });
 });
