@@ -107,6 +107,7 @@ export {
   policy,
   parsePolicy,
   policyRulesSchema,
+  policyJsonSchema,
   DEFAULT_RULE_ID,
   POLICY_METADATA_KEY,
   type PolicyRules,

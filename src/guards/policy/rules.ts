@@ -181,6 +181,7 @@ const rule = z
  * priority. A call no rule matches gets `default` (default `"allow"`; `"deny"` for an allowlist).
  */
 export interface PolicyRules {
+  $schema?: string;
   rules: PolicyRule[];
   default?: PolicyDecisionKind;
   /** Reason the model reads when `default` denies (or the reviewer when it asks). */
@@ -188,6 +189,8 @@ export interface PolicyRules {
 }
 
 export const policyRulesSchema = z.strictObject({
+  /** Where an editor finds the JSON Schema of this file (docs/policy.schema.json); ignored by the guard. */
+  $schema: z.string().optional(),
   rules: z.array(rule),
   default: z.enum(["allow", "deny", "ask"]).optional(),
   defaultReason: z.string().min(1).max(1000).optional(),
