@@ -15,7 +15,7 @@ import { groupsOf, planShrink, type PlanEntry, type ShrinkPlan } from "../guards
 import { isContextOverflowError, overflowNumbers } from "../guards/contextOverflow/providerErrors.js";
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "../guards/contextOverflow/record.js";
 import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
-import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere } from "../guards/contextOverflow/texts.js";
+import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere, type SpanPart } from "../guards/contextOverflow/texts.js";
 import { answerReserve, calibration, profileWindow, providerWindowIn } from "../guards/contextOverflow/window.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
@@ -53,6 +53,12 @@ type Settings = z.output<typeof contextOverflowGuardOptions>;
  * `RequestMeter.summary`); at or above it, every message is measured again.
  */
 const FAST_ACCEPT_SHARE = 0.5;
+/**
+ * A dropped span is stored in parts of this many groups, aligned on the history's groups: a full
+ * part holds the same messages at every later step, so it is stored once, and what the store
+ * holds grows with the history, not with its square.
+ */
+const GROUPS_PER_PART = 16;
 /** Largest answer of the registered retrieval tool, in tokens. */
 const RETRIEVAL_TOKENS = 5000;
 /** Puts remembered per process, so a result offloaded at one step is not written again at the next. */
@@ -275,7 +281,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     }
     const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
     const entries = this.entriesOf(messages);
-    const plan = planShrink(entries, fixedTokens, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound() });
+    const plan = planShrink(entries, fixedTokens, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound });
     if (!plan.fits) {
       await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", minimumTokens: Math.ceil(plan.after * factor) });
       return { kind: "stop", minimum: Math.ceil(plan.after * factor), window };
@@ -323,10 +329,12 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     });
   }
 
-  /** The largest note a dropped span can get. */
-  private noteBound(): number {
-    return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, PLACEHOLDER_WHERE));
-  }
+  /** The largest note a dropped span of `groups` groups can get (its parts: see `partsOf`). */
+  private readonly noteBound = (groups: number): number => {
+    const parts = Math.ceil(groups / GROUPS_PER_PART) + 1;
+    const placeholder = Array.from({ length: parts }, () => ({ first: 999_999, last: 999_999, where: PLACEHOLDER_WHERE }));
+    return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, placeholder));
+  };
 
   /** The plan carried out: content stored first, then the shortened messages in place of the originals. */
   private async apply(
@@ -364,11 +372,14 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       const to = spanAt.get(i);
       if (to !== undefined) {
         const span = messages.slice(i, to);
-        const first = span[0]!;
-        const where = await this.keep("earlier_messages", first.id ?? `message-${i}`, transcriptOf(span, i), collected, threadId, hash);
+        const parts: SpanPart[] = [];
+        for (const [from, end] of partsOf(entries, i, to)) {
+          const where = await this.keep("earlier_messages", messages[from]!.id ?? `message-${from}`, transcriptOf(messages.slice(from, end), from), collected, threadId, hash);
+          parts.push({ first: from, last: end - 1, where });
+          for (let k = from; k < end; k++) removed.push({ ...partOf(messages[k]!, k, entries[k]!, "drop"), ...(where.key ? { key: where.key } : {}) });
+        }
         const toolResults = span.filter((m) => messageKind(m) === "tool").length;
-        shrunk.push(noteMessage(droppedSpanNote(span.length, toolResults, where)));
-        span.forEach((m, k) => removed.push({ ...partOf(m, i + k, entries[i + k]!, "drop"), ...(where.key ? { key: where.key } : {}) }));
+        shrunk.push(noteMessage(droppedSpanNote(span.length, toolResults, parts)));
         i = to - 1;
         continue;
       }
@@ -424,6 +435,19 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
     return emitSignal({ guard: GUARD, action, code, reason: signalReason(code, detail), detail }, this.settings.onSignal);
   }
+}
+
+/** `[from, to)` runs of a span's entries that share a part (`GROUPS_PER_PART` groups, aligned on group numbers). */
+function partsOf(entries: readonly PlanEntry[], from: number, to: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = from; i < to; ) {
+    const part = Math.floor(entries[i]!.group / GROUPS_PER_PART);
+    let j = i + 1;
+    while (j < to && Math.floor(entries[j]!.group / GROUPS_PER_PART) === part) j++;
+    out.push([i, j]);
+    i = j;
+  }
+  return out;
 }
 
 function planKind(message: BaseMessage): PlanEntry["kind"] {

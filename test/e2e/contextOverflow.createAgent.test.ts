@@ -84,7 +84,7 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
     expect(signals.some((s) => s.code === "request_shrunk")).toBe(true);
   });
 
-  it("leaves the oldest turns of a long run of small results out behind a note, whose key holds them all", async () => {
+  it("leaves the oldest turns of a long run of small results out behind a note whose keys hold them all, stored in parts that are written once", async () => {
     const small = tool(async ({ n }: { n: number }) => `item ${n}: ${"ok ".repeat(60)}`, { name: "lookup", description: "Look an item up", schema: z.object({ n: z.number() }) });
     const turns: ScriptedTurn[] = [...Array.from({ length: 150 }, (_, n) => ({ toolCalls: [{ name: "lookup", args: { n } }] })), { text: "done" }];
     const store = new MemoryOffloadStore();
@@ -100,11 +100,18 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
     const last = model.seen.at(-1)!;
     const note = last.find((m) => String(m.content).startsWith("[harness-kit:"));
     expect(note).toBeDefined();
-    const key = /key "([A-Za-z0-9_-]+)"/.exec(String(note!.content))![1]!;
-    const transcript = (await store.get(key, { toolName: "", toolCallId: "", threadId: "t-small", state: {} }))!;
+    expect(String(note!.content)).toMatch(/kept in \d+ parts: messages \d+-\d+: key "/);
     const dropped = records(result.messages).at(-1)!.record.removed.filter((r) => r.action === "drop");
     expect(dropped.length).toBeGreaterThan(100);
-    for (const part of dropped.filter((r) => r.kind === "tool")) expect(transcript).toContain(contentText(result.messages[part.index]!.content));
+    for (const part of dropped) {
+      expect(String(note!.content)).toContain(part.key!);
+      const transcript = (await store.get(part.key!, { toolName: "", toolCallId: "", threadId: "t-small", state: {} }))!;
+      expect(transcript).toContain(contentText(result.messages[part.index]!.content));
+    }
+    // Full parts are stored once: the store grows with the history, not with its square.
+    const stored = [...((store as unknown as { threads: Map<string, Map<string, string>> }).threads.get("thread:t-small")!.values())];
+    const historyChars = result.messages.reduce((n, m) => n + contentText(m.content).length, 0);
+    expect(stored.reduce((n, text) => n + text.length, 0)).toBeLessThan(25 * historyChars);
     expect(last[0]!.content).toBe("look everything up");
   });
 

@@ -18,8 +18,8 @@ export interface PlanEntry {
 export interface ShrinkSizes {
   /** A tool result above this is "large": offloaded first, oldest first. */
   largeTokens: number;
-  /** The most a note in place of a dropped span costs. */
-  noteTokens: number;
+  /** The most a note in place of a dropped span of this many groups costs. */
+  noteTokens: (groups: number) => number;
 }
 
 export interface ShrinkPlan {
@@ -76,15 +76,20 @@ export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, t
     const lastGroup = lastAiGroup(entries);
     const groups = groupRanges(entries);
     let spanEnd = -1;
+    let spanGroups = 0;
     for (const [group, from, to] of groups) {
       if (done()) break;
       if (group === lastGroup || entries.slice(from, to).some((e) => e.fixed || e.kind === "system")) continue;
       const joins = spanEnd === from;
       for (let i = from; i < to; i++) apply(i, "drop", 0);
-      if (joins) droppedSpans[droppedSpans.length - 1]![1] = to;
-      else {
+      if (joins) {
+        droppedSpans[droppedSpans.length - 1]![1] = to;
+        total += sizes.noteTokens(spanGroups + 1) - sizes.noteTokens(spanGroups);
+        spanGroups++;
+      } else {
         droppedSpans.push([from, to]);
-        total += sizes.noteTokens;
+        total += sizes.noteTokens(1);
+        spanGroups = 1;
       }
       spanEnd = to;
     }

@@ -29,10 +29,25 @@ export function shortenedArgument(chars: number, where: KeptWhere): string {
     : `[${chars} characters left out to fit the context window; not kept]`;
 }
 
+/** One stored part of a dropped span: the messages it holds (positions in the request) and where. */
+export interface SpanPart {
+  first: number;
+  last: number;
+  where: KeptWhere;
+}
+
 /** Read by the model where earlier messages were left out of the request altogether. */
-export function droppedSpanNote(messages: number, toolResults: number, where: KeptWhere): string {
+export function droppedSpanNote(messages: number, toolResults: number, parts: readonly SpanPart[]): string {
   const what = toolResults > 0 ? `${messages} earlier messages (${toolResults} of them tool results)` : `${messages} earlier messages`;
-  return `[harness-kit: ${what} were left out here to fit the model's context window. ${whereText(where)} Read them only if you need them.]`;
+  const kept =
+    parts.length === 1
+      ? whereText(parts[0]!.where)
+      : `They are kept in ${parts.length} parts: ${parts.map((part) => `messages ${part.first}-${part.last}: ${partText(part.where)}`).join("; ")}.`;
+  return `[harness-kit: ${what} were left out here to fit the model's context window. ${kept} Read them only if you need them.]`;
+}
+
+function partText(where: KeptWhere): string {
+  return where.key !== undefined ? `key "${where.key}" (${where.howToRead})` : `not kept (${where.failure})`;
 }
 
 /** Read by the user: why the run ended (after the final message's "Run stopped by ...: context_overflow — "). */

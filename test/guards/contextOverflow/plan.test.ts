@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { groupsOf, planShrink, type PlanEntry } from "../../../src/guards/contextOverflow/plan.js";
 
-const SIZES = { largeTokens: 1000, noteTokens: 60 };
+const SIZES = { largeTokens: 1000, noteTokens: (groups: number) => 60 + 20 * Math.ceil(groups / 4) };
 
 /** A request as the planner sees it: turns of a user message or an AI message with its results. */
 const entriesArb = fc
@@ -39,7 +39,9 @@ describe("planShrink", () => {
       fc.property(entriesArb, fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 3000 }), (entries, target, fixedTokens) => {
         const plan = planShrink(entries, fixedTokens, target, SIZES);
         const final = entries.map((e, i) => (plan.actions[i] === "drop" ? 0 : plan.actions[i] === "stub" ? e.stubTokens : plan.actions[i] === "preview" ? e.previewTokens! : e.tokens));
-        expect(plan.after).toBe(fixedTokens + final.reduce((a, b) => a + b, 0) + plan.droppedSpans.length * SIZES.noteTokens);
+        const groupsIn = ([from, to]: [number, number]) => new Set(entries.slice(from, to).map((e) => e.group)).size;
+        const notes = plan.droppedSpans.reduce((sum, span) => sum + SIZES.noteTokens(groupsIn(span)), 0);
+        expect(plan.after).toBe(fixedTokens + final.reduce((a, b) => a + b, 0) + notes);
         expect(plan.fits).toBe(plan.after <= target);
         if (plan.before <= target) expect(plan.actions.every((a) => a === undefined)).toBe(true);
 
