@@ -1,6 +1,6 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, interrupt } from "@langchain/langgraph";
-import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import type { HITLRequest, ToolCallHandler, ToolCallRequest } from "langchain";
 import { z } from "zod";
 import { guardToolMessage } from "../core/answers.js";
 import type { CallDecision } from "../core/decision.js";
@@ -12,7 +12,7 @@ import { runToolSafely } from "../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "../guards/policy/compile.js";
 import { decideBatch, decideCall, type CallVerdict, type PolicyVerdict, type RuleHit } from "../guards/policy/decide.js";
 import { pastCalls, POLICY_METADATA_KEY, type PastCall } from "../guards/policy/history.js";
-import { readReview, type PolicyReviewRequest } from "../guards/policy/review.js";
+import { readReview } from "../guards/policy/review.js";
 import type { PolicyRules } from "../guards/policy/rules.js";
 import { askDescription, deniedText, rejectedText, unreadableReviewText } from "../guards/policy/texts.js";
 import { carryStateSchema, historyOf, withCarry } from "../hooks/carry.js";
@@ -30,7 +30,10 @@ export interface PolicyGuardOptions {
   onSignal?: SignalHandler;
 }
 
-export type { PolicyReviewRequest, PolicyReviewDecision } from "../guards/policy/review.js";
+export type { PolicyReviewDecision } from "../guards/policy/review.js";
+
+/** What an ask's interrupt carries: LangChain's `HITLRequest`, with one action (each asked call interrupts on its own). */
+export type PolicyReviewRequest = HITLRequest;
 
 // The policy itself is checked by compilePolicy, which names the rule at fault.
 const optionsSchema = z.strictObject({

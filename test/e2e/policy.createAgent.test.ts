@@ -5,7 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { createAgent, humanInTheLoopMiddleware, type HITLResponse } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readMark } from "../../src/core/marks.js";
@@ -139,7 +139,8 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     expect(pending[0]!.value.actionRequests[0]).toMatchObject({ name: "transfer_funds", args: { amount: 5000, to: "acme" } });
     expect(pending[0]!.value.actionRequests[0]!.description).toContain('rule "large-transfer": transfers over 1000 (5000) need a second person');
     expect(pending[0]!.value.reviewConfigs).toEqual([{ actionName: "transfer_funds", allowedDecisions: ["approve", "edit", "reject"] }]);
-    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    const resume: HITLResponse = { decisions: [{ type: "approve" }] }; // LangChain's own type
+    const done = await agent.invoke(new Command({ resume }), config);
     expect(ran).toEqual(['transfer_funds{"amount":5000,"to":"acme"}']);
     expect(toolMessages(done.messages).map((m) => m.content)).toEqual(["transfer_funds done"]);
     expect(signals.map((s) => s.code)).toEqual(["policy_approved"]);

@@ -1,17 +1,12 @@
 import type { HumanDecisionKind } from "./rules.js";
 
 /**
- * The review of an asked call, in the shapes of LangChain's humanInTheLoopMiddleware
- * (`HITLRequest` / `HITLResponse`), so one review UI answers both.
+ * Reading a reviewer's answer to an asked call. The middleware asks with LangChain's own
+ * `HITLRequest` and reads its `HITLResponse` (humanInTheLoopMiddleware's shapes), so one review
+ * UI answers both; this is the pure part, kept free of LangChain imports.
  */
 
-/** What the interrupt carries: LangChain's `HITLRequest`, one action per asked call. */
-export interface PolicyReviewRequest {
-  actionRequests: Array<{ name: string; args: Record<string, unknown>; description: string }>;
-  reviewConfigs: Array<{ actionName: string; allowedDecisions: HumanDecisionKind[] }>;
-}
-
-/** What the guard reads on resume: LangChain's `HITLResponse` with one decision. */
+/** The one decision of a `HITLResponse` the guard acts on (LangChain's `Decision`, checked). */
 export type PolicyReviewDecision =
   | { type: "approve" }
   | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
