@@ -59,3 +59,32 @@ export const callsOf = (tool: ToolPattern, atLeast: number, options: Omit<CallPa
   const { scope, ...pattern } = options;
   return { count: { tool, ...pattern }, atLeast, ...(scope ? { scope } : {}) };
 };
+
+/** Dot paths into `T` (`"role"`, `"profile.age"`), a few levels deep. */
+export type PathsOf<T, Depth extends unknown[] = []> = Depth["length"] extends 4
+  ? never
+  : T extends readonly unknown[]
+    ? never
+    : T extends object
+      ? { [K in keyof T & string]: K | (NonNullable<T[K]> extends object ? `${K}.${PathsOf<NonNullable<T[K]>, [...Depth, unknown]>}` : never) }[keyof T & string]
+      : never;
+
+/** Rule fields whose `context` keys are paths of the run's context type, so a misspelt field does not compile. */
+type TypedFields<Ctx> = Omit<RuleFields, "context"> & { context?: Partial<Record<PathsOf<Ctx>, Predicate>> };
+
+/**
+ * The rule builders, typed by the run's context (`runtime.context`): `context` keys are checked
+ * against it at compile time. The rules are the same data as the untyped builders write.
+ *
+ * @example
+ * const { deny } = rulesFor<{ role: "nurse" | "physician"; profile: { age: number } }>();
+ * deny("adults-only", { tool: "book_hotel", context: { "profile.age": isNot(gte(18)) }, reason: "under 18" });
+ * deny("typo", { context: { "profile.agee": gte(1) }, reason: "x" }); // does not compile
+ */
+export function rulesFor<Ctx>() {
+  return {
+    allow: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions" | "reason"> = {}): PolicyRule => allow(id, fields as RuleFields),
+    deny: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions"> & { reason: string }): PolicyRule => deny(id, fields as ReasonedFields),
+    ask: (id: string, fields: TypedFields<Ctx> & { reason: string }): PolicyRule => ask(id, fields as ReasonedFields),
+  };
+}

@@ -227,3 +227,15 @@ describe("decisions are pure", () => {
     });
   });
 });
+
+describe("rulesFor<Context>()", () => {
+  it("checks context paths at compile time and writes the same rules as the untyped builders", async () => {
+    const { rulesFor, gte: atLeast, isNot: not } = await import("../../../src/guards/policy/helpers.js");
+    const typed = rulesFor<{ role: "nurse" | "physician"; profile: { age: number; member: boolean } }>();
+    const rule = typed.deny("adults", { tool: "book_hotel", context: { "profile.age": not(atLeast(18)) }, reason: "under 18" });
+    expect(rule).toEqual(deny("adults", { tool: "book_hotel", context: { "profile.age": { not: { gte: 18 } } }, reason: "under 18" }));
+    // @ts-expect-error a misspelt context path does not compile
+    typed.deny("typo", { context: { "profile.agee": atLeast(1) }, reason: "x" });
+    expect(verdict({ rules: [rule] }, "book_hotel", {}, { profile: { age: 16 } }).decision).toBe("deny");
+  });
+});
