@@ -141,6 +141,10 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   private readonly measure: Measure;
   /** Puts already done in this process, by thread and key (a cache: a missing entry only costs a put). */
   private readonly puts = new Map<string, Promise<KeptWhere>>();
+  /** Per message: its sizes once shortened, the keys of what it leaves out, its last shortened form (caches). */
+  private readonly sizes = new WeakMap<object, { stub: number; preview?: number }>();
+  private readonly keys = new WeakMap<object, Map<string, string>>();
+  private readonly renders = new WeakMap<object, { id: string; message: BaseMessage }>();
   /** Loaded at the first shrink: most runs never need it. */
   private hasher: Hasher | undefined;
 
@@ -317,16 +321,28 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       const fixed = kind === "system" || i === latestUser;
       const entry: PlanEntry = { kind, tokens, fixed, group: groups[i]!, stubTokens: tokens };
       if (fixed || kind === "other" || tokens <= this.settings.previewTokens / 2) return entry;
-      if (kind === "tool") {
-        const { media } = resultParts(message as ToolMessage);
-        entry.previewTokens = MESSAGE_OVERHEAD + this.settings.previewTokens + this.meter.content(media);
-        entry.stubTokens = Math.min(tokens, this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)));
-      } else if (i !== lastAi) {
-        // The last AI message is what the model is answering now: its reasoning and calls stay.
-        entry.stubTokens = Math.min(tokens, this.meter.message(stubMessage(message, PLACEHOLDER_WHERE)));
-      }
+      // The last AI message is what the model is answering now: its reasoning and calls stay.
+      if (kind === "ai" && i === lastAi) return entry;
+      const shortened = this.shortenedSizes(message, kind === "tool");
+      entry.stubTokens = Math.min(tokens, shortened.stub);
+      if (shortened.preview !== undefined) entry.previewTokens = shortened.preview;
       return entry;
     });
+  }
+
+  /** The most a message costs as a preview (tool results) and as a stub, measured with the longest key and hint; once per message. */
+  private shortenedSizes(message: BaseMessage, tool: boolean): { stub: number; preview?: number } {
+    let sizes = this.sizes.get(message);
+    if (!sizes) {
+      if (tool) {
+        const { media } = resultParts(message as ToolMessage);
+        sizes = { preview: MESSAGE_OVERHEAD + this.settings.previewTokens + this.meter.content(media), stub: this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)) };
+      } else {
+        sizes = { stub: this.meter.message(stubMessage(message, PLACEHOLDER_WHERE)) };
+      }
+      this.sizes.set(message, sizes);
+    }
+    return sizes;
   }
 
   /** The largest note a dropped span of `groups` groups can get (its parts: see `partsOf`). */
@@ -354,16 +370,19 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
         if (action === undefined || action === "drop") return;
         const message = messages[i]!;
         const part = partOf(message, i, entries[i]!, action);
-        if (ToolMessage.isInstance(message)) {
-          const text = action === "preview" ? resultParts(message).text : stubbedText(message);
-          const where = await this.keep(nameOf(message) ?? "tool", message.tool_call_id, text, collected, threadId, hash);
-          replaced.set(i, action === "preview" ? previewResult(message, where, this.settings.previewTokens, this.measure) : stubResult(message, where));
-          removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
-        } else {
-          const where = await this.keep(`${part.kind}_message`, message.id ?? `message-${i}`, transcriptOf([message], i), collected, threadId, hash);
-          replaced.set(i, stubMessage(message, where));
-          removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
-        }
+        const tool = ToolMessage.isInstance(message) ? message : undefined;
+        const stored = tool
+          ? { name: nameOf(tool) ?? "tool", id: tool.tool_call_id, text: () => (action === "preview" ? resultParts(tool).text : stubbedText(tool)) }
+          : { name: `${part.kind}_message`, id: message.id ?? `message-${i}`, text: () => transcriptOf([message], i) };
+        // A transcript names positions: its key is kept per position.
+        const where = await this.keep(message, tool ? action : `${action}:${i}`, stored, collected, threadId, hash);
+        replaced.set(
+          i,
+          this.rendered(message, action, where, () =>
+            tool ? (action === "preview" ? previewResult(tool, where, this.settings.previewTokens, this.measure) : stubResult(tool, where)) : stubMessage(message, where),
+          ),
+        );
+        removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
       }),
     );
 
@@ -374,7 +393,8 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
         const span = messages.slice(i, to);
         const parts: SpanPart[] = [];
         for (const [from, end] of partsOf(entries, i, to)) {
-          const where = await this.keep("earlier_messages", messages[from]!.id ?? `message-${from}`, transcriptOf(messages.slice(from, end), from), collected, threadId, hash);
+          const stored = { name: "earlier_messages", id: messages[from]!.id ?? `message-${from}`, text: () => transcriptOf(messages.slice(from, end), from) };
+          const where = await this.keep(messages[from]!, `part:${from}-${end}:${messages[end - 1]!.id ?? ""}`, stored, collected, threadId, hash);
           parts.push({ first: from, last: end - 1, where });
           for (let k = from; k < end; k++) removed.push({ ...partOf(messages[k]!, k, entries[k]!, "drop"), ...(where.key ? { key: where.key } : {}) });
         }
@@ -389,14 +409,34 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     return { shrunk, removed };
   }
 
-  /** Stores `text` under its key (once per process and thread) and says where it is, or why it is not. */
-  private keep(tool: string, id: string, text: string, collected: Record<string, unknown>[], threadId: string | undefined, hash: Hasher): Promise<KeptWhere> {
-    const key = offloadKey(tool, id, hash(offloadDigestInput(tool, id, text)));
+  /**
+   * Stores what `owner` leaves out for `purpose` under its key (once per process and thread) and
+   * says where it is, or why it is not. The key is a hash of the content, computed once per
+   * message and purpose; the content itself is only built when it has to be written.
+   */
+  private keep(
+    owner: object,
+    purpose: string,
+    stored: { name: string; id: string; text: () => string },
+    collected: Record<string, unknown>[],
+    threadId: string | undefined,
+    hash: Hasher,
+  ): Promise<KeptWhere> {
+    let keys = this.keys.get(owner);
+    if (!keys) this.keys.set(owner, (keys = new Map()));
+    let text: string | undefined;
+    let key = keys.get(purpose);
+    if (key === undefined) {
+      text = stored.text();
+      key = offloadKey(stored.name, stored.id, hash(offloadDigestInput(stored.name, stored.id, text)));
+      keys.set(purpose, key);
+    }
     const memo = `${threadId ?? ""}\u0000${key}`;
     const known = this.puts.get(memo);
     if (known) return known;
-    const context = { toolName: tool, toolCallId: id, threadId, state: currentState() };
-    const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, text, context)), this.settings.storeTimeoutMs, storeName(this.store), key, "put").then(
+    const content = text ?? stored.text();
+    const context = { toolName: stored.name, toolCallId: stored.id, threadId, state: currentState() };
+    const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, content, context)), this.settings.storeTimeoutMs, storeName(this.store), key, "put").then(
       (receipt) => {
         // A store that writes graph state (deepagents' files) is written again with every request that needs it.
         if (receipt?.stateUpdate) {
@@ -413,6 +453,16 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     this.puts.set(memo, put);
     if (this.puts.size > MAX_REMEMBERED_PUTS) this.puts.delete(this.puts.keys().next().value!);
     return put;
+  }
+
+  /** The shortened message for `message`, `action` and `where`, built once while they stay the same. */
+  private rendered(message: BaseMessage, action: string, where: KeptWhere, render: () => BaseMessage): BaseMessage {
+    const id = `${action}\u0000${where.key !== undefined ? `${where.key}\u0000${where.howToRead}` : where.failure}`;
+    const known = this.renders.get(message);
+    if (known?.id === id) return known.message;
+    const made = render();
+    this.renders.set(message, { id, message: made });
+    return made;
   }
 
   /** The model's answer, with the record of what its request lacked; a Command when the store wrote state. */
