@@ -48,10 +48,10 @@ const scenarios: Scenario[] = [
     guard: () => new ProgressAwareLoopGuardMiddleware(),
   },
   {
-    title: "LoopGuard: the same search, again and again",
+    title: "LoopGuard: the same search, again and again, with the same empty answer",
     tools: () => {
-      let n = 0;
-      const search = counted("search_docs", z.object({ query: z.string() }), () => `Result page ${++n}: nothing about "retry budget".`);
+      // An answer that changed would be progress, and LoopGuard would let the repeat run.
+      const search = counted("search_docs", z.object({ query: z.string() }), () => 'No results for "retry budget".');
       return { tools: [search.t], runs: search.runs };
     },
     turns: [...repeat(12, { toolCalls: [{ name: "search_docs", args: { query: "retry budget" } }] }), { text: "Not found." }],
@@ -80,7 +80,7 @@ export async function demoLoopGuards(): Promise<void> {
     console.log(`\n▶ ${scenario.title}`);
     console.log(`  without guard: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`);
     console.log(`  with guard:    ${withGuard.toolRuns} tool runs, ${withGuard.modelCalls} model calls, ${withGuard.chars.toLocaleString()} characters sent to the model`);
-    console.log(`  signals:       ${withGuard.signals.map((s) => s.action).join(", ")}`);
+    console.log(`  signals:       ${withGuard.signals.map((s) => `${s.action}:${s.code}`).join(", ") || "none"}`);
     console.log(`  final message: ${withGuard.last}`);
   }
 }
