@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { recommendedGuards, type Signal } from "../../src/index.js";
+import { isSignalCode, recommendedGuards, type Signal } from "../../src/index.js";
 import { PathGuardMiddleware } from "../../src/node.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { rolloutGuardOptions, rolloutScenario } from "./rolloutScenario.js";
@@ -54,6 +54,7 @@ describe("recommendedGuards({ observeOnly: true }) through createAgent", () => {
     for (const guard of ["ToolResultBudgetMiddleware", "BinaryReadGuardMiddleware", "OutputValidatorMiddleware", "PathGuardMiddleware", "ToolCallRepairMiddleware", "ProgressAwareLoopGuardMiddleware"]) {
       expect(guards, [...guards].join(", ")).toContain(guard);
     }
+    for (const signal of [...observed.signals, ...enforced.signals]) expect(isSignalCode(signal.code), JSON.stringify(signal)).toBe(true);
     for (const signal of observed.signals) expect(signal.detail?.observeOnly, JSON.stringify(signal)).toBe(true);
   });
 

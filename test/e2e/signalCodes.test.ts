@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
+import { createDeepAgent } from "deepagents";
 import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards, SIGNAL_CODES, SIGNAL_EVENT, isSignalCode, type Signal } from "../../src/index.js";
 import { PathGuardMiddleware } from "../../src/node.js";
@@ -68,5 +69,23 @@ describe("signal codes", () => {
     ]) {
       expect(seen, [...seen].join(", ")).toContain(expected);
     }
+  });
+
+  it("the same through createDeepAgent, its subagents' guards included", async () => {
+    const { tools, turns } = rolloutScenario();
+    const signals: Signal[] = [];
+    const guards = recommendedGuards({ ...rolloutGuardOptions, onSignal: (s) => signals.push(s) });
+    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "task", args: { description: "look into it", subagent_type: "general-purpose" } }] }, ...turns] });
+    const agent = createDeepAgent({
+      model,
+      tools: tools.filter((t) => t.name !== "read_file"), // deepagents brings its own
+      middleware: guards.deepAgent,
+      subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "Help.", middleware: guards.subagent }],
+    });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] }, { recursionLimit: 300 });
+    assertToolCallPairing(messages);
+    expect(signals.length).toBeGreaterThan(3);
+    const documented = new Set(documentedCodes());
+    for (const signal of signals) expect(documented.has(signal.code), JSON.stringify(signal)).toBe(true);
   });
 });
