@@ -447,7 +447,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       },
       (error: unknown) => {
         this.puts.delete(memo);
-        return { failure: storeFailureReason(error) } as KeptWhere;
+        return { failure: storeFailureReason(error).replace(/^storing them failed: /, "") } as KeptWhere;
       },
     );
     this.puts.set(memo, put);

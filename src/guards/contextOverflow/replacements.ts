@@ -40,7 +40,7 @@ export function previewResult(message: ToolMessage, where: KeptWhere, limit: num
   const { text, media } = resultParts(message);
   const assessment = assessContent(text, measure);
   const plan = planBudget(assessment, limit, measure);
-  const outcome = where.key !== undefined ? { kind: "stored" as const, key: where.key, readHint: where.howToRead } : { kind: "not-stored" as const, reason: where.failure };
+  const outcome = where.key !== undefined ? { kind: "stored" as const, key: where.key, readHint: where.howToRead } : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
   const facts = { tool: message.name ?? "the tool", chars: text.length, size: assessment.textSize, unit: "tokens" as const, limit, outcome };
   const rendered = renderBudgeted(assessment, plan, facts, measure).content as string;
   return rewriteToolMessage(message, { content: withMedia(rendered, media) });
@@ -64,7 +64,7 @@ export function stubbedText(message: ToolMessage): string {
 export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
   const name = (tool ?? "a tool").slice(0, 64);
   const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
-  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept (${where.failure}); call ${name} again if you need it.`;
+  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
   return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 

@@ -7,13 +7,16 @@ import type { SignalCode } from "../../core/signalCodes.js";
  * budget's own preview notices (guards/budgetNotices.ts); these are the rest.
  */
 
-/** Where a shortened part went: a store key and how to read it, or why it was not kept. */
+/**
+ * Where a shortened part went: a store key and how to read it, or why it was not kept
+ * (`failure`: the store's error in one short line).
+ */
 export type KeptWhere = { key: string; howToRead: string } | { key?: undefined; failure: string };
 
 function whereText(where: KeptWhere): string {
   return where.key !== undefined
     ? `It is stored under the key "${where.key}"; to read it, ${where.howToRead}.`
-    : `It could not be kept (${where.failure}).`;
+    : `It could not be kept: the store failed (${where.failure}).`;
 }
 
 /** Read by the model in place of the text of an earlier AI or user message. */
@@ -47,7 +50,7 @@ export function droppedSpanNote(messages: number, toolResults: number, parts: re
 }
 
 function partText(where: KeptWhere): string {
-  return where.key !== undefined ? `key "${where.key}" (${where.howToRead})` : `not kept (${where.failure})`;
+  return where.key !== undefined ? `key "${where.key}" (${where.howToRead})` : `not kept, the store failed (${where.failure})`;
 }
 
 /** Read by the user: why the run ended (after the final message's "Run stopped by ...: context_overflow — "). */
