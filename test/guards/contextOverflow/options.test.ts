@@ -44,3 +44,33 @@ describe("a store that fails", () => {
     expect(signals.map((s) => s.code)).toEqual(["request_shrunk"]);
   });
 });
+
+describe("recovery without a window", () => {
+  it("retries once at three quarters of what was refused when neither the model nor the provider names a window", async () => {
+    const { ContextOverflowError } = await import("@langchain/core/errors");
+    const guard = new ContextOverflowGuardMiddleware();
+    const sizes: number[] = [];
+    const meter = new RequestMeter();
+    const response = await guard.wrapModelCall({ messages: history(12, 6000), systemMessage: new SystemMessage("s"), tools: [] }, async (request) => {
+      sizes.push(meter.messages(request.messages));
+      if (sizes.length === 1) throw new ContextOverflowError("the request is too long");
+      return new AIMessage("ok");
+    });
+    expect(sizes).toHaveLength(2);
+    expect(sizes[1]!).toBeLessThanOrEqual(sizes[0]! * 0.75 + 5);
+    expect(readContextRecord(response)).toMatchObject({ reason: "overflow_recovered", window: undefined });
+  });
+
+  it("lets any other error through untouched, and never retries it", async () => {
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 100_000 });
+    let calls = 0;
+    const boom = new Error("429 rate limit");
+    await expect(
+      guard.wrapModelCall({ messages: history(2, 100), tools: [] }, async () => {
+        calls++;
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(calls).toBe(1);
+  });
+});
