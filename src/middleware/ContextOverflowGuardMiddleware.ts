@@ -250,8 +250,8 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   /**
-   * Whether the request fits as it is (nearly every step, decided from sizes measured once per
-   * message, without a promise), or what shrinking it needs. `forced` is the recovery's target
+   * Whether the request fits as it is (nearly every step, decided from the running total of the
+   * history, without a promise), or what shrinking it needs. `forced` is the recovery's target
    * after a refusal, which always shrinks.
    */
   private assess<R extends ModelRequestLike>(request: R, forced: Forced | undefined): Assessed<R> {
