@@ -37,6 +37,8 @@ const reportingStore: OffloadStore = {
   async put(key: string, content: string, context: OffloadContext) {
     await store.put(key, content, context);
     const dying = job?.dieAfterOffload === true;
+    // Time for the step's other calls to finish and LangGraph to save their writes: they must survive the crash.
+    if (dying) await new Promise((resolve) => setTimeout(resolve, 300));
     send({ kind: "offloaded", threadId: context.threadId ?? "", key, dying });
     if (dying) await new Promise(() => {}); // the parent kills this process now
   },

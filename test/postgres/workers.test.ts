@@ -126,6 +126,8 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     const reportRuns = run.toolRuns.filter((r) => r.threadId === thread && r.toolCallId === "kill-1");
     expect(reportRuns.map((r) => r.worker)).toContain(killed!.worker);
     expect(reportRuns.length).toBe(2);
+    // The other call of that batch had finished before the crash: LangGraph kept its result, and it did not run again.
+    expect(run.toolRuns.filter((r) => r.threadId === thread && r.toolCallId === "kill-2").map((r) => r.worker)).toEqual([killed!.worker]);
     const offloads = run.offloads.filter((o) => o.threadId === thread);
     expect(offloads).toHaveLength(2);
     expect(offloads[1]!.worker).not.toBe(killed!.worker);
