@@ -19,7 +19,8 @@ const SHOWN_ARGS = 300;
  */
 export function renderHtml(messages: readonly BaseMessage[], report: InspectReport): string {
   const rowsById = new Map(report.rows.map((row) => [row.toolCallId, row]));
-  const entries = messages.map((message, index) => entryHtml(message, index, rowsById)).join("\n");
+  const toolNames = new Map(messages.flatMap((message) => (messageKind(message) === "ai" ? toolCallsOf(message).map((call) => [call.id, call.name] as const) : [])));
+  const entries = messages.map((message, index) => entryHtml(message, index, rowsById, toolNames)).join("\n");
   const decisions = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   return `<!DOCTYPE html>
 <html lang="en">
@@ -59,25 +60,32 @@ function strip(rows: readonly InspectRow[]): string {
   return `<nav class="strip" aria-label="tool calls in order">${cells}</nav>`;
 }
 
-function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<string, InspectRow>): string {
+function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<string, InspectRow>, toolNames: ReadonlyMap<string, string>): string {
   const kind = messageKind(message);
   const text = safeText(message);
   if (kind === "ai") {
     const calls = toolCallsOf(message)
       .map((call) => callHtml(call.name, call.args, rowsById.get(call.id)))
       .join("\n");
-    return `<section class="entry ai"><div class="who">model #${index}</div>${text ? trimmed(text, SHOWN_CHARS) : ""}${calls}</section>`;
+    return `<section class="entry ai"><div class="who">model #${index}</div>${markHtml(message)}${text ? trimmed(text, SHOWN_CHARS) : ""}${calls}</section>`;
   }
   if (kind === "tool") {
     const status = (message as { status?: unknown }).status === "error" ? "error" : "ok";
-    const mark = readMark(message);
-    const by = mark ? `<div class="mark act-${esc(mark.action)}">${esc(mark.action)} by ${esc(mark.guard)}${typeof mark.reason === "string" ? `: ${esc(mark.reason)}` : ""}</div>` : "";
+    const by = markHtml(message);
     const callId = (message as { tool_call_id?: unknown }).tool_call_id;
-    const name = typeof message.name === "string" && message.name ? message.name : (rowsById.get(String(callId))?.tool ?? "a tool");
+    const name = typeof message.name === "string" && message.name ? message.name : (toolNames.get(String(callId)) ?? "a tool");
     return `<section class="entry tool ${status}"><div class="who">result of ${esc(name)} · ${status} · ${text.length.toLocaleString("en-US")} characters</div>${by}${trimmed(text, SHOWN_CHARS)}</section>`;
   }
   const who = kind === "human" ? "user" : kind === "system" ? "system" : esc(kind);
   return `<section class="entry ${kind === "human" ? "human" : "other"}"><div class="who">${who}</div>${trimmed(text, SHOWN_CHARS)}</section>`;
+}
+
+/** Who among the guards wrote or changed this message (a refusal, a replaced result, a stop notice). */
+function markHtml(message: BaseMessage): string {
+  const mark = readMark(message);
+  if (!mark) return "";
+  const why = typeof mark.reason === "string" ? mark.reason : typeof mark.stopReason === "string" ? mark.stopReason : "";
+  return `<div class="mark act-${esc(mark.action)}">${esc(mark.action)} by ${esc(mark.guard)}${why ? `: ${esc(why)}` : ""}</div>`;
 }
 
 function callHtml(tool: string, args: unknown, row: InspectRow | undefined): string {

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { runCli } from "../../src/cli/cli.js";
-import { esc } from "../../src/cli/html.js";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { esc, renderHtml } from "../../src/cli/html.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-html-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,6 +67,19 @@ describe("harness-kit inspect --html", () => {
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
     expect(await runCli(["eval", "x.json", "--html", "y.html"], io)).toBe(2);
     expect(await runCli(["inspect", "x.json", "--html", "y.html", "--json"], io)).toBe(2);
+  });
+
+  it("shows which guard answered or stopped, its reason escaped too", () => {
+    const marked = (action: string, reason: string) => ({ harness_kit: { v: 1, guard: "ProgressAwareLoopGuardMiddleware", action, reason } });
+    const messages = [
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "job_status", args: {} }] }),
+      new ToolMessage({ content: "Not run: nothing new", tool_call_id: "c1", status: "error", response_metadata: marked("directive", "<b>same</b>") }),
+      new AIMessage({ content: "Run stopped", response_metadata: { harness_kit: { v: 1, guard: "RunawayGuardMiddleware", action: "stop", stopReason: "runaway </pre>" } } }),
+    ];
+    const html = renderHtml(messages, { thread: "t", source: "t", messages: 3, toolCalls: 1, guards: [], rows: [] });
+    expect(html).toContain("directive by ProgressAwareLoopGuardMiddleware: &#60;b&#62;same&#60;/b&#62;");
+    expect(html).toContain("stop by RunawayGuardMiddleware: runaway &#60;/pre&#62;");
+    expect(html).toContain("result of job_status");
   });
 
   it("esc leaves nothing that opens a tag or leaves an attribute, and reads back as the text", () => {
