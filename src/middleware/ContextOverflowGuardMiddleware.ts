@@ -39,7 +39,10 @@ export const contextOverflowGuardOptions = z.object({
   previewTokens: z.number().int().min(MIN_LIMIT.tokens).default(500).describe("Size of the preview (head and tail) an offloaded large result keeps in the request."),
   countTokens: z.custom<CountTokens>((v) => typeof v === "function", "must be a function (text) => number").optional().describe("Counts the tokens of a text, e.g. your model's tokenizer. Default: an estimate that errs high, calibrated by the provider's reported input tokens."),
   store: z.custom<OffloadStore>((v) => v !== null && typeof v === "object" && typeof (v as OffloadStore).put === "function" && typeof (v as OffloadStore).get === "function", "must be an OffloadStore (put and get)").optional().describe("Where offloaded content is kept. Default: a MemoryOffloadStore (this process only)."),
-  retrievalTool: z.boolean().default(true).describe("Register `read_stored_result` for the store. Turn it off when a ToolResultBudgetMiddleware with the same store registers it already."),
+  retrievalTool: z
+    .union([z.boolean(), z.custom<StructuredToolInterface>((v) => v !== null && typeof v === "object" && typeof (v as { name?: unknown }).name === "string", "must be a boolean or a tool")])
+    .default(true)
+    .describe("`true`: register `read_stored_result` for the store. A tool: the one another middleware registers for the same store (a ToolResultBudgetMiddleware's `tools[0]`), offered again in a shrunk request that lacks it. `false`: neither."),
   storeTimeoutMs: positive("storeTimeoutMs").default(DEFAULT_STORE_TIMEOUT_MS).describe("How long to wait for the store; a store that does not answer counts as failed."),
   observeOnly: z.boolean().default(false).describe("Signal requests over the limit and provider refusals, but change nothing."),
   onSignal: z.custom<SignalHandler>((v) => typeof v === "function", "must be a function").optional().describe("Receives every signal."),
@@ -133,8 +136,10 @@ type Prepared<R> =
  */
 export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   readonly name = GUARD;
-  /** `read_stored_result`, unless `retrievalTool: false`. */
+  /** `read_stored_result`, with `retrievalTool: true`. */
   readonly tools: StructuredToolInterface[];
+  /** The tool that reads the store back, offered in every request that names a key. */
+  private readonly retrieval: StructuredToolInterface | undefined;
   private readonly settings: Settings;
   private readonly store: OffloadStore;
   private readonly meter: RequestMeter;
@@ -159,9 +164,9 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     this.store = parsed.data.store ?? new MemoryOffloadStore();
     this.meter = new RequestMeter(parsed.data.countTokens);
     this.measure = createMeasure("tokens", (text) => this.meter.text(text));
-    this.tools = parsed.data.retrievalTool
-      ? [createRetrievalTool(this.store, { limit: RETRIEVAL_TOKENS, measure: this.measure, timeoutMs: parsed.data.storeTimeoutMs })]
-      : [];
+    const retrieval = parsed.data.retrievalTool;
+    this.tools = retrieval === true ? [createRetrievalTool(this.store, { limit: RETRIEVAL_TOKENS, measure: this.measure, timeoutMs: parsed.data.storeTimeoutMs })] : [];
+    this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
   }
 
   readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
@@ -285,13 +290,17 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     }
     const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
     const entries = this.entriesOf(messages);
-    const plan = planShrink(entries, fixedTokens, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound });
+    // The retrieval tool may join the request's tools: its schema is counted in advance.
+    const offered = this.withRetrieval(request.tools, true);
+    const fixedSent = offered === request.tools ? fixedTokens : this.meter.fixed(request.systemMessage, offered);
+    const plan = planShrink(entries, fixedSent, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound });
     if (!plan.fits) {
       await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", minimumTokens: Math.ceil(plan.after * factor) });
       return { kind: "stop", minimum: Math.ceil(plan.after * factor), window };
     }
     const { shrunk, removed } = await this.apply(messages, entries, plan, collected, threadIdOf(request.runtime));
-    const sentTokens = fixedTokens + this.meter.messages(shrunk);
+    const tools = this.withRetrieval(request.tools, removed.some((part) => part.key !== undefined));
+    const sentTokens = (tools === request.tools ? fixedTokens : fixedSent) + this.meter.messages(shrunk);
     const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, ...(providerWindow !== undefined ? { providerWindow } : {}), limit, fullTokens, sentTokens, removed });
     await this.signal("warn", "request_shrunk", {
       ...detail,
@@ -302,7 +311,18 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk }, record, sentTokens, window, reserve, providerWindow };
+    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow };
+  }
+
+  /**
+   * The request's tools, with the retrieval tool when the request names a key (`namesKey`) and
+   * another middleware left it out (the budget offers it only once its own offloads are in the
+   * history).
+   */
+  private withRetrieval(tools: readonly unknown[] | undefined, namesKey: boolean): readonly unknown[] | undefined {
+    const retrieval = this.retrieval;
+    if (!retrieval || !tools || !namesKey) return tools;
+    return tools.some((tool) => (tool as { name?: unknown }).name === retrieval.name) ? tools : [...tools, retrieval];
   }
 
   private reserveFor(model: unknown, window: number): number {

@@ -96,23 +96,25 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
     }),
     new LoopGuardMiddleware({ ...base, ...options.loopGuard }),
   ];
-  const resultGuards = (store: OffloadStore): AgentMiddleware[] => [
-    new ToolResultBudgetMiddleware({ store, ...base, ...options.budget }),
+  const resultGuards = (budget: ToolResultBudgetMiddleware): AgentMiddleware[] => [
+    budget,
     new OutputValidatorMiddleware({ tools: options.outputSpecs, writeTools: options.writeTools, ...base, ...options.validator }),
     new BinaryReadGuardMiddleware({ ...base, ...options.binaryGuard }),
   ];
-  const callGuards = (store: OffloadStore): AgentMiddleware[] => [
+  const callGuards = (store: OffloadStore, budget: ToolResultBudgetMiddleware): AgentMiddleware[] => [
     ...(options.pathGuard ? [options.pathGuard] : []),
-    // The budget registers the retrieval tool for the shared store (a deep agent reads its files).
-    new ContextOverflowGuardMiddleware({ store: options.budget?.store ?? store, retrievalTool: false, ...base, ...options.contextOverflow }),
+    // It offloads into the budget's store, read back by the budget's read_stored_result (a deep agent: its read_file).
+    new ContextOverflowGuardMiddleware({ store: options.budget?.store ?? store, retrievalTool: budget.tools[0] ?? false, ...base, ...options.contextOverflow }),
     new ToolCallRepairMiddleware({ ...base, ...options.repair }),
   ];
+  const stackFor = (store: OffloadStore): AgentMiddleware[] => {
+    const budget = new ToolResultBudgetMiddleware({ store, ...base, ...options.budget });
+    return declareCarryOnce([...judges(), ...resultGuards(budget), ...callGuards(store, budget)]);
+  };
 
-  const files = new AgentFilesOffloadStore();
-  const deepAgent = declareCarryOnce([...judges(), ...resultGuards(files), ...callGuards(files)]);
-  const store = options.offloadStore ?? new MemoryOffloadStore();
+  const deepAgent = stackFor(new AgentFilesOffloadStore());
   return {
-    agent: declareCarryOnce([...judges(), ...resultGuards(store), ...callGuards(store)]),
+    agent: stackFor(options.offloadStore ?? new MemoryOffloadStore()),
     deepAgent,
     subagent: deepAgent,
   };

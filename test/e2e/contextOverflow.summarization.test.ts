@@ -61,10 +61,14 @@ describe.each(["summarization first", "guard first"])("summarizationMiddleware w
 });
 
 describe("the recommended stack", () => {
-  it("includes the guard: a long run of large results stays under the model's window", async () => {
+  it("includes the guard: a long run of large results stays under the model's window, and the budget's read_stored_result reads what it left out", async () => {
     const guards = recommendedGuards({ contextOverflow: { maxInputTokens: WINDOW, reserveTokens: RESERVE } });
     expect(guards.agent.map((m) => m.name)).toContain("ContextOverflowGuardMiddleware");
-    const model = new ScriptedChatModel({ turns: turns(20) });
+    const readBack: ScriptedTurn = (messages) => {
+      const key = /The result of fetch_page \(\d+ characters\) was left out[^"]*"([A-Za-z0-9_-]+)"/.exec(messages.map((m) => String(m.content)).join("\n"))![1]!;
+      return { toolCalls: [{ name: "read_stored_result", args: { key, offset: 0, length: 200 } }] };
+    };
+    const model = new ScriptedChatModel({ turns: [...turns(20).slice(0, 20), readBack, { text: "done" }] });
     const agent = createAgent({ model, tools: [fetchPage], middleware: guards.agent });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("read twenty pages")] }, { recursionLimit: 500 });
     expect(messages.at(-1)!.content).toBe("done");
@@ -75,6 +79,8 @@ describe("the recommended stack", () => {
       assertToolCallPairing(seen);
     }
     assertToolCallPairing(messages);
+    const answer = messages.filter(ToolMessage.isInstance).find((m) => m.name === "read_stored_result");
+    expect(String(answer?.content)).toContain("page 0 row 0: total=0");
   });
 
   it("observe-only stack: the guard signals and shrinks nothing", async () => {
