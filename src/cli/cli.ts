@@ -155,7 +155,12 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
   if (thread.messages.length === 0) io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
   const report = await inspectThread(thread, setup);
   if (values.html !== undefined) {
-    writeFileSync(values.html, renderHtml(thread.messages, report));
+    try {
+      writeFileSync(values.html, renderHtml(thread.messages, report));
+    } catch (error) {
+      io.stderr.write(`harness-kit: cannot write ${values.html}: ${(error as Error).message}\n`);
+      return 1;
+    }
     io.stdout.write(`wrote ${values.html}\n`);
     return 0;
   }

@@ -63,6 +63,15 @@ describe("harness-kit inspect --html", () => {
     expect(html).toContain('id="call-3"'); // the strip links to each call
   });
 
+  it("a page it cannot write is one line on stderr and exit code 1", async () => {
+    const thread = join(dir, "small.json");
+    writeFileSync(thread, JSON.stringify([{ role: "user", content: "hi" }]));
+    const errors: string[] = [];
+    const code = await runCli(["inspect", thread, "--html", join(dir, "missing-folder", "x.html")], { stdout: { write: () => true }, stderr: { write: (t: string) => errors.push(t) }, env: {} });
+    expect(code).toBe(1);
+    expect(errors.join("")).toMatch(/^harness-kit: cannot write .*x\.html: ENOENT[^\n]*\n$/);
+  });
+
   it("--html belongs to inspect, alone", async () => {
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
     expect(await runCli(["eval", "x.json", "--html", "y.html"], io)).toBe(2);
