@@ -40,6 +40,13 @@ export function rolloutScenario() {
     }),
     tool(
       async (args) => {
+        record("restart_service", args);
+        throw new Error("upstream answered 503");
+      },
+      { name: "restart_service", description: "Restart the service", schema: z.object({ name: z.string() }) },
+    ),
+    tool(
+      async (args) => {
         record("job_status", args);
         polls += 1;
         return JSON.stringify({ state: "running", at: `2026-01-01T00:00:${String(polls).padStart(2, "0")}Z` });
@@ -56,6 +63,7 @@ export function rolloutScenario() {
     call("read_file", { path: "../../etc/passwd" }),
     call("delete_everything", { now: true }),
     call("update_account", { id: "A1", seats: "three" }),
+    call("restart_service", { name: "api" }),
     ...Array.from({ length: 9 }, () => call("job_status", { id: 7 })),
     { text: "Job 7 is still running." },
   ];

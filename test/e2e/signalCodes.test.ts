@@ -65,6 +65,7 @@ describe("signal codes", () => {
       "OutputValidatorMiddleware:safe_mode",
       "PathGuardMiddleware:outside_roots",
       "ToolCallRepairMiddleware:unknown_tool",
+      "ToolCallRepairMiddleware:tool_error",
       "ProgressAwareLoopGuardMiddleware:no_progress",
     ]) {
       expect(seen, [...seen].join(", ")).toContain(expected);
