@@ -315,8 +315,12 @@ const WORD_OF_LETTERS = /\p{L}{2,}/u;
  * acknowledgement (`<returncode>0</returncode><output></output>`) does not.
  */
 function hasContent(text: string): boolean {
-  return WORD_OF_LETTERS.test(text.replace(MARKUP, " "));
+  // A word shows early, if at all: an acknowledgement is short.
+  const head = text.length > CONTENT_SCAN_CHARS ? text.slice(0, CONTENT_SCAN_CHARS) : text;
+  return WORD_OF_LETTERS.test(head.replace(MARKUP, " "));
 }
+
+const CONTENT_SCAN_CHARS = 2000;
 
 // Per observation list (a store's list is replaced, never shortened, when it rebuilds) and per
 // guard settings, since what counts as wasted and as a change of world depends on them.

@@ -92,7 +92,9 @@ export interface ArgsShape {
 /** A free-text argument's words, and its pairs of adjacent words (word order matters in a short text). */
 export interface TextWords {
   words: Set<string>;
-  pairs: Set<string>;
+  /** The words in order; their adjacent pairs are built when first compared (`pairsOf`). */
+  sequence: string[];
+  pairs?: Set<string>;
   /** Mostly letters (an instruction, an action); otherwise code or a command. */
   prose: boolean;
 }
@@ -103,10 +105,23 @@ const HAS_LETTER = /\p{L}/u;
 const WORD = /[\p{L}\p{N}_]+/gu;
 
 export function argsShapeOf(args: unknown): ArgsShape {
+  // A pending call's arguments are the same object once its result arrives: read them once.
+  const cacheable = args !== null && typeof args === "object";
+  const cached = cacheable ? shapes.get(args) : undefined;
+  if (cached) return cached;
   const shape: ArgsShape = { leaves: new Set(), texts: new Map() };
   collect(args ?? {}, "", shape, 0);
+  if (cacheable) shapes.set(args, shape);
   return shape;
 }
+
+const shapes = new WeakMap<object, ArgsShape>();
+
+/**
+ * Free text is read up to this many characters: enough to tell two requests or scripts apart,
+ * while a heredoc of a whole file costs no more than its beginning.
+ */
+const MAX_TEXT_CHARS = 4000;
 
 function collect(value: unknown, path: string, shape: ArgsShape, depth: number): void {
   if (depth > 8) {
@@ -114,18 +129,17 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
     return;
   }
   if (typeof value === "string") {
-    const text = normaliseText(value);
+    const text = normaliseText(value.length > MAX_TEXT_CHARS ? value.slice(0, MAX_TEXT_CHARS) : value);
     const words = text.match(WORD) ?? [];
     if (words.length >= FREE_TEXT_WORDS && words.filter((word) => HAS_LETTER.test(word)).length >= FREE_TEXT_WORDS - 1) {
       const prose = isProse(text, words);
       // What an instruction quotes (the query typed, the element clicked, the file named) is a
       // value, not wording: it must match exactly.
       if (prose) for (const quoted of quotedIn(text)) shape.leaves.add(`${path}'=${(quoted.match(WORD) ?? []).join(" ")}`);
-      const entry = shape.texts.get(path) ?? { words: new Set<string>(), pairs: new Set<string>(), prose };
-      for (const [k, word] of words.entries()) {
-        entry.words.add(word);
-        if (k > 0) entry.pairs.add(`${words[k - 1]} ${word}`);
-      }
+      const entry = shape.texts.get(path) ?? { words: new Set<string>(), sequence: [], prose };
+      for (const word of words) entry.words.add(word);
+      entry.sequence.push(...words);
+      entry.pairs = undefined;
       shape.texts.set(path, entry);
     } else {
       shape.leaves.add(`${path}=${text}`);
@@ -175,24 +189,31 @@ function sameOrNested(a: Set<string>, b: Set<string>): boolean {
  * another experiment.
  */
 export function similarText(a: TextWords, b: TextWords): boolean {
+  if (!a.prose || !b.prose) {
+    if (a.words.size !== b.words.size) return false;
+    return jaccard(a.words, b.words).similarity === 1 && jaccard(pairsOf(a), pairsOf(b)).similarity >= CODE_PAIR_SIMILARITY;
+  }
+  const [fewer, more] = a.words.size <= b.words.size ? [a.words.size, b.words.size] : [b.words.size, a.words.size];
+  // Jaccard similarity cannot exceed the ratio of the sizes.
+  if (fewer < LONG_TEXT_SIMILARITY * more && fewer < EXTENDED_MIN_WORDS) return false;
   const words = jaccard(a.words, b.words);
-  if (!a.prose || !b.prose) return words.similarity === 1 && jaccard(a.pairs, b.pairs).similarity >= CODE_PAIR_SIMILARITY;
   if (a.words.size + b.words.size - words.shared >= LONG_TEXT_WORDS) return words.similarity >= LONG_TEXT_SIMILARITY;
   if (extends_(a, b) || extends_(b, a)) return true;
   if (words.similarity < SHORT_TEXT_SIMILARITY) return false;
-  return jaccard(a.pairs, b.pairs).similarity >= SHORT_TEXT_SIMILARITY;
+  return jaccard(pairsOf(a), pairsOf(b)).similarity >= SHORT_TEXT_SIMILARITY;
 }
 
 /** Whether `longer` says all that `shorter` says, in the same order, and more: a request with a clause added. */
 function extends_(shorter: TextWords, longer: TextWords): boolean {
   if (shorter.words.size < EXTENDED_MIN_WORDS || shorter.words.size >= longer.words.size) return false;
-  for (const pair of shorter.pairs) if (!longer.pairs.has(pair)) return false;
+  const longerPairs = pairsOf(longer);
+  for (const pair of pairsOf(shorter)) if (!longerPairs.has(pair)) return false;
   for (const word of shorter.words) if (!longer.words.has(word)) return false;
   return true;
 }
 
 /** Code's punctuation: assignments, calls, blocks, pipes, redirections, variables. */
-const CODE_SYMBOL = /[=;{}()[\]|&<>$\\]/g;
+const CODE_SYMBOLS = new Set([..."=;{}()[]|&<>$\\"].map((c) => c.charCodeAt(0)));
 const MAX_CODE_SYMBOL_SHARE = 0.02;
 
 /** An instruction or an action in words, not code: whole words, mostly made of letters alone, and hardly any of code's punctuation. */
@@ -201,8 +222,15 @@ function isProse(text: string, words: readonly string[]): boolean {
   let alphabetic = 0;
   for (const word of words) if (ALPHABETIC.test(word)) alphabetic++;
   if (alphabetic < PROSE_ALPHABETIC_SHARE * words.length) return false;
-  const visible = text.match(NON_SPACE)?.length ?? 0;
-  return (text.match(CODE_SYMBOL)?.length ?? 0) <= MAX_CODE_SYMBOL_SHARE * visible;
+  let visible = 0;
+  let symbols = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 32) continue;
+    visible++;
+    if (CODE_SYMBOLS.has(c)) symbols++;
+  }
+  return symbols <= MAX_CODE_SYMBOL_SHARE * visible;
 }
 
 // A quotation opens after a space or a bracket and closes before a space, punctuation or the end,
@@ -219,13 +247,25 @@ const ALPHABETIC = /^\p{L}+$/u;
 
 /** Prose by its characters: letters make up most of what is not whitespace. */
 const PROSE_LETTER_SHARE = 0.8;
-const LETTER = /\p{L}/gu;
-const NON_SPACE = /\S/g;
+const LETTER = /\p{L}/u;
 
 export function mostlyLetters(text: string): boolean {
-  const letters = text.match(LETTER)?.length ?? 0;
-  const visible = text.match(NON_SPACE)?.length ?? 0;
+  let letters = 0;
+  let visible = 0;
+  for (const char of text) {
+    if (char.charCodeAt(0) <= 32) continue;
+    visible++;
+    if (LETTER.test(char)) letters++;
+  }
   return visible > 0 && letters >= PROSE_LETTER_SHARE * visible;
+}
+
+function pairsOf(text: TextWords): Set<string> {
+  if (!text.pairs) {
+    text.pairs = new Set();
+    for (let k = 1; k < text.sequence.length; k++) text.pairs.add(`${text.sequence[k - 1]} ${text.sequence[k]}`);
+  }
+  return text.pairs;
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; similarity: number } {

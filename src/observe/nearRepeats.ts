@@ -2,12 +2,19 @@ import { argsShapeOf, mostlyLetters, nearSameArgs, type ArgsShape } from "./args
 import { addLines, proseNovelty } from "./novelty.js";
 import type { StoredObservation } from "./store.js";
 
-interface SeenResult {
-  /** Its lines (and prose words, novelty.ts). */
-  lines: Set<string>;
-  /** Its lines with every digit replaced. */
-  masked: Set<string>;
+/** A result as near-duplicate matching reads it, computed once per call. */
+interface ResultLines {
+  /** Its lines with every digit replaced, in order, and as a set. */
+  masked: string[];
+  maskedSet: Set<string>;
+  /** Mostly letters: prose an LLM may have rendered. */
+  prose: boolean;
+  /** Its lines and prose words (novelty.ts), when first needed. */
+  lines: () => Set<string>;
 }
+
+/** Whether a result is prose is told from its beginning. */
+const PROSE_SCAN_CHARS = 4000;
 
 const DIGITS = /\d+/g;
 
@@ -32,7 +39,7 @@ export class NearRepeats {
   private readonly byTool = new Map<string, number[]>();
   private indexed = 0;
   private readonly repeatOf = new Map<number, number | null>();
-  private readonly lines = new Map<number, SeenResult>();
+  private readonly results = new Map<number, ResultLines>();
 
   constructor(private readonly list: readonly StoredObservation[]) {}
 
@@ -80,7 +87,7 @@ export class NearRepeats {
       for (const j of this.similarBefore(o.toolName, o.argsKey, this.shapeAt(index), index)) {
         const earlier = this.list[j]!;
         if (earlier.answeredBy || earlier.status !== o.status) continue;
-        if (earlier.resultFingerprint === o.resultFingerprint || this.sameResult(o.resultText, j)) {
+        if (earlier.resultFingerprint === o.resultFingerprint || this.sameResult(index, j)) {
           found = j;
           break;
         }
@@ -103,29 +110,50 @@ export class NearRepeats {
   sameResultAs(later: number, earlier: number): boolean {
     const a = this.list[later]!;
     const b = this.list[earlier]!;
-    return a.status === b.status && (a.resultFingerprint === b.resultFingerprint || this.sameResult(a.resultText, earlier));
+    return a.status === b.status && (a.resultFingerprint === b.resultFingerprint || this.sameResult(later, earlier));
   }
 
-  private sameResult(text: string, index: number): boolean {
-    const seen = this.linesAt(index);
-    const lines = maskDigits(text).split("\n");
+  /**
+   * Whether the result at `later` says nothing that the result at `earlier` did not: each of its
+   * lines is one of the earlier result's (numbers aside: a page seen "8 seconds ago" and "12
+   * seconds ago" is one page). Prose whose lines are mostly new was rendered afresh (a page read
+   * back by an LLM): it is the same when it has no new numbers and no new words beyond rewording.
+   * Program output is not reworded, and a few new lines among known ones are news however short
+   * (a script printing a new value under the same warnings): stricter than a repeat's novelty
+   * floor, since the call itself was different.
+   */
+  private sameResult(later: number, earlier: number): boolean {
+    const text = this.resultAt(later);
+    const seen = this.resultAt(earlier);
     let fresh = 0;
-    for (const line of lines) if (!seen.masked.has(line)) fresh++;
+    for (const line of text.masked) {
+      if (seen.maskedSet.has(line)) continue;
+      if (fresh++ === 0 && !text.prose) return false;
+    }
     if (fresh === 0) return true;
-    if (fresh * 2 < lines.length || !mostlyLetters(text)) return false;
-    const prose = proseNovelty(text, seen.lines);
+    if (fresh * 2 < text.masked.length) return false;
+    const prose = proseNovelty(this.list[later]!.resultText, seen.lines());
     return prose !== undefined && prose <= SAME_PROSE_NOVELTY;
   }
 
-  private linesAt(index: number): SeenResult {
-    let seen = this.lines.get(index);
-    if (!seen) {
+  private resultAt(index: number): ResultLines {
+    let result = this.results.get(index);
+    if (!result) {
       const text = this.list[index]!.resultText;
-      seen = { lines: new Set(), masked: new Set(maskDigits(text).split("\n")) };
-      addLines(text, seen.lines);
-      this.lines.set(index, seen);
+      const masked = maskDigits(text).split("\n");
+      let lines: Set<string> | undefined;
+      result = {
+        masked,
+        maskedSet: new Set(masked),
+        prose: mostlyLetters(text.length > PROSE_SCAN_CHARS ? text.slice(0, PROSE_SCAN_CHARS) : text),
+        lines: () => {
+          if (!lines) addLines(text, (lines = new Set()));
+          return lines;
+        },
+      };
+      this.results.set(index, result);
     }
-    return seen;
+    return result;
   }
 
   private positionsOf(tool: string): readonly number[] {
