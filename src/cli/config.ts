@@ -28,6 +28,8 @@ const progressGuardOptions = z.strictObject({
   ignoreTools: toolNames,
   readOnlyTools: toolNames,
   stateChangingTools: toolNames,
+  pollingTools: toolNames,
+  pollPatience: count,
   /** Regular expressions as `"source"` (flag g) or `"/source/flags"`. */
   volatilePatterns: z.array(z.string()).optional(),
   /** Per tool: `{"setMembership": "<list field>", "itemKey"?: "<id field>"}` (makeSetMembershipDelta). */
