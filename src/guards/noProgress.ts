@@ -206,16 +206,16 @@ class Judge {
     const o = observations[index]!;
     wasted = false;
     if (!o.answeredBy) {
-      const proves = o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.resultText);
+      const proves = () => o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.rawResultText);
       if (isStaleRepeat(o, this.options)) {
-        wasted = proves || !this.changes.between(this.previousOccurrence(index), index);
+        wasted = proves() || !this.changes.between(this.previousOccurrence(index), index);
       }
       if (!wasted && !groupsWholeTool(o.callKey)) {
         const earlier = near.nearRepeatOf(index);
         // Code with the same vocabulary may still be a new experiment (another separator, another
         // input): it repeats an earlier run only once that run was itself proven a useless repeat.
         if (earlier !== undefined) {
-          const trusted = proves && !near.hasCode(index);
+          const trusted = proves() && !near.hasCode(index);
           wasted = trusted || (this.isWasted(earlier) && !this.changes.between(earlier, index));
         }
       }

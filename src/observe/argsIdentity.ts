@@ -52,7 +52,24 @@ export function argsIdentity(name: string, args: unknown, hash: Hasher): { argsK
 const WHITESPACE = /\s+/g;
 
 export function normaliseText(text: string): string {
-  const withoutComments = text.includes("\n") ? text.split("\n").map(withoutLineComment).join("\n") : text;
+  // Every store and the near-duplicate reading normalise the same arguments: remember the last few long ones.
+  if (text.length < CACHED_TEXT_CHARS) return normalise(text);
+  let normalised = recentTexts.get(text);
+  if (normalised === undefined) {
+    normalised = normalise(text);
+    if (recentTexts.size >= RECENT_TEXTS) recentTexts.delete(recentTexts.keys().next().value!);
+    recentTexts.set(text, normalised);
+  }
+  return normalised;
+}
+
+const CACHED_TEXT_CHARS = 64;
+const RECENT_TEXTS = 256;
+const recentTexts = new Map<string, string>();
+
+function normalise(text: string): string {
+  const mayHaveComments = text.includes("\n") && (text.includes("#") || text.includes("//"));
+  const withoutComments = mayHaveComments ? text.split("\n").map(withoutLineComment).join("\n") : text;
   return withoutComments.replace(WHITESPACE, " ").trim().toLowerCase();
 }
 
@@ -118,10 +135,11 @@ export function argsShapeOf(args: unknown): ArgsShape {
 const shapes = new WeakMap<object, ArgsShape>();
 
 /**
- * Free text is read up to this many characters: enough to tell two requests or scripts apart,
- * while a heredoc of a whole file costs no more than its beginning.
+ * Free text is read up to this many characters: enough to tell two requests or scripts apart
+ * (and a near-duplicate counts only with the same result too), while a heredoc of a whole file
+ * costs no more than its beginning.
  */
-const MAX_TEXT_CHARS = 4000;
+const MAX_TEXT_CHARS = 1500;
 
 function collect(value: unknown, path: string, shape: ArgsShape, depth: number): void {
   if (depth > 8) {

@@ -142,6 +142,11 @@ class Observation implements ToolCallObservation {
     return this.#result.text;
   }
 
+  /** The result as the tool returned it, before normalisation (not part of the JSON form). */
+  get rawResultText(): string {
+    return this.#result.raw;
+  }
+
   toJSON(): ToolCallObservation {
     return { ...this, argsFingerprint: this.argsFingerprint, resultFingerprint: this.resultFingerprint };
   }
@@ -151,6 +156,7 @@ class Observation implements ToolCallObservation {
 export interface StoredObservation extends ToolCallObservation {
   readonly args: unknown;
   readonly resultText: string;
+  readonly rawResultText: string;
 }
 
 interface CallGroup {
