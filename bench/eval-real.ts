@@ -2,6 +2,7 @@
 // runaway guard with simulated provider usage, replayed over the recorded third-party runs in
 // ../shared/evaldata. `npm run eval:real` (optional argument: another evaldata folder).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildReplaySetup, type ReplayConfig } from "../src/cli/config.js";
@@ -36,6 +37,8 @@ interface Episode {
   thread: string;
   kind: string;
   calls: string[];
+  /** Why it is stuck or legitimate, in our words. */
+  reason: string;
 }
 
 interface Thread {
@@ -93,8 +96,8 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
 
 const DETECTORS: Detector[] = [
   ours("harness-kit: both loop guards", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } }, "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options"),
-  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${LOOP_GUARD_DEFAULTS.warnAt}, stop at ${LOOP_GUARD_DEFAULTS.stopAt} identical consecutive calls`),
-  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat brought nothing new, stop when a directive was ignored"),
+  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${LOOP_GUARD_DEFAULTS.warnAt}, stop at ${LOOP_GUARD_DEFAULTS.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`),
+  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added) brought nothing new since the world last changed, stop when a directive was ignored"),
   ...BASELINES.map(
     (baseline): Detector => ({
       name: baseline.name,
@@ -172,6 +175,12 @@ function table(header: string[], rows: string[][], textColumns: number[] = [0]):
   return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
+function kindCounts(list: readonly Episode[]): string {
+  const counts = new Map<string, number>();
+  for (const e of list) counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
+  return [...counts].map(([kind, n]) => `${n} ${kind}`).join(", ");
+}
+
 function describeEpisode(e: Episode): string {
   return `${e.thread} (${e.calls.length} calls)`;
 }
@@ -193,7 +202,7 @@ async function main(): Promise<void> {
     "",
     `The data is ../shared/evaldata: ${threads.length} recorded runs (${threads.reduce((n, t) => n + t.calls, 0).toLocaleString("en-US")} tool calls) of four agent systems nobody here wrote, with the outcomes their sources publish (see its README). Every detector judges every tool call before it runs, knowing the history before it, exactly as \`harness-kit eval\` replays a thread: the recorded call really ran, so the calls after it are judged on the real history. ${successful.length} runs are *successful*: SWE-bench instances the run resolved (${successful.filter((t) => t.source === "mini-swe-agent-swebench").length}) and τ-bench tasks with reward 1 (${successful.filter((t) => t.source === "tau-bench-airline").length}). Who&When runs are all failures.`,
     "",
-    "Stuck episodes and legitimate repetitions were found by hand and are listed, by thread and call ids only, in test/fixtures/loop-episodes.json; test/eval/realData.test.ts asserts the requirements below whenever ../shared/evaldata is present.",
+    `Stuck episodes (${episodes.stuck.length}, in all four sources) and legitimate repetitions (${episodes.legitimate.length}) were found by hand and are listed, by thread and call ids with the reason for each label and nothing of the data, in test/fixtures/loop-episodes.json; test/eval/realData.test.ts asserts the requirements below whenever ../shared/evaldata is present.`,
     "",
     "## Detectors",
     "",
@@ -203,7 +212,7 @@ async function main(): Promise<void> {
       [0, 1],
     ),
     "",
-    "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops. The targets are issue 3's requirements for harness-kit's guards; the marks on the other rows hold them to the same bar.",
+    "The four baselines are re-implemented in bench/baselines/ from each project's published behaviour. Each has a single intervention that ends or pauses the run, or refuses the call: all of them are counted as stops. The targets are issue 13's requirements for harness-kit's guards (at least 90% of the stuck episodes answered by their third call, no legitimate repetition answered, at most 0.5% of successful runs stopped and 3% directed); the marks on the other rows hold them to the same bar. Our rows count what the stack does live: a guard's judgement of a call an outer guard had already answered (replay shows it, marked) is left out.",
     "",
   );
 
@@ -225,7 +234,7 @@ async function main(): Promise<void> {
       `${count(threads, of, (hs) => acts(hs, "directive"))}`,
       `${successStop} (${pct(successStop, successful.length)}) ${targetMark(successStop / successful.length <= 0.005)}`,
       `${successDirective} (${pct(successDirective, successful.length)}) ${targetMark(successDirective / successful.length <= 0.03)}`,
-      `${stuckCaught} / ${episodes.stuck.length} ${targetMark(stuckCaught === episodes.stuck.length)}`,
+      `${stuckCaught} / ${episodes.stuck.length} (${pct(stuckCaught, episodes.stuck.length)}) ${targetMark(stuckCaught >= 0.9 * episodes.stuck.length)}`,
       `${legitHit} / ${episodes.legitimate.length} ${targetMark(legitHit === 0)}`,
     ];
   });
@@ -238,7 +247,7 @@ async function main(): Promise<void> {
         "threads with a directive",
         "successful runs with a stop (target ≤ 0.5%)",
         "successful runs with a directive (target ≤ 3%)",
-        "stuck episodes answered by the 3rd call",
+        "stuck episodes answered by the 3rd call (target ≥ 90%)",
         "legitimate repetitions given a directive or stop (target 0)",
       ],
       overallRows,
@@ -299,13 +308,13 @@ async function main(): Promise<void> {
   out.push(
     "## Stuck episodes",
     "",
-    "Where each detector first answers the repeated call with a directive or a stop: the occurrence of the repeated call (1 = its first call) and the call's index in the thread (from 0). Requirement for ours: by the 3rd occurrence. — means never.",
+    `${episodes.stuck.length} episodes, by kind: ${kindCounts(episodes.stuck)}. Where each detector first answers the repeated call with a directive or a stop: the occurrence of the repeated call (1 = its first call) and the call's index in the thread (from 0). Requirement for ours: by the 3rd occurrence. — means never.`,
     "",
     table(["episode", "kind", ...DETECTORS.map((d) => d.name)], episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]), [0, 1]),
     "",
     "## Legitimate repetition",
     "",
-    `${episodes.legitimate.length} episodes: ${episodes.legitimate.filter((e) => e.kind === "scroll-new-content").length} scrolls through new content (Magentic-One) and ${episodes.legitimate.filter((e) => e.kind === "rerun-tests-after-edit").length} test commands re-run after an edit in resolved SWE-bench runs. Listed: every episode some detector answers with a directive or stop.`,
+    `${episodes.legitimate.length} episodes, by kind: ${kindCounts(episodes.legitimate)}. Listed: every episode some detector answers with a directive or stop.`,
     "",
   );
   const legitHitRows = episodes.legitimate
@@ -332,7 +341,7 @@ async function main(): Promise<void> {
   out.push(
     `### Stuck episodes not answered by the 3rd call (${stack.name})`,
     "",
-    misses.length ? table(["episode", "kind", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"]), [0, 1, 2]) : "None.",
+    misses.length ? table(["episode", "kind", "why it is stuck", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, e.reason, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"]), [0, 1, 2, 3]) : "None.",
     "",
   );
   const legitHits = episodes.legitimate
@@ -379,7 +388,7 @@ async function main(): Promise<void> {
       [[`\`harness-kit eval\` replay of all ${threads.length} threads, its default stack: RunawayGuard and both loop guards (load, parse, replay; best of 5 in one process)`, `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`, `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`]],
     ),
     "",
-    `This report's own run (7 detectors, one replay each) took ${replaySeconds.toFixed(1)} s.`,
+    `This report's own run (7 detectors, one replay each) took ${replaySeconds.toFixed(1)} s, on ${cpus().length} cores with a load average of ${loadavg()[0]!.toFixed(1)} when it finished: timings from a busy machine are upper bounds.`,
     "",
   );
 
@@ -390,11 +399,13 @@ async function main(): Promise<void> {
 /** How to read the tables above. */
 const ANALYSIS = `### Reading the results
 
-- **Results-blind detectors confuse progress with loops.** gemini-cli, Roo Code and LoopGuard count identical calls without reading results. Scrolling a long page one screen at a time (Magentic-One's WebSurfer scroll action, with the same arguments each time) is an identical call that shows new content every time: Roo Code refuses the 4th scroll, gemini-cli stops the 5th; LoopGuard stops only at its 7th identical call, above the longest legitimate run in this data (6 scrolls). The same detectors miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive (LoopGuard ignores \`think\` but only warns before its 7th call), and they reach the stuck Magentic-One clicks at the 4th or 5th click at best.
-- **Exact result comparison misses rewritten observations.** OpenHands and able-harness-kit's progress guard compare results byte for byte. Magentic-One's WebSurfer reads each page back through an LLM-written OCR, so an unchanged page never gives the same text twice, and neither detector sees a single stuck click. able-harness-kit's guard, kept per tool name, does catch the τ-bench bookings and the SWE-bench no-op command by their 3rd call; OpenHands misses them too, because a \`think\` call (or the harness's format-error message) breaks its run of identical actions.
-- **ProgressAwareLoopGuard** judges a repeat by what it brought and what happened in between: \`think\` is a no-op, calculators only compute, and a page read back by an LLM counts by its new numbers and by its new words beyond what rewording alone adds. It answers every labelled stuck episode by the 3rd call and no legitimate repetition. Its one directive on a successful run is a real stuck episode: the SWE-bench agent runs the same no-op \`sed\` (replacing a string with itself) three times before it notices, and then still resolves the issue.
-- **LoopGuard's default \`stopAt\` is 7**: the longest legitimate repetition in the data is six scrolls through new content in hc-3, which a results-blind count of 5 (gemini-cli's) stops. At 7 LoopGuard keeps out of every legitimate repetition here while still ending runaway loops that ProgressAwareLoopGuard cannot judge, such as a poll whose answer changes every time.
-- **Repeats across user turns are left alone by design.** In τ-bench task13-trial0 the agent sends the same failing flight change five times, but each attempt follows a new message from the simulated user; a new user message starts the guards' judgement afresh (the user may have changed something), so none of the detectors here answers it.
-- **Not labelled as stuck:** three clicks on one entry in hc-11 (calls hc-11-tc20..tc22) toggle a panel open and closed, so the page does change with every click (no detector here answers them). The ProgressAwareLoopGuard directive outside the labelled episodes (hc-11-tc13) refuses a third scroll through a part of a page the agent had already scrolled through: by its words, nothing on it was new.`;
+- **One loop judgement.** ProgressAwareLoopGuard decides from what each repeat brought; LoopGuard counts identical calls but only since the call's result last brought something new, so it never warns on or stops a poll whose answer moves or a log that grows, and it stops (at 7) only loops the progress guard was told to wait on (\`pollingTools\`) or that ignore its directives.
+- **Results-blind detectors confuse progress with loops.** gemini-cli and Roo Code count identical calls without reading results: scrolling a long page one screen at a time (Magentic-One's WebSurfer, the same arguments each time) shows new content every time, yet Roo Code refuses the 4th scroll and gemini-cli stops the 5th. They also miss every τ-bench booking that fails the same way with a \`think\` call between attempts, because the calls are not consecutive, and reach the stuck Magentic-One clicks at the 4th or 5th click at best.
+- **Exact comparison misses what is nearly the same.** OpenHands and able-harness-kit's progress guard compare arguments and results byte for byte. Magentic-One reads each page back through an LLM-written OCR, so an unchanged page never gives the same text twice; the orchestrator asks FileSurfer again in new words; an AG2 agent re-runs its script with a conditional rewritten and a comment added; a τ-bench agent adds a flight to a change that keeps failing. ProgressAwareLoopGuard compares arguments after normalisation (key order, casing, whitespace, comments in code), matches reworded instructions (same quoted values, most words in common), code with the same vocabulary (only once a run was repeated in vain) and an added field or item (never a changed value: another card, another route, another test case is exploration), and counts such a call only when its result is the same too.
+- **A user message resets only what it can change.** The same flight change failing with the same error across five user messages (τ-bench task13) keeps its count: a message cannot change how a call fails. A call that succeeded starts over.
+- **A-B cycles** of stale results are caught at the third occurrence of either call: a change of the world whose own call was then repeated in vain (the "back" of click-back-click-back) does not start a new judgement.
+- **The remaining miss** (hc-51's FileSurfer) answers the same failed transcript each time, but its second answer adds the browser's "You previously visited this page" line to the first; a line that is new is news to a near-duplicate, so the first repeat is not counted.
+- **Directives on successful runs** are real stuck episodes in runs that still succeeded: the SWE-bench agent runs the same no-op \`sed\` (a string replaced with itself) three times, and a τ-bench agent sends a failing flight change three times across user messages before it finds another way.
+- **Not labelled as stuck:** three clicks on one entry in hc-11 (calls hc-11-tc20..tc22) toggle a panel open and closed; the payment retries of τ-bench task23 and task46 try another card or amount, then the first again (two attempts of each); hc-27 and hc-56 reach the same page from different pages (each step changes the page). The ProgressAwareLoopGuard directives outside the labelled episodes refuse scrolls through parts of a page the agent had already read.`;
 
 await main();
