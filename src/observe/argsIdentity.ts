@@ -6,14 +6,16 @@ import type { Hasher } from "./hash.js";
  * call: key order, casing, runs of whitespace and comments in code do not change what a tool
  * is asked to do (a script re-run with only a comment added prints what it printed before).
  */
-export function normaliseArgs(value: unknown): unknown {
+export function normaliseArgs(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return NEEDS_NORMALISING.test(value) ? normaliseText(value) : value;
   if (value === null || typeof value !== "object") return value;
+  // Deeper than any real call (or a cycle): the rest is compared as written.
+  if (depth >= MAX_NORMALISED_DEPTH) return value;
   // Returns the very value when nothing changes, so a caller can tell spelling made no difference.
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = normaliseArgs(value[i]);
+      const item = normaliseArgs(value[i], depth + 1);
       if (item !== value[i] && !out) out = value.slice(0, i);
       out?.push(item);
     }
@@ -23,12 +25,14 @@ export function normaliseArgs(value: unknown): unknown {
   let changed = false;
   const normalised = entries.map(([key, item]): [string, unknown] => {
     const k = key.toLowerCase();
-    const v = normaliseArgs(item);
+    const v = normaliseArgs(item, depth + 1);
     if (k !== key || v !== item) changed = true;
     return [k, v];
   });
   return changed ? Object.fromEntries(normalised) : value;
 }
+
+const MAX_NORMALISED_DEPTH = 32;
 
 /** A string normalisation changes: upper case, whitespace other than single spaces, or lines (which may end in comments). */
 const NEEDS_NORMALISING = /[A-Z\t\n\r\f\v]|\s\s|^\s|\s$/;

@@ -21,20 +21,21 @@ function summaries(): AgentMiddleware {
   return summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } });
 }
 
-function agentWith(turns: ScriptedTurn[], options: RecommendedGuardsOptions, summaryFirst: boolean) {
+function agentWith(turns: ScriptedTurn[], options: RecommendedGuardsOptions, summaryFirst: boolean | "no summaries") {
   const writes: unknown[] = [];
   let reads = 0;
   let polls = 0;
   const getAccount = tool(async () => (reads++ === 0 ? INVALID_ACCOUNT : VALID_ACCOUNT), { name: "get_account", description: "Reads an account.", schema: z.object({ id: z.number() }) });
   const updateAccount = tool(async (args) => (writes.push(args), "updated"), { name: "update_account", description: "Changes an account.", schema: z.object({ id: z.number(), seats: z.number() }) });
-  const pollJob = tool(async () => `progress ${++polls}`, { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+  // the same answer every time: a poll that shows progress is not a loop
+  const pollJob = tool(async () => (polls++, "status: running"), { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
   const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "take_note", description: "Notes.", schema: z.object({ text: z.string() }) });
   const guards = recommendedGuards({ writeTools: ["update_account"], outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" } }, ...options }).agent;
   const model = new ScriptedChatModel({ turns });
   const agent = createAgent({
     model,
     tools: [getAccount, updateAccount, pollJob, note],
-    middleware: summaryFirst ? [summaries(), ...guards] : [...guards, summaries()],
+    middleware: summaryFirst === "no summaries" ? guards : summaryFirst ? [summaries(), ...guards] : [...guards, summaries()],
     checkpointer: new MemorySaver(),
   });
   const run = async (): Promise<BaseMessage[]> =>
@@ -50,14 +51,18 @@ describe.each([
   ["summary before the stack", true],
   ["summary after the stack", false],
 ])("judgement across summaries (%s)", (_name, summaryFirst) => {
-  it("identical calls keep counting: the 7th identical poll stops the run", async () => {
+  it("a stale poll keeps counting: the run stops at the same poll as without summaries", async () => {
     const polls = Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] }));
+    const unsummarised = agentWith([...polls, { text: "never" }], {}, "no summaries");
+    const expected = await unsummarised.run();
     const a = agentWith([...polls, { text: "never" }], {}, summaryFirst);
     const messages = await a.run();
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
-    expect(stoppedBy(messages)).toBe("LoopGuardMiddleware");
-    expect(a.polls()).toBe(6);
+    expect(stoppedBy(messages)).toBe(stoppedBy(expected));
+    expect(stoppedBy(messages)).toMatch(/LoopGuardMiddleware$/);
+    expect(a.polls()).toBe(unsummarised.polls());
+    expect(a.polls()).toBeLessThan(12);
   });
 
   it("safe mode holds: a write after a summary removed the invalid read is still refused", async () => {
@@ -92,7 +97,7 @@ describe.each([
 describe("a guard used alone carries its own history", () => {
   it("LoopGuardMiddleware without the stack still counts identical calls across summaries", async () => {
     let polls = 0;
-    const pollJob = tool(async () => `progress ${++polls}`, { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+    const pollJob = tool(async () => (polls++, "status: running"), { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
     const turns = [...Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] })), { text: "never" }];
     const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [pollJob], middleware: [summaries(), new LoopGuardMiddleware()] });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
