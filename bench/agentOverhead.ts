@@ -14,10 +14,10 @@ export type AgentKind = "createAgent" | "createDeepAgent";
 
 type Config = "bare" | "passThrough" | "guarded";
 
-/** One scripted 200-step agent (one tool call per step, no usage_metadata) whose tool ends each turn. */
-function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: () => Promise<void>) {
+/** The model and tool of a scripted `steps`-step run (one tool call per step, no usage_metadata); the tool ends each turn. */
+export function lookupScript(steps: number, endTurn: () => Promise<void>) {
   const model = new ScriptedChatModel({
-    turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
+    turns: [...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
   });
   const lookup = tool(
     async ({ key }: { key: string }) => {
@@ -26,7 +26,12 @@ function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: 
     },
     { name: "lookup", description: "look a key up", schema: z.object({ key: z.string() }) },
   );
-  return kind === "createAgent" ? createAgent({ model, tools: [lookup], middleware }) : createDeepAgent({ model, tools: [lookup], middleware });
+  return { model, tools: [lookup] };
+}
+
+function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: () => Promise<void>) {
+  const { model, tools } = lookupScript(STEPS, endTurn);
+  return kind === "createAgent" ? createAgent({ model, tools, middleware }) : createDeepAgent({ model, tools, middleware });
 }
 
 /**

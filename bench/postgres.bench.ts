@@ -2,13 +2,11 @@
 // test/postgres/embeddedPostgres.ts). `npm run bench -- postgres`.
 import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
-import { z } from "zod";
 import { LangGraphOffloadStore, recommendedGuards, type OffloadContext } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
 import { startEmbeddedPostgres } from "../test/postgres/embeddedPostgres.js";
+import { lookupScript } from "./agentOverhead.js";
 import { TakeTurns } from "./takeTurns.js";
 import { fmt, measure } from "./timing.js";
 
@@ -85,15 +83,6 @@ async function stepRows(saver: PostgresSaver, store: PostgresStore, rows: string
 }
 
 function scriptedAgent(checkpointer: PostgresSaver, middleware: AgentMiddleware[], endTurn: () => Promise<void>) {
-  const model = new ScriptedChatModel({
-    turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
-  });
-  const lookup = tool(
-    async ({ key }: { key: string }) => {
-      await endTurn();
-      return JSON.stringify({ key, value: key.length });
-    },
-    { name: "lookup", description: "look a key up", schema: z.object({ key: z.string() }) },
-  );
-  return createAgent({ model, tools: [lookup], middleware, checkpointer });
+  const { model, tools } = lookupScript(STEPS, endTurn);
+  return createAgent({ model, tools, middleware, checkpointer });
 }

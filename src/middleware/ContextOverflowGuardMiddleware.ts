@@ -1,6 +1,6 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { Command, getCurrentTaskInput, isGraphBubbleUp } from "@langchain/langgraph";
+import { Command, isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod";
 import { stopNotice } from "../core/answers.js";
 import { InvalidOptionsError } from "../core/errors.js";
@@ -17,6 +17,7 @@ import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart
 import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "../guards/contextOverflow/replacements.js";
 import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere, type SpanPart } from "../guards/contextOverflow/texts.js";
 import { answerReserve, calibration, profileWindow, providerWindowIn } from "../guards/contextOverflow/window.js";
+import { currentTaskState } from "../hooks/taskState.js";
 import { loadHasher, type Hasher } from "../observe/hash.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
@@ -455,7 +456,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const known = this.puts.get(memo);
     if (known) return known;
     const content = text ?? stored.text();
-    const context = { toolName: stored.name, toolCallId: stored.id, threadId, state: currentState() };
+    const context = { toolName: stored.name, toolCallId: stored.id, threadId, state: currentTaskState() };
     const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, content, context)), this.settings.storeTimeoutMs, storeName(this.store), key, "put").then(
       (receipt) => {
         // A store that writes graph state (deepagents' files) is written again with every request that needs it.
@@ -560,16 +561,6 @@ function mergeUpdates(updates: readonly Record<string, unknown>[]): Record<strin
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** The whole graph state of the running task (a store such as deepagents' files reads it). */
-function currentState(): Readonly<Record<string, unknown>> {
-  try {
-    const input = getCurrentTaskInput();
-    return input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 function firstLine(error: unknown): string {

@@ -1,7 +1,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { readMark } from "../core/marks.js";
-import { getConfig, getCurrentTaskInput } from "@langchain/langgraph";
+import { getConfig } from "@langchain/langgraph";
 import type { AIMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
@@ -9,6 +9,7 @@ import { InvalidOptionsError } from "../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../core/answers.js";
 import { isSummary, messageKind, toolCallsOf } from "../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../core/signals.js";
+import { currentTaskState } from "../hooks/taskState.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { historyOf, type GuardState } from "../hooks/carry.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "../guards/budgetMeasure.js";
@@ -252,7 +253,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private async offload(key: string, text: string, toolName: string, toolCallId: string): Promise<Offloaded> {
     if (!this.store) return NOTHING_STORED;
     try {
-      const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentState() };
+      const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentTaskState() };
       const receipt = await withStoreTimeout(Promise.resolve().then(() => this.store!.put(key, text, context)), this.storeTimeoutMs, storeName(this.store), key, "put");
       return { outcome: { kind: "stored", key, readHint: receipt?.readHint }, stateUpdate: receipt?.stateUpdate };
     } catch (error) {
@@ -308,16 +309,6 @@ function currentThreadId(): string | undefined {
     return threadIdOf(getConfig());
   } catch {
     return undefined;
-  }
-}
-
-/** The whole graph state of the running task (a wrapToolCall request only carries messages). */
-function currentState(): Readonly<Record<string, unknown>> {
-  try {
-    const input = getCurrentTaskInput();
-    return input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
-  } catch {
-    return {};
   }
 }
 
