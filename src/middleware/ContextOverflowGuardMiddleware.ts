@@ -3,7 +3,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod";
 import { stopNotice } from "../core/answers.js";
-import { InvalidOptionsError } from "../core/errors.js";
+import { firstLineOf, InvalidOptionsError } from "../core/errors.js";
 import { readMark } from "../core/marks.js";
 import { isSummary, messageKind, nameOf, toolCallIdOf } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
@@ -26,6 +26,7 @@ import { createRetrievalTool } from "../offload/retrievalTool.js";
 import { threadIdOf } from "../offload/threads.js";
 import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../offload/timeouts.js";
 import { MiddlewareBase } from "./base.js";
+import { mergeValue } from "./toolResults.js";
 
 const GUARD = "ContextOverflowGuardMiddleware";
 
@@ -225,7 +226,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     collected: Record<string, unknown>[],
   ): Promise<AIMessage | Command> {
     const numbers = overflowNumbers(error);
-    const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLine(error) };
+    const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLineOf(error).slice(0, 300) };
     if (this.settings.observeOnly) {
       await this.signal("warn", "provider_refused", { ...detail, observeOnly: true });
       throw error;
@@ -552,20 +553,10 @@ function mergeUpdates(updates: readonly Record<string, unknown>[]): Record<strin
   const merged: Record<string, unknown> = {};
   for (const update of updates) {
     for (const [key, value] of Object.entries(update)) {
-      const existing = merged[key];
-      merged[key] = isPlainObject(existing) && isPlainObject(value) ? { ...existing, ...value } : value;
+      merged[key] = mergeValue(merged[key], value);
     }
   }
   return merged;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0]!.slice(0, 300);
 }
 
 function round(n: number): number {

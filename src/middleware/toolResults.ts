@@ -68,7 +68,7 @@ async function rewriteCommand(result: ToolCallResult, rewrite: RewriteToolMessag
 }
 
 /** Two object updates of one key (deepagents' `files`) are merged; anything else is replaced. */
-function mergeValue(existing: unknown, added: unknown): unknown {
+export function mergeValue(existing: unknown, added: unknown): unknown {
   if (isPlainObject(existing) && isPlainObject(added)) return { ...existing, ...added };
   return added;
 }
