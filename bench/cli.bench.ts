@@ -3,10 +3,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildReplaySetup } from "../src/cli/config.js";
-import { evaluateSources } from "../src/cli/evaluate.js";
-import { replayThread } from "../src/cli/replay.js";
-import { collectThreadFiles, loadThreadFile } from "../src/cli/sources.js";
+import { buildReplaySetup } from "../src/replay/config.js";
+import { evaluateSources } from "../src/replay/evaluate.js";
+import { replayThread } from "../src/replay/replayThread.js";
+import { collectThreadFiles, loadThreadFile } from "../src/replay/sources.js";
 import { summarise, verdict } from "./timing.js";
 
 const EVALDATA = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "shared", "evaldata", "threads");

@@ -1,5 +1,5 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { ContextOverflowGuardMiddleware } from "../src/middleware/ContextOverflowGuardMiddleware.js";
+import { ContextOverflowGuardMiddleware } from "../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import { MemoryOffloadStore } from "../src/offload/MemoryOffloadStore.js";
 import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure } from "./timing.js";

@@ -5,11 +5,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildReplaySetup, type ReplayConfig } from "../src/cli/config.js";
-import { evaluateSources } from "../src/cli/evaluate.js";
-import { replayThread } from "../src/cli/replay.js";
-import { loadThreadFile } from "../src/cli/sources.js";
-import { LOOP_GUARD_DEFAULTS } from "../src/middleware/LoopGuardMiddleware.js";
+import { buildReplaySetup, type ReplayConfig } from "../src/replay/config.js";
+import { evaluateSources } from "../src/replay/evaluate.js";
+import { replayThread } from "../src/replay/replayThread.js";
+import { loadThreadFile } from "../src/replay/sources.js";
+import { LOOP_GUARD_DEFAULTS } from "../src/guards/loop/LoopGuardMiddleware.js";
 import { BASELINES, callEvents } from "./baselines/index.js";
 import { runawaySection } from "./evalRunaway.js";
 

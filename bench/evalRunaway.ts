@@ -3,11 +3,11 @@
 import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { messageKind, toolCallsOf } from "../src/core/messages.js";
-import { loadThreadFile } from "../src/cli/sources.js";
-import { simulateUsage } from "../src/cli/simulateUsage.js";
-import { replayThread, type ReplayedDecision } from "../src/cli/replay.js";
-import { CHARS_PER_TOKEN, estimatedChars, RunawayLedger } from "../src/guards/runawayLedger.js";
-import { RUNAWAY_GUARD_DEFAULTS } from "../src/middleware/RunawayGuardMiddleware.js";
+import { loadThreadFile } from "../src/replay/sources.js";
+import { simulateUsage } from "../src/replay/simulateUsage.js";
+import { replayThread, type ReplayedDecision } from "../src/replay/replayThread.js";
+import { CHARS_PER_TOKEN, estimatedChars, RunawayLedger } from "../src/guards/runaway/ledger.js";
+import { RUNAWAY_GUARD_DEFAULTS } from "../src/guards/runaway/RunawayGuardMiddleware.js";
 import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, runawayStack } from "./runawayShapes.js";
 
 interface IndexEntry {

@@ -1,6 +1,6 @@
 import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, loadHasher, ObservationStore } from "../src/index.js";
-import { decideIdenticalCalls } from "../src/guards/identicalCalls.js";
-import { changesStateByName, decideNoProgress } from "../src/guards/noProgress.js";
+import { decideIdenticalCalls } from "../src/guards/loop/identicalCalls.js";
+import { changesStateByName, decideNoProgress } from "../src/guards/progress/noProgress.js";
 import { argsKeyOf } from "../src/observe/argsIdentity.js";
 import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure, nowMicros, verdict } from "./timing.js";

@@ -1,7 +1,7 @@
 import { pendingToolCalls } from "../src/core/messages.js";
-import { decideRunaway, type RunawaySettings } from "../src/guards/runaway.js";
-import { RunawayLedger } from "../src/guards/runawayLedger.js";
-import { RunawayGuardMiddleware } from "../src/middleware/RunawayGuardMiddleware.js";
+import { decideRunaway, type RunawaySettings } from "../src/guards/runaway/decide.js";
+import { RunawayLedger } from "../src/guards/runaway/ledger.js";
+import { RunawayGuardMiddleware } from "../src/guards/runaway/RunawayGuardMiddleware.js";
 import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure, nowMicros, summarise, verdict } from "./timing.js";
 import { syntheticThread } from "./threads.js";

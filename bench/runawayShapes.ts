@@ -3,10 +3,10 @@
 // and the labelled stuck episodes of ../shared/evaldata carried on as a runaway would.
 import type { BaseMessage } from "@langchain/core/messages";
 import { messageKind, toolCallIdOf, toolCallsOf } from "../src/core/messages.js";
-import { simulateUsage } from "../src/cli/simulateUsage.js";
-import { replayThread, type ReplayedDecision, type StackedGuard } from "../src/cli/replay.js";
-import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../src/middleware/RunawayGuardMiddleware.js";
-import { usageOf } from "../src/guards/runawayLedger.js";
+import { simulateUsage } from "../src/replay/simulateUsage.js";
+import { replayThread, type ReplayedDecision, type StackedGuard } from "../src/replay/replayThread.js";
+import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../src/guards/runaway/RunawayGuardMiddleware.js";
+import { usageOf } from "../src/guards/runaway/ledger.js";
 
 type Dict = Record<string, unknown>;
 

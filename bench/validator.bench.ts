@@ -1,6 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { OutputValidatorMiddleware } from "../src/middleware/OutputValidatorMiddleware.js";
+import { OutputValidatorMiddleware } from "../src/guards/output/OutputValidatorMiddleware.js";
 import { validateOutput } from "../src/guards/output/validate.js";
 import { DEFAULT_ERROR_FIELDS, type ResolvedSpec } from "../src/guards/output/spec.js";
 import { fmt, nowMicros, summarise, verdict } from "./timing.js";

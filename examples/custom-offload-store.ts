@@ -8,7 +8,7 @@ import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware } from "../src/guards/budget/ToolResultBudgetMiddleware.js";
 import type { OffloadContext, OffloadStore } from "../src/offload/OffloadStore.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 

@@ -7,8 +7,8 @@ import { tool } from "@langchain/core/tools";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
 import { runCli, type CliIo } from "../src/cli/cli.js";
-import { LoopGuardMiddleware } from "../src/middleware/LoopGuardMiddleware.js";
-import { ProgressAwareLoopGuardMiddleware } from "../src/middleware/ProgressAwareLoopGuardMiddleware.js";
+import { LoopGuardMiddleware } from "../src/guards/loop/LoopGuardMiddleware.js";
+import { ProgressAwareLoopGuardMiddleware } from "../src/guards/progress/ProgressAwareLoopGuardMiddleware.js";
 import type { Signal } from "../src/core/signals.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
 

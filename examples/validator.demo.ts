@@ -3,7 +3,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { InMemoryLastKnownGoodCache } from "../src/guards/output/cache.js";
-import { OutputValidatorMiddleware } from "../src/middleware/OutputValidatorMiddleware.js";
+import { OutputValidatorMiddleware } from "../src/guards/output/OutputValidatorMiddleware.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
 
 /**

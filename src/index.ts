@@ -13,12 +13,12 @@ export { canonicalJson } from "./observe/canonical.js";
 export { loadHasher, type Hasher } from "./observe/hash.js";
 
 // loop guards
-export { LoopGuardMiddleware, LOOP_GUARD_DEFAULTS, type LoopGuardOptions } from "./middleware/LoopGuardMiddleware.js";
+export { LoopGuardMiddleware, LOOP_GUARD_DEFAULTS, type LoopGuardOptions } from "./guards/loop/LoopGuardMiddleware.js";
 export {
   ProgressAwareLoopGuardMiddleware,
   PROGRESS_GUARD_DEFAULTS,
   type ProgressAwareLoopGuardOptions,
-} from "./middleware/ProgressAwareLoopGuardMiddleware.js";
+} from "./guards/progress/ProgressAwareLoopGuardMiddleware.js";
 
 // output validation
 export {
@@ -26,7 +26,7 @@ export {
   OUTPUT_VALIDATOR_DEFAULTS,
   INVALID_OUTPUT_STOP_REASON,
   type OutputValidatorOptions,
-} from "./middleware/OutputValidatorMiddleware.js";
+} from "./guards/output/OutputValidatorMiddleware.js";
 export type { ToolOutputSpec, Invariant, InvalidOutputMode, OutputErrorClass } from "./guards/output/spec.js";
 export {
   InMemoryLastKnownGoodCache,
@@ -39,9 +39,9 @@ export { ENVELOPE_TAG } from "./guards/output/envelope.js";
 export { rewriteToolMessage, type ToolMessageMark } from "./core/answers.js";
 
 // runaway guard
-export { RunawayGuardMiddleware, RUNAWAY_GUARD_DEFAULTS, REPORT_EVENT, type RunawayGuardOptions } from "./middleware/RunawayGuardMiddleware.js";
-export type { RunawayReport, DelegationShare } from "./guards/runawayReport.js";
-export type { TokenSource } from "./guards/runawayLedger.js";
+export { RunawayGuardMiddleware, RUNAWAY_GUARD_DEFAULTS, REPORT_EVENT, type RunawayGuardOptions } from "./guards/runaway/RunawayGuardMiddleware.js";
+export type { RunawayReport, DelegationShare } from "./guards/runaway/report.js";
+export type { TokenSource } from "./guards/runaway/ledger.js";
 
 // tool-result budget and offload
 export {
@@ -49,9 +49,9 @@ export {
   TOOL_RESULT_BUDGET_DEFAULTS,
   type ToolResultBudgetOptions,
   type BudgetAction,
-} from "./middleware/ToolResultBudgetMiddleware.js";
-export { approximateTokens, type BudgetUnit, type CountTokens } from "./guards/budgetMeasure.js";
-export { RETRIEVAL_TOOL_NAME } from "./guards/budgetNotices.js";
+} from "./guards/budget/ToolResultBudgetMiddleware.js";
+export { approximateTokens, type BudgetUnit, type CountTokens } from "./guards/budget/measure.js";
+export { RETRIEVAL_TOOL_NAME } from "./guards/budget/texts.js";
 export type { OffloadStore, OffloadContext, OffloadReceipt } from "./offload/OffloadStore.js";
 export { MemoryOffloadStore } from "./offload/MemoryOffloadStore.js";
 export { LangGraphOffloadStore, LANGGRAPH_OFFLOAD_DEFAULTS, type LangGraphOffloadStoreOptions } from "./offload/LangGraphOffloadStore.js";
@@ -69,8 +69,8 @@ export {
   ContextOverflowGuardMiddleware,
   contextOverflowGuardOptions,
   type ContextOverflowGuardOptions,
-} from "./middleware/ContextOverflowGuardMiddleware.js";
-export { isContextOverflowError, estimateTokens, CONTEXT_RECORD_KEY, readContextRecord, type ContextRecord, type RemovedPart } from "./guards/contextOverflow/index.js";
+} from "./guards/overflow/ContextOverflowGuardMiddleware.js";
+export { isContextOverflowError, estimateTokens, CONTEXT_RECORD_KEY, readContextRecord, type ContextRecord, type RemovedPart } from "./guards/overflow/index.js";
 
 // binary read guard
 export {
@@ -80,20 +80,20 @@ export {
   binaryReadDirective,
   type BinaryReadGuardOptions,
   type BinaryReadContext,
-} from "./middleware/BinaryReadGuardMiddleware.js";
-export { mediaTypesAcceptedBy } from "./guards/binaryMedia.js";
-export type { BinaryFinding, BinaryEvidence } from "./guards/binaryContent.js";
+} from "./guards/binary/BinaryReadGuardMiddleware.js";
+export { mediaTypesAcceptedBy } from "./guards/binary/media.js";
+export type { BinaryFinding, BinaryEvidence } from "./guards/binary/content.js";
 
 // the recommended stack
 export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";
 
 // replay (the engine behind `harness-kit inspect` / `eval`)
-export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./cli/replay.js";
+export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./replay/replayThread.js";
 
 // tool-call repair
-export { ToolCallRepairMiddleware, TOOL_CALL_REPAIR_DEFAULTS, type ToolCallRepairOptions } from "./middleware/ToolCallRepairMiddleware.js";
+export { ToolCallRepairMiddleware, TOOL_CALL_REPAIR_DEFAULTS, type ToolCallRepairOptions } from "./guards/repair/ToolCallRepairMiddleware.js";
 export { withSafeResults } from "./tools/withSafeResults.js";
-export { renderValue } from "./tools/renderValue.js";
+export { renderValue } from "./core/renderValue.js";
 export { parseToolArguments, type ParsedArguments, type ArgumentProblem } from "./guards/repair/parseArguments.js";
 
 // policy guard (access and safety rules checked before a tool runs)
@@ -102,7 +102,7 @@ export {
   type PolicyGuardOptions,
   type PolicyReviewRequest,
   type PolicyReviewDecision,
-} from "./middleware/PolicyGuardMiddleware.js";
+} from "./guards/policy/PolicyGuardMiddleware.js";
 export {
   policy,
   parsePolicy,

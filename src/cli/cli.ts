@@ -2,18 +2,18 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HarnessKitError } from "../core/errors.js";
 import { ThreadLoadError } from "../testing/errors.js";
-import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "./config.js";
+import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "../replay/config.js";
 import { CliUsageError } from "./errors.js";
-import { evaluateSources, type ThreadSource } from "./evaluate.js";
+import { evaluateSources, type ThreadSource } from "../replay/evaluate.js";
 import { renderHtml } from "./html.js";
-import { inspectThread } from "./inspect.js";
-import { policyGuardFromFiles, withPolicyGuard } from "./policy.js";
+import { inspectThread } from "../replay/inspect.js";
+import { policyGuardFromFiles, withPolicyGuard } from "../replay/policy.js";
 import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
-import { collectThreadFiles, loadThreadFile } from "./sources.js";
+import { collectThreadFiles, loadThreadFile } from "../replay/sources.js";
 import { packageVersion } from "./version.js";
-import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "./simulateUsage.js";
-import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
-import { listPostgresThreads, loadPostgresThread } from "./postgres.js";
+import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "../replay/simulateUsage.js";
+import { listCheckpointThreads, loadCheckpointThread } from "../replay/sqlite.js";
+import { listPostgresThreads, loadPostgresThread } from "../replay/postgres.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
 export interface CliIo {

@@ -3,7 +3,7 @@ import { readMark } from "../core/marks.js";
 import { messageKind, toolCallsOf } from "../core/messages.js";
 import { canonicalJson } from "../observe/canonical.js";
 import { contentText } from "../observe/content.js";
-import type { InspectReport, InspectRow } from "./inspect.js";
+import type { InspectReport, InspectRow } from "../replay/inspect.js";
 
 /** Characters of a message or result shown before it is trimmed. */
 const SHOWN_CHARS = 600;

@@ -1,6 +1,6 @@
 import type { GuardAction } from "../core/signals.js";
-import { ACTIONS, type EvalSummary } from "./evaluate.js";
-import type { InspectReport } from "./inspect.js";
+import { ACTIONS, type EvalSummary } from "../replay/evaluate.js";
+import type { InspectReport } from "../replay/inspect.js";
 
 /** Colours for people at a terminal; plain text everywhere else. */
 export interface Palette {

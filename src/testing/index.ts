@@ -12,7 +12,7 @@ export {
   findToolCallPairingViolation,
   type ToolCallPairingOptions,
 } from "./assertToolCallPairing.js";
-export { loadThread, loadThreads, parseThread, type LoadedThread } from "./threads.js";
+export { loadThread, loadThreads, parseThread, type LoadedThread } from "../replay/threads.js";
 export {
   InvalidScriptTurnError,
   ScriptExhaustedError,

@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { DynamicStructuredTool, StructuredTool } from "@langchain/core/tools";
 import { InvalidOptionsError } from "../core/errors.js";
 import { emptyResultText } from "../guards/repair/texts.js";
-import { renderValue } from "./renderValue.js";
+import { renderValue } from "../core/renderValue.js";
 
 type CallTool = (input: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig) => unknown;
 

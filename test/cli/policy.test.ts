@@ -9,7 +9,7 @@ import { z } from "zod";
 import { runCli } from "../../src/cli/cli.js";
 import type { Signal } from "../../src/core/signals.js";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
-import { PolicyGuardMiddleware } from "../../src/middleware/PolicyGuardMiddleware.js";
+import { PolicyGuardMiddleware } from "../../src/guards/policy/PolicyGuardMiddleware.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { captureIo } from "./io.js";
 

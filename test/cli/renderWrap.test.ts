@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { palette, renderInspect, wrapText } from "../../src/cli/render.js";
-import type { InspectReport } from "../../src/cli/inspect.js";
+import type { InspectReport } from "../../src/replay/inspect.js";
 
 const reason = `"job_status" keeps returning nothing new for the same arguments (4 calls, nothing changed in between); ${"and more words ".repeat(12)}end.`;
 

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
-import { buildReplaySetup } from "../../src/cli/config.js";
-import { replayThread } from "../../src/cli/replay.js";
-import { parseThread } from "../../src/testing/threads.js";
+import { buildReplaySetup } from "../../src/replay/config.js";
+import { replayThread } from "../../src/replay/replayThread.js";
+import { parseThread } from "../../src/replay/threads.js";
 import { captureIo } from "./io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-cli-every-"));

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { runCli } from "../../src/cli/cli.js";
-import { simulateUsage } from "../../src/cli/simulateUsage.js";
-import { estimatedChars } from "../../src/guards/runawayLedger.js";
+import { simulateUsage } from "../../src/replay/simulateUsage.js";
+import { estimatedChars } from "../../src/guards/runaway/ledger.js";
 import { captureIo } from "./io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-usage-"));

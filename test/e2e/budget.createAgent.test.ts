@@ -7,7 +7,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { InMemoryStore } from "@langchain/langgraph";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { LangGraphOffloadStore } from "../../src/offload/LangGraphOffloadStore.js";
 import { FileSystemOffloadStore } from "../../src/node.js";

@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { AgentFilesOffloadStore } from "../../src/offload/AgentFilesOffloadStore.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { pathIn, readFileTurn, readStoredTurn } from "./offloadKeys.js";

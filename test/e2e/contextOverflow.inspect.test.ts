@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runCli } from "../../src/cli/cli.js";
-import { ContextOverflowGuardMiddleware } from "../../src/middleware/ContextOverflowGuardMiddleware.js";
+import { ContextOverflowGuardMiddleware } from "../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { captureIo } from "../cli/io.js";

@@ -4,9 +4,9 @@ import { createAgent, summarizationMiddleware, type AgentMiddleware } from "lang
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isSummary } from "../../src/core/messages.js";
-import { RequestMeter } from "../../src/guards/contextOverflow/estimate.js";
-import { readContextRecord } from "../../src/guards/contextOverflow/record.js";
-import { ContextOverflowGuardMiddleware } from "../../src/middleware/ContextOverflowGuardMiddleware.js";
+import { RequestMeter } from "../../src/guards/overflow/estimate.js";
+import { readContextRecord } from "../../src/guards/overflow/record.js";
+import { ContextOverflowGuardMiddleware } from "../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";

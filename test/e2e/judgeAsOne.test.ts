@@ -4,7 +4,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
-import type { RunawayReport } from "../../src/guards/runawayReport.js";
+import type { RunawayReport } from "../../src/guards/runaway/report.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";

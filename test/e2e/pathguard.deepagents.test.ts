@@ -5,7 +5,7 @@ import { createDeepAgent, FilesystemBackend } from "deepagents";
 import { afterAll, describe, expect, it } from "vitest";
 import { readMark } from "../../src/core/marks.js";
 import type { Signal } from "../../src/core/signals.js";
-import { PathGuardMiddleware, type PathGuardOptions } from "../../src/middleware/PathGuardMiddleware.js";
+import { PathGuardMiddleware, type PathGuardOptions } from "../../src/guards/path/PathGuardMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { attacks, legitimate } from "../guards/path/pathCorpus.js";
 import { makePathTree, SECRET_MARK } from "../guards/path/pathTree.js";

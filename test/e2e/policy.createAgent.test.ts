@@ -12,7 +12,7 @@ import { readMark } from "../../src/core/marks.js";
 import type { Signal } from "../../src/core/signals.js";
 import { after, ask, callsOf, deny, gt, oneOf } from "../../src/guards/policy/helpers.js";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
-import { PolicyGuardMiddleware, type PolicyReviewRequest } from "../../src/middleware/PolicyGuardMiddleware.js";
+import { PolicyGuardMiddleware, type PolicyReviewRequest } from "../../src/guards/policy/PolicyGuardMiddleware.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { outcomeAt } from "../helpers/graphSteps.js";

@@ -5,8 +5,8 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
-import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js";
-import { ToolCallRepairMiddleware } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
+import { ToolCallRepairMiddleware } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";
 

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { GuardStopError } from "../../src/core/errors.js";
 import type { Signal } from "../../src/core/signals.js";
 import { REVIEW_KEY } from "../../src/guards/repair/reviewTurn.js";
-import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /** A read_file tool that records the arguments of every real execution. */

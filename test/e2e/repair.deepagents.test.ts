@@ -2,7 +2,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { createDeepAgent } from "deepagents";
 import { describe, expect, it } from "vitest";
 import type { Signal } from "../../src/core/signals.js";
-import { ToolCallRepairMiddleware } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { ToolCallRepairMiddleware } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";
 

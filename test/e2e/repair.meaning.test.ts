@@ -4,7 +4,7 @@ import { createDeepAgent } from "deepagents";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ToolCallRepairMiddleware } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { ToolCallRepairMiddleware } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { LEGITIMATE_REPAIRS, MEANING_CHANGES, type MeaningCase } from "../guards/repair/meaningCorpus.js";
 import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";

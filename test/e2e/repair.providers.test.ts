@@ -5,7 +5,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ToolCallRepairMiddleware } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { ToolCallRepairMiddleware } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 import { anthropicProblem, NO_PROBLEMS, openAICompletionsProblem, providerPayloadProblems } from "./repairPayloads.js";
 
 /**

@@ -5,8 +5,8 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js";
-import { RunawayGuardMiddleware } from "../../src/middleware/RunawayGuardMiddleware.js";
+import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
+import { RunawayGuardMiddleware } from "../../src/guards/runaway/RunawayGuardMiddleware.js";
 import { markOf } from "../../src/core/marks.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";

@@ -3,8 +3,8 @@ import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { RunawayGuardMiddleware } from "../../src/middleware/RunawayGuardMiddleware.js";
-import type { RunawayReport } from "../../src/guards/runawayReport.js";
+import { RunawayGuardMiddleware } from "../../src/guards/runaway/RunawayGuardMiddleware.js";
+import type { RunawayReport } from "../../src/guards/runaway/report.js";
 import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 

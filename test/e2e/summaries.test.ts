@@ -4,7 +4,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { LoopGuardMiddleware } from "../../src/middleware/LoopGuardMiddleware.js";
+import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";

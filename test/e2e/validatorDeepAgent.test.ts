@@ -3,7 +3,7 @@ import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { OutputValidatorMiddleware } from "../../src/middleware/OutputValidatorMiddleware.js";
+import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
 

@@ -3,7 +3,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/middleware/OutputValidatorMiddleware.js";
+import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 

@@ -4,7 +4,7 @@ import { Command, MemorySaver, interrupt, type BaseCheckpointSaver } from "@lang
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
 import { assertToolCallPairing, type ScriptedTurn } from "../../src/testing/index.js";
-import type { OutputValidatorOptions } from "../../src/middleware/OutputValidatorMiddleware.js";
+import type { OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
 import { BAD_OUTPUTS, VALID_ACCOUNT, accountSchema, buildHarness, harnessMark, readAccount, run, textOf, toolMessages, writeAccount } from "./validatorFixtures.js";
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildReplaySetup } from "../../src/cli/config.js";
-import { replayThread, type ReplayedDecision } from "../../src/cli/replay.js";
-import { loadThreadFile } from "../../src/cli/sources.js";
+import { buildReplaySetup } from "../../src/replay/config.js";
+import { replayThread, type ReplayedDecision } from "../../src/replay/replayThread.js";
+import { loadThreadFile } from "../../src/replay/sources.js";
 
 // The requirements of issues 3 and 13 on the recorded third-party runs. The data lives outside the
 // repository (../shared/evaldata); without it these tests are skipped.

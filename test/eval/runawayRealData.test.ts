@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BaseMessage } from "@langchain/core/messages";
-import { buildReplaySetup } from "../../src/cli/config.js";
-import type { ReplayedDecision, StackedGuard } from "../../src/cli/replay.js";
-import { loadThreadFile } from "../../src/cli/sources.js";
-import { simulateUsage } from "../../src/cli/simulateUsage.js";
+import { buildReplaySetup } from "../../src/replay/config.js";
+import type { ReplayedDecision, StackedGuard } from "../../src/replay/replayThread.js";
+import { loadThreadFile } from "../../src/replay/sources.js";
+import { simulateUsage } from "../../src/replay/simulateUsage.js";
 import { toolCallsOf } from "../../src/core/messages.js";
 import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, replayWithUsage, runawayStack } from "../../bench/runawayShapes.js";
 

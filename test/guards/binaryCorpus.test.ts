@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { transformSync } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { reviewToolResult } from "../../src/guards/binaryContent.js";
-import { reviewText } from "../../src/guards/binaryReview.js";
+import { reviewToolResult } from "../../src/guards/binary/content.js";
+import { reviewText } from "../../src/guards/binary/review.js";
 import { binaryFiles, makeNoise, makePng, makeUnknownBinary } from "../e2e/binaryFixtures.js";
 
 /**

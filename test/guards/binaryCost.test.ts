@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { reviewText } from "../../src/guards/binaryReview.js";
+import { reviewText } from "../../src/guards/binary/review.js";
 import { binaryFiles, makeNoise } from "../e2e/binaryFixtures.js";
 
 /**

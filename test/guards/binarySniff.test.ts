@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MAGIC_SIGNATURES, matchMagicBase64, matchMagicBytes, matchMagicText } from "../../src/guards/binaryMagic.js";
-import { sniffText } from "../../src/guards/binarySniff.js";
-import { inspectToolResult } from "../../src/guards/binaryContent.js";
+import { MAGIC_SIGNATURES, matchMagicBase64, matchMagicBytes, matchMagicText } from "../../src/guards/binary/magic.js";
+import { sniffText } from "../../src/guards/binary/sniff.js";
+import { inspectToolResult } from "../../src/guards/binary/content.js";
 import { makePdf, makePng, makeUnknownBinary } from "../e2e/binaryFixtures.js";
 
 /** A file of the signature's type: its bytes (wildcards filled) followed by random data. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createMeasure, splitContent, type Measure } from "../../src/guards/budgetMeasure.js";
-import type { PreviewFacts, PreviewOutcome } from "../../src/guards/budgetNotices.js";
-import { assessContent, MIN_LIMIT, planBudget, renderBudgeted } from "../../src/guards/budgetPlan.js";
+import { createMeasure, splitContent, type Measure } from "../../src/guards/budget/measure.js";
+import type { PreviewFacts, PreviewOutcome } from "../../src/guards/budget/texts.js";
+import { assessContent, MIN_LIMIT, planBudget, renderBudgeted } from "../../src/guards/budget/plan.js";
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { approximateTokens, createMeasure, type CountTokens } from "../../src/guards/budgetMeasure.js";
-import { cutHeadTail, emptyCut, fitToBudget } from "../../src/guards/budgetPreview.js";
+import { approximateTokens, createMeasure, type CountTokens } from "../../src/guards/budget/measure.js";
+import { cutHeadTail, emptyCut, fitToBudget } from "../../src/guards/budget/preview.js";
 
 const textArb = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 3000 }),

@@ -5,7 +5,7 @@ import { ProgressAwareLoopGuardMiddleware, buildObservations, loadHasher, type D
 import type { CallDecision } from "../../src/core/decision.js";
 import { callKeyOf, groupsWholeTool } from "../../src/observe/store.js";
 import { pendingToolCalls } from "../../src/core/messages.js";
-import { changesStateByName, ERROR_WEIGHT } from "../../src/guards/noProgress.js";
+import { changesStateByName, ERROR_WEIGHT } from "../../src/guards/progress/noProgress.js";
 import { history, type Step } from "../helpers/history.js";
 
 const FLOOR = 0.02;

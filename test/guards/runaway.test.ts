@@ -4,10 +4,10 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { guardToolMessage, stopNotice } from "../../src/core/answers.js";
 import { InvalidOptionsError } from "../../src/core/errors.js";
 import { pendingToolCalls } from "../../src/core/messages.js";
-import { decideRunaway, decideRunStart, type RunawaySettings } from "../../src/guards/runaway.js";
-import { estimatedChars, ledgerFor, RunawayLedger } from "../../src/guards/runawayLedger.js";
-import { runawayReport } from "../../src/guards/runawayReport.js";
-import { RunawayGuardMiddleware } from "../../src/middleware/RunawayGuardMiddleware.js";
+import { decideRunaway, decideRunStart, type RunawaySettings } from "../../src/guards/runaway/decide.js";
+import { estimatedChars, ledgerFor, RunawayLedger } from "../../src/guards/runaway/ledger.js";
+import { runawayReport } from "../../src/guards/runaway/report.js";
+import { RunawayGuardMiddleware } from "../../src/guards/runaway/RunawayGuardMiddleware.js";
 
 let ids = 0;
 type Call = { name: string; args?: Record<string, unknown> };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { RunawayLedger } from "../../src/guards/runawayLedger.js";
+import { RunawayLedger } from "../../src/guards/runaway/ledger.js";
 import { loadedHasher, loadHasher } from "../../src/observe/hash.js";
 
 // Its own file, so that nothing has loaded the WebAssembly hasher when the first test runs: a

@@ -4,7 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, GraphInterrupt } from "@langchain/langgraph";
 import { z } from "zod";
-import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/middleware/OutputValidatorMiddleware.js";
+import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
 import { loadHasher } from "../../src/observe/hash.js";
 import { resultFingerprint } from "../../src/observe/resultFingerprint.js";

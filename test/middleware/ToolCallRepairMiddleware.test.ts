@@ -4,7 +4,7 @@ import { z } from "zod";
 import { InvalidOptionsError } from "../../src/core/errors.js";
 import type { Signal } from "../../src/core/signals.js";
 import { REVIEW_KEY } from "../../src/guards/repair/reviewTurn.js";
-import { ToolCallRepairMiddleware } from "../../src/middleware/ToolCallRepairMiddleware.js";
+import { ToolCallRepairMiddleware } from "../../src/guards/repair/ToolCallRepairMiddleware.js";
 
 const tools = [{ name: "ls", schema: z.object({ path: z.string() }) }];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, GraphInterrupt } from "@langchain/langgraph";
-import { ToolResultBudgetMiddleware, TOOL_RESULT_BUDGET_DEFAULTS } from "../../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware, TOOL_RESULT_BUDGET_DEFAULTS } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 import { InvalidOptionsError } from "../../src/core/errors.js";

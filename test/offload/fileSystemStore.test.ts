@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import { FileSystemOffloadStore } from "../../src/node.js";
-import { createMeasure } from "../../src/guards/budgetMeasure.js";
-import { createRetrievalTool } from "../../src/offload/retrievalTool.js";
+import { createMeasure } from "../../src/guards/budget/measure.js";
+import { createRetrievalTool } from "../../src/guards/budget/retrievalTool.js";
 
 /** Issue 12: lone surrogates came back as U+FFFD, and paging through 10 MB re-read the file for every page (about 93 s). */
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createMeasure } from "../../src/guards/budgetMeasure.js";
-import { createRetrievalTool } from "../../src/offload/retrievalTool.js";
+import { createMeasure } from "../../src/guards/budget/measure.js";
+import { createRetrievalTool } from "../../src/guards/budget/retrievalTool.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
-import { compileLinePattern, isRefused, searchLines, MAX_PROGRAM_SIZE, type LinePattern } from "../../src/offload/search.js";
+import { compileLinePattern, isRefused, searchLines, MAX_PROGRAM_SIZE, type LinePattern } from "../../src/guards/budget/search.js";
 
 /**
  * Issue 12: "(a+)+$ on 1.75 KB of stored text did not answer in 10 s". Every pattern the model

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createMeasure } from "../../src/guards/budgetMeasure.js";
-import { renderMatches, renderSlice } from "../../src/offload/readBack.js";
-import { compileLinePattern, searchLines, type LinePattern } from "../../src/offload/search.js";
-import { createRetrievalTool } from "../../src/offload/retrievalTool.js";
+import { createMeasure } from "../../src/guards/budget/measure.js";
+import { renderMatches, renderSlice } from "../../src/guards/budget/readBack.js";
+import { compileLinePattern, searchLines, type LinePattern } from "../../src/guards/budget/search.js";
+import { createRetrievalTool } from "../../src/guards/budget/retrievalTool.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 

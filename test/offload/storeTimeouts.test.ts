@@ -3,7 +3,7 @@ import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 import { OffloadTimeoutError, withStoreTimeout } from "../../src/offload/timeouts.js";

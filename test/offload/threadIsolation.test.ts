@@ -8,7 +8,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../../src/middleware/ToolResultBudgetMiddleware.js";
+import { ToolResultBudgetMiddleware } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { LangGraphOffloadStore } from "../../src/offload/LangGraphOffloadStore.js";
 import { AgentFilesOffloadStore } from "../../src/offload/AgentFilesOffloadStore.js";

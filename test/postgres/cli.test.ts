@@ -3,7 +3,7 @@ import { InMemoryStore } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { runCli } from "../../src/cli/cli.js";
-import { redacted } from "../../src/cli/postgres.js";
+import { redacted } from "../../src/replay/postgres.js";
 import { LangGraphOffloadStore, type Signal } from "../../src/index.js";
 import { captureIo } from "../cli/io.js";
 import { startEmbeddedPostgres } from "./embeddedPostgres.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderValue } from "../../src/tools/renderValue.js";
+import { renderValue } from "../../src/core/renderValue.js";
 
 describe("renderValue", () => {
   it("writes JSON values exactly as JSON.stringify does", () => {

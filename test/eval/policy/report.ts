@@ -7,7 +7,7 @@ for (const r of runBothSets({ repeats: 50 })) {
 }
 
 // Flow rules read the thread's earlier calls: one scan per batch, so their cost grows with the thread.
-import { PolicyGuardMiddleware } from "../../../src/middleware/PolicyGuardMiddleware.js";
+import { PolicyGuardMiddleware } from "../../../src/guards/policy/PolicyGuardMiddleware.js";
 const flowGuard = new PolicyGuardMiddleware({
   policy: { rules: [{ id: "taint", decision: "deny", tool: "transfer_funds", when: { after: { tool: "fetch_url" } }, reason: "web content was read" }] },
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PolicyVerdict } from "../../../src/guards/policy/decide.js";
 import type { PolicyRules } from "../../../src/guards/policy/rules.js";
-import { PolicyGuardMiddleware } from "../../../src/middleware/PolicyGuardMiddleware.js";
+import { PolicyGuardMiddleware } from "../../../src/guards/policy/PolicyGuardMiddleware.js";
 import { eicuCases } from "./eicuCases.js";
 import { mind2webCases } from "./mind2webCases.js";
 

@@ -1,5 +1,5 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import type { RequestMeter } from "../../../src/guards/contextOverflow/estimate.js";
+import type { RequestMeter } from "../../../src/guards/overflow/estimate.js";
 import { contentText } from "../../../src/observe/content.js";
 
 /** What one request the model received costs under `meter`: its messages (system prompt included) and the tools bound. */

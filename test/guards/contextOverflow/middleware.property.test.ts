@@ -1,9 +1,9 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RequestMeter } from "../../../src/guards/contextOverflow/estimate.js";
-import { readContextRecord } from "../../../src/guards/contextOverflow/record.js";
-import { ContextOverflowGuardMiddleware } from "../../../src/middleware/ContextOverflowGuardMiddleware.js";
+import { RequestMeter } from "../../../src/guards/overflow/estimate.js";
+import { readContextRecord } from "../../../src/guards/overflow/record.js";
+import { ContextOverflowGuardMiddleware } from "../../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import { MemoryOffloadStore } from "../../../src/offload/MemoryOffloadStore.js";
 import { contentText } from "../../../src/observe/content.js";
 import type { Signal } from "../../../src/core/signals.js";

@@ -2,9 +2,9 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../../src/core/errors.js";
 import type { Signal } from "../../../src/core/signals.js";
-import { RequestMeter } from "../../../src/guards/contextOverflow/estimate.js";
-import { readContextRecord } from "../../../src/guards/contextOverflow/record.js";
-import { ContextOverflowGuardMiddleware } from "../../../src/middleware/ContextOverflowGuardMiddleware.js";
+import { RequestMeter } from "../../../src/guards/overflow/estimate.js";
+import { readContextRecord } from "../../../src/guards/overflow/record.js";
+import { ContextOverflowGuardMiddleware } from "../../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import type { OffloadStore } from "../../../src/offload/OffloadStore.js";
 import { contentText } from "../../../src/observe/content.js";
 

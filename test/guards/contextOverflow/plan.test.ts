@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { groupsOf, planShrink, type PlanEntry } from "../../../src/guards/contextOverflow/plan.js";
+import { groupsOf, planShrink, type PlanEntry } from "../../../src/guards/overflow/plan.js";
 
 const SIZES = { largeTokens: 1000, noteTokens: (groups: number) => 60 + 20 * Math.ceil(groups / 4) };
 

@@ -1,8 +1,8 @@
 import { ContextOverflowError } from "@langchain/core/errors";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { estimateTokens, MEDIA_TOKENS, RequestMeter } from "../../../src/guards/contextOverflow/estimate.js";
-import { isContextOverflowError, overflowNumbers } from "../../../src/guards/contextOverflow/providerErrors.js";
+import { estimateTokens, MEDIA_TOKENS, RequestMeter } from "../../../src/guards/overflow/estimate.js";
+import { isContextOverflowError, overflowNumbers } from "../../../src/guards/overflow/providerErrors.js";
 
 describe("isContextOverflowError", () => {
   it("finds LangChain's ContextOverflowError and the providers' own wording, along the cause chain", () => {

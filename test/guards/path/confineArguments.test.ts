@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { confineArguments, type ConfineOptions } from "../../../src/guards/path/confineArguments.js";
 import { findPathArguments, locationText, replaceArguments, type ArgumentKind } from "../../../src/guards/path/pathArguments.js";
 import { pathRefusalText } from "../../../src/guards/path/texts.js";
-import { DEFAULT_PATH_ARGUMENTS, PATTERN_ARGUMENTS } from "../../../src/middleware/PathGuardMiddleware.js";
+import { DEFAULT_PATH_ARGUMENTS, PATTERN_ARGUMENTS } from "../../../src/guards/path/PathGuardMiddleware.js";
 import { makePathTree } from "./pathTree.js";
 
 const tree = makePathTree();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../../src/core/errors.js";
 import { compilePolicy } from "../../../src/guards/policy/compile.js";
-import { PolicyGuardMiddleware } from "../../../src/middleware/PolicyGuardMiddleware.js";
+import { PolicyGuardMiddleware } from "../../../src/guards/policy/PolicyGuardMiddleware.js";
 
 function problem(policy: unknown): { option: string; problem: string } {
   try {

@@ -1,0 +1,186 @@
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { REPLACED_RESULT } from "../../core/marks.js";
+import { rewriteToolMessage } from "../../core/answers.js";
+import { InvalidOptionsError } from "../../core/errors.js";
+import { emitSignal, type SignalHandler } from "../../core/signals.js";
+import { runToolSafely } from "../../core/toolErrors.js";
+import { inspectToolResult, reviewToolResult, type BinaryFinding, type ResultReview } from "./content.js";
+import { mediaBlockOf } from "./media.js";
+import { article, extractorFor } from "./texts.js";
+import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { rewriteToolMessages, type ToolCallResult } from "../../hooks/toolResults.js";
+
+/** What the directive is written from. */
+export interface BinaryReadContext extends BinaryFinding {
+  /** The file the call read, from its arguments (file_path, path, ...) or the payload; else a description of the call. */
+  file: string;
+  tool: string;
+}
+
+export interface BinaryReadGuardOptions {
+  /** Only these tools are checked. Default: every tool. */
+  tools?: readonly string[];
+  /**
+   * Media blocks of these types reach the model: exact types, `"image/*"` or `"*\/*"`. Default:
+   * none. `mediaTypesAcceptedBy(model)` lists what a model's profile accepts in tool results.
+   * Binary data inside text never passes.
+   */
+  allowedMediaTypes?: readonly string[];
+  /** The text the model gets instead of the payload. Default: `binaryReadDirective`. */
+  directive?: (context: BinaryReadContext) => string;
+  /** Emit signals for binary results but pass them through unchanged. Default false. */
+  observeOnly?: boolean;
+  /** Receives a signal for every result the guard replaced (or, observe-only, would have replaced). */
+  onSignal?: SignalHandler;
+}
+
+export const BINARY_READ_GUARD_DEFAULTS = { allowedMediaTypes: [] as readonly string[] } as const;
+
+/** Set to "0" (or "false", "off") to turn the guard off without changing code. */
+export const BINARY_READ_GUARD_ENV = "HARNESS_KIT_BINARY_READ_GUARD";
+
+/**
+ * Keeps binary payloads away from a model that would read them as text and make up their
+ * contents: media blocks of types the model does not take (`allowedMediaTypes`), a non-text
+ * media type declared in the message metadata, and text that is binary data, in any of the
+ * forms it reaches a model: raw bytes decoded as text (NULs, control characters, U+FFFD, a file
+ * signature such as PDF, PNG, JPEG, ZIP, gzip or ELF), base64 (data URLs, MIME-wrapped, glued
+ * to a prefix), hex strings and hex dumps, bytes escaped in a JSON string, a Node Buffer's JSON.
+ *
+ * - A result that is a binary file is replaced by an error ToolMessage naming the file and its
+ *   type and telling the model to use an extractor instead of guessing.
+ * - A document that only holds binary parts (an HTML email or a notebook with an inline image, a
+ *   README with a data URL) keeps its text: each part is replaced by a placeholder saying what it
+ *   was, and a note says what was removed; the status stays as the tool set it.
+ * - Text in a wrong encoding (UTF-16 read byte by byte, Windows-1252 read as UTF-8) is text: UTF-16
+ *   is decoded, and a note tells the model what happened.
+ *
+ * Every rewritten message keeps its id, name, artifact and metadata. The whole text is read, in
+ * time linear in its length. `HARNESS_KIT_BINARY_READ_GUARD=0` turns it off.
+ *
+ * Order: list it after `ToolResultBudgetMiddleware` (wrapToolCall: later = closer to the tool),
+ * so it judges the raw result before any preview is cut from it.
+ *
+ * @example
+ * const agent = createDeepAgent({
+ *   model,
+ *   middleware: [new BinaryReadGuardMiddleware({ allowedMediaTypes: mediaTypesAcceptedBy(model) })],
+ * });
+ */
+export class BinaryReadGuardMiddleware extends MiddlewareBase {
+  readonly name = "BinaryReadGuardMiddleware";
+  /** Named `checkedTools`: a middleware's `tools` field is the tools it registers. */
+  private readonly checkedTools: ReadonlySet<string> | undefined;
+  private readonly allowedMediaTypes: readonly string[];
+  private readonly directive: (context: BinaryReadContext) => string;
+  private readonly observeOnly: boolean;
+  private readonly onSignal: SignalHandler | undefined;
+
+  constructor(options: BinaryReadGuardOptions = {}) {
+    super();
+    if (options.directive !== undefined && typeof options.directive !== "function") {
+      throw new InvalidOptionsError(this.name, "directive", "must be a function of the finding");
+    }
+    const allowed = options.allowedMediaTypes ?? BINARY_READ_GUARD_DEFAULTS.allowedMediaTypes;
+    for (const type of allowed) {
+      if (typeof type !== "string" || !/^(?:\*\/\*|[\w.+-]+\/(?:\*|[\w.+-]+))$/.test(type)) {
+        throw new InvalidOptionsError(this.name, "allowedMediaTypes", `holds "${String(type)}", which is not a media type like "image/png" or "image/*"`);
+      }
+    }
+    this.checkedTools = options.tools ? new Set(options.tools) : undefined;
+    this.allowedMediaTypes = allowed.map((type) => type.toLowerCase());
+    this.directive = options.directive ?? binaryReadDirective;
+    this.observeOnly = options.observeOnly ?? false;
+    this.onSignal = options.onSignal;
+  }
+
+  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
+    const result = await runToolSafely(request, handler);
+    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
+    return rewriteToolMessages(result, (message) => {
+      const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
+      if (!review) return undefined;
+      const rewritten = review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
+      return rewritten.then((replacement) => (this.observeOnly ? undefined : { message: replacement }));
+    });
+  };
+
+  /** A document with binary parts, or text in a wrong encoding: the text stays, with the parts replaced and notes added. */
+  private async clean(message: ToolMessage, review: Extract<ResultReview, { kind: "cleaned" }>, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
+    const tool = request.toolCall.name;
+    const reason = review.removed.length > 0 ? "binary_parts_removed" : "misencoded_text";
+    const removed = review.removed.map((r) => ({ label: r.label, mediaType: r.mediaType ?? null, evidence: r.evidence, form: r.form, chars: r.end - r.start }));
+    const encodings = review.encodings.map((e) => ({ kind: e.kind, lost: e.lost, ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}) }));
+    const detected = { ...(removed.length > 0 ? { removed } : {}), ...(encodings.length > 0 ? { encodings } : {}) };
+    const detail = { ...detected, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: reason, reason, detail }, this.onSignal);
+    return rewriteToolMessage(message, {
+      content: review.content as ToolMessage["content"],
+      mark: { guard: this.name, action: "warn", reason, detected },
+    });
+  }
+
+  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
+    const tool = request.toolCall.name;
+    const context: BinaryReadContext = { ...finding, file: fileOf(request.toolCall.args, finding, tool), tool };
+    let text: string;
+    try {
+      text = this.directive(context);
+    } catch {
+      text = binaryReadDirective(context);
+    }
+    const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
+    const detail = { ...detected, ...finding.detail, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, code: "binary_result", reason: "binary_result", detail }, this.onSignal);
+    return rewriteToolMessage(message, {
+      content: contentWithout(message.content, text),
+      status: "error",
+      mark: { guard: this.name, action: "directive", reason: "binary_result", outcome: REPLACED_RESULT, detected },
+    });
+  }
+}
+
+function disabledByEnvironment(): boolean {
+  const value = typeof process === "undefined" ? undefined : process.env?.[BINARY_READ_GUARD_ENV];
+  return value !== undefined && ["0", "false", "off", "no"].includes(value.trim().toLowerCase());
+}
+
+const FILE_ARGS = ["file_path", "filePath", "path", "filename", "file", "url", "uri", "key", "name"];
+
+/** The file the call was about, for the model; falls back to what the payload declared, then the call itself. */
+function fileOf(args: unknown, finding: BinaryFinding, tool: string): string {
+  if (args !== null && typeof args === "object") {
+    for (const key of FILE_ARGS) {
+      const value = (args as Record<string, unknown>)[key];
+      if (typeof value === "string" && value.trim() !== "") return value.length > 200 ? `${value.slice(0, 197)}...` : value;
+    }
+  }
+  return finding.fileName ?? `the result of ${tool}`;
+}
+
+/**
+ * The error content: the directive, followed by the result's text blocks when it had some beside
+ * the binary payload (a caption stays readable).
+ */
+function contentWithout(content: unknown, directive: string): ToolMessage["content"] {
+  if (!Array.isArray(content)) return directive;
+  const kept = content.filter(
+    (block) =>
+      block !== null &&
+      typeof block === "object" &&
+      (block as { type?: unknown }).type === "text" &&
+      !mediaBlockOf(block) &&
+      inspectToolResult({ content: [block] }, { allowedMediaTypes: [] }) === undefined,
+  );
+  return kept.length === 0 ? directive : [{ type: "text", text: directive }, ...kept];
+}
+
+/** Read by the model: a binary payload was removed; use an extractor, do not guess. */
+export function binaryReadDirective(context: BinaryReadContext): string {
+  return (
+    `Not readable as text: ${context.file} is ${article(context.label)} ${context.label}, so its contents were removed from this result. ` +
+    `Do not guess what it contains; extract its text with a suitable tool (${extractorFor(context.mediaType)}) or ask the user for a text version.`
+  );
+}
+

@@ -1,0 +1,161 @@
+import { rawBinaryEvidence } from "./raw.js";
+import { bytesLookBinary, fixedBytes, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import { provenSignatureAt } from "./start.js";
+
+/**
+ * Binary data that JSON serialisation hides from a scan of the raw text: bytes in a JSON string
+ * (`JSON.stringify` writes a NUL as `\u0000` and breaks up every signature), a Node Buffer
+ * (`{"type":"Buffer","data":[137,80,...]}`, what a tool returning a Buffer becomes), and plain
+ * arrays of byte values that start with a file signature.
+ */
+
+/** A JSON string shorter than this (raw) is a name or a value, not a file. */
+const MIN_STRING = 32;
+
+export function findJsonRegions(text: string): BinaryRegion[] {
+  const out: BinaryRegion[] = [];
+  if (looksLikeJson(text)) out.push(...stringRegions(text));
+  out.push(...bufferRegions(text), ...byteArrayRegions(text));
+  return out;
+}
+
+/** JSON, or JSON after a short header line (deepagents' `read_file` starts with "@@ lines 1-9 of 9 @@"). */
+function looksLikeJson(text: string): boolean {
+  const start = text.search(/\S/);
+  if (start === -1) return false;
+  if (text[start] === "{" || text[start] === "[") return true;
+  const newline = text.indexOf("\n", start);
+  if (newline === -1 || newline - start > 200) return false;
+  const next = text.slice(newline + 1, newline + 200).search(/\S/);
+  return next !== -1 && (text[newline + 1 + next] === "{" || text[newline + 1 + next] === "[");
+}
+
+/** JSON string literals whose decoded value is binary data; the region is the literal's inside. */
+function stringRegions(text: string): BinaryRegion[] {
+  const out: BinaryRegion[] = [];
+  let i = text.indexOf('"');
+  while (i !== -1 && i < text.length) {
+    let j = i + 1;
+    let suspicious = false;
+    while (j < text.length) {
+      const code = text.charCodeAt(j);
+      if (code === 92) {
+        if (text.charCodeAt(j + 1) === 117 && text.charCodeAt(j + 2) === 48 && text.charCodeAt(j + 3) === 48) suspicious = true;
+        j += 2;
+        continue;
+      }
+      if (code === 34) break;
+      // Raw bytes decoded as text leave U+FFFD (UTF-8) or C1 controls (Latin-1); words in any script leave neither.
+      if (code === 0xfffd || (code >= 0x80 && code < 0xa0)) suspicious = true;
+      j++;
+    }
+    if (j >= text.length) break;
+    if (suspicious && j - i - 1 >= MIN_STRING) {
+      const region = judgeString(text, i, j);
+      if (region) out.push(region);
+    }
+    i = text.indexOf('"', j + 1);
+  }
+  return out;
+}
+
+function judgeString(text: string, open: number, close: number): BinaryRegion | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(open, close + 1));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "string") return undefined;
+  const signature = provenSignatureAt(value, 0);
+  if (!signature && !rawBinaryEvidence(value)) return undefined;
+  return {
+    start: open + 1,
+    end: close,
+    label: signature?.label ?? UNKNOWN_LABEL,
+    mediaType: signature?.mediaType,
+    evidence: "json-escaped",
+    form: "raw bytes in a JSON string",
+    bytes: value.length,
+  };
+}
+
+const BUFFER_JSON = /\{\s*"type"\s*:\s*"Buffer"\s*,\s*"data"\s*:\s*\[/g;
+
+function bufferRegions(text: string): BinaryRegion[] {
+  const out: BinaryRegion[] = [];
+  BUFFER_JSON.lastIndex = 0;
+  for (let m = BUFFER_JSON.exec(text); m; m = BUFFER_JSON.exec(text)) {
+    const array = parseByteArray(text, m.index + m[0].length - 1);
+    if (!array) continue;
+    let end = array.end;
+    while (end < text.length && /\s/.test(text[end]!)) end++;
+    if (text[end] !== "}") continue;
+    end++;
+    BUFFER_JSON.lastIndex = end;
+    const bytes = Uint8Array.from(array.bytes);
+    const signature = signatureIn(bytes, 3);
+    const region: BinaryRegion = {
+      start: m.index,
+      end,
+      label: signature?.label ?? UNKNOWN_LABEL,
+      mediaType: signature?.mediaType,
+      evidence: "node-buffer",
+      form: "a Node Buffer written as JSON",
+      bytes: bytes.length,
+    };
+    if (!signature && !bytesLookBinary(bytes)) {
+      // A Buffer of text: the model gets the text instead of a list of numbers.
+      const decoded = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+      if (rawBinaryEvidence(decoded)) out.push(region);
+      else out.push({ ...region, label: "text", replacement: decoded });
+      continue;
+    }
+    out.push(region);
+  }
+  return out;
+}
+
+const ARRAY_START = /\[\s*\d{1,3}\s*,/g;
+/** A plain array of numbers is data unless it holds at least this many bytes and starts with a signature. */
+const MIN_ARRAY_BYTES = 64;
+
+function byteArrayRegions(text: string): BinaryRegion[] {
+  const out: BinaryRegion[] = [];
+  ARRAY_START.lastIndex = 0;
+  for (let m = ARRAY_START.exec(text); m; m = ARRAY_START.exec(text)) {
+    const array = parseByteArray(text, m.index);
+    if (!array) continue;
+    ARRAY_START.lastIndex = array.end;
+    if (array.bytes.length < MIN_ARRAY_BYTES) continue;
+    // A weak (3-byte) signature needs a long array that reads as binary: [255, 216, 255, ...] could be pixel values.
+    const signature = signatureIn(array.bytes, 3);
+    if (!signature || (fixedBytes(signature) < 4 && !(array.bytes.length >= 256 && bytesLookBinary(Uint8Array.from(array.bytes.slice(0, 1024)))))) continue;
+    out.push({ start: m.index, end: array.end, label: signature.label, mediaType: signature.mediaType, evidence: "byte-array", form: "an array of byte values", bytes: array.bytes.length });
+  }
+  return out;
+}
+
+/** `[n, n, ...]` at `open` with every n a whole number 0-255, or undefined; `end` is after the `]`. */
+function parseByteArray(text: string, open: number): { bytes: number[]; end: number } | undefined {
+  const bytes: number[] = [];
+  let i = open + 1;
+  let value = -1;
+  let ended = false; // whitespace after a number: the next character must be "," or "]"
+  for (; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) {
+      if (ended) return undefined;
+      value = (value === -1 ? 0 : value * 10) + (code - 48);
+      if (value > 255) return undefined;
+    } else if (code === 44 || code === 93) {
+      if (value === -1) return code === 93 && bytes.length === 0 ? { bytes, end: i + 1 } : undefined;
+      bytes.push(value);
+      value = -1;
+      ended = false;
+      if (code === 93) return { bytes, end: i + 1 };
+    } else if (code === 32 || code === 10 || code === 13 || code === 9) ended = value !== -1;
+    else return undefined;
+  }
+  return undefined;
+}

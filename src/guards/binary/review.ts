@@ -1,0 +1,117 @@
+import { findBase64Regions } from "./base64.js";
+import { detectEncoding, type EncodingFinding } from "./encoding.js";
+import { findEscapedByteRegions } from "./escapes.js";
+import { findHexRegions } from "./hex.js";
+import { findJsonRegions } from "./json.js";
+import type { MagicSignature } from "./magic.js";
+import { BUFFER_AS_TEXT_NOTE, encodingNote, partsRemovedNote, regionPlaceholder } from "./texts.js";
+import { findRawRegions } from "./raw.js";
+import { provenSignatureAt } from "./start.js";
+import { mergeRegions, type BinaryRegion } from "./region.js";
+
+/**
+ * What the binary guard makes of one text (a string result, or one text block):
+ * - `binary`: the text is a binary file (it starts with a file's signature, or nothing but a few
+ *   characters is left once the binary regions are out): the result is replaced;
+ * - `cleaned`: the text keeps its words; binary regions are replaced by placeholders, text in a
+ *   wrong encoding is decoded or explained, and notes say what changed;
+ * - undefined: text, left alone.
+ */
+export type TextReview =
+  | { kind: "binary"; region: BinaryRegion }
+  | { kind: "cleaned"; text: string; removed: BinaryRegion[]; encoding: EncodingFinding | undefined };
+
+/**
+ * Text left outside the regions (non-space characters, a deepagents "@@ lines ... @@" header
+ * aside) below which the result is the binary file itself, not a document holding one. Any real
+ * text (a sentence, JSON metadata such as a file name) is kept.
+ */
+const MIN_TEXT_LEFT = 16;
+
+export function reviewText(text: string): TextReview | undefined {
+  if (text.length === 0) return undefined;
+  const encoding = detectEncoding(text);
+  if (encoding?.kind === "utf-16") {
+    const inner = reviewBinary(encoding.decoded);
+    if (inner?.kind === "binary") return inner;
+    const body = inner?.kind === "cleaned" ? inner.text : encoding.decoded;
+    return { kind: "cleaned", text: `${encodingNote(encoding)}\n${body}`, removed: inner?.kind === "cleaned" ? inner.removed : [], encoding };
+  }
+  const review = reviewBinary(text);
+  if (review) return review;
+  if (encoding) return { kind: "cleaned", text: `${encodingNote(encoding)}\n${text}`, removed: [], encoding };
+  return undefined;
+}
+
+function reviewBinary(text: string): TextReview | undefined {
+  const magic = magicAtStart(text);
+  if (magic) {
+    return { kind: "binary", region: { start: 0, end: text.length, label: magic.label, mediaType: magic.mediaType, evidence: "magic-number", form: "raw bytes", bytes: undefined } };
+  }
+  const regions = mergeRegions([...findBase64Regions(text), ...findHexRegions(text), ...findEscapedByteRegions(text), ...findJsonRegions(text), ...findRawRegions(text)]);
+  if (regions.length === 0) return undefined;
+  const removed = regions.filter((r) => r.replacement === undefined);
+  if (removed.length > 0 && removed.length === regions.length && textLeft(text, regions) < MIN_TEXT_LEFT) {
+    const main = removed.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+    return { kind: "binary", region: main };
+  }
+  return { kind: "cleaned", text: rewrite(text, regions), removed, encoding: undefined };
+}
+
+/** Non-space characters outside the regions, a leading "@@ ... @@" header line aside. */
+function textLeft(text: string, regions: readonly BinaryRegion[]): number {
+  let left = 0;
+  const header = /^@@ [^\n]{0,100} @@\n/.exec(text);
+  let at = header ? header[0].length : 0;
+  for (const region of [...regions, { start: text.length, end: text.length }]) {
+    for (let i = at; i < region.start; i++) if (text.charCodeAt(i) > 0x20) left++;
+    at = region.end;
+  }
+  return left;
+}
+
+function rewrite(text: string, regions: readonly BinaryRegion[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  let bufferText = false;
+  for (const region of regions) {
+    parts.push(text.slice(at, region.start));
+    if (region.replacement !== undefined) {
+      bufferText = true;
+      // A JSON value inside a larger text stays valid JSON; a result that is only the Buffer becomes its text.
+      parts.push(regions.length === 1 && textLeft(text, regions) === 0 ? region.replacement : JSON.stringify(region.replacement));
+    } else {
+      const placeholder = regionPlaceholder(region);
+      parts.push(region.evidence === "node-buffer" || region.evidence === "byte-array" ? JSON.stringify(placeholder) : placeholder);
+    }
+    at = region.end;
+  }
+  parts.push(text.slice(at));
+  const body = parts.join("");
+  const removed = regions.filter((r) => r.replacement === undefined);
+  const notes = [removed.length > 0 && !looksLikeJsonText(body) ? partsRemovedNote(removed) : "", bufferText ? BUFFER_AS_TEXT_NOTE : ""].filter(Boolean);
+  return notes.length > 0 ? `${body}\n\n${notes.join("\n")}` : body;
+}
+
+/** JSON stays parseable: its placeholders explain themselves, and no note is added after it. */
+function looksLikeJsonText(text: string): boolean {
+  const trimmed = text.trim();
+  if (!(trimmed.startsWith("{") || trimmed.startsWith("["))) return false;
+  try {
+    JSON.parse(trimmed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file signature at the start of the text, or of its second line when the first is a short
+ * header (deepagents' `read_file` puts "@@ lines 1-9 of 9 @@" before the content).
+ */
+function magicAtStart(text: string): MagicSignature | undefined {
+  const direct = provenSignatureAt(text, 0);
+  if (direct) return direct;
+  const newline = text.indexOf("\n");
+  return newline === -1 || newline > 200 ? undefined : provenSignatureAt(text, newline + 1);
+}

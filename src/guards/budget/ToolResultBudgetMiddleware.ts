@@ -1,0 +1,318 @@
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { readMark } from "../../core/marks.js";
+import { getConfig } from "@langchain/langgraph";
+import type { AIMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
+import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { InvalidOptionsError } from "../../core/errors.js";
+import { rewriteToolMessage, type ToolMessageMark } from "../../core/answers.js";
+import { isSummary, messageKind, toolCallsOf } from "../../core/messages.js";
+import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
+import { currentTaskState } from "../../hooks/taskState.js";
+import { runToolSafely } from "../../core/toolErrors.js";
+import { historyOf, type GuardState } from "../../hooks/carry.js";
+import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "./measure.js";
+import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
+import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
+import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
+import type { OffloadStore } from "../../offload/OffloadStore.js";
+import { createRetrievalTool } from "./retrievalTool.js";
+import { threadIdOf } from "../../offload/threads.js";
+import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
+import { contentText } from "../../observe/content.js";
+import { loadHasher } from "../../observe/hash.js";
+import { resultFingerprint } from "../../observe/resultFingerprint.js";
+import { MiddlewareBase, oneOf } from "../../hooks/middlewareBase.js";
+import { rewriteToolMessages, type ToolCallResult, type ToolMessageRewrite } from "../../hooks/toolResults.js";
+
+export interface ToolResultBudgetOptions {
+  /** Largest tool result the model gets, in `unit`s. Default 20,000 characters (5,000 with `unit: "tokens"`). */
+  limit?: number;
+  /** What `limit` counts: `"chars"` or `"tokens"`. Default `"chars"`. */
+  unit?: BudgetUnit;
+  /** Token counter for `unit: "tokens"`, e.g. your model's tokenizer. Default: about 4 characters per token. */
+  countTokens?: CountTokens;
+  /** Limits of particular tools, in `unit`s, e.g. `{ search: 8000 }`. */
+  toolLimits?: Readonly<Record<string, number>>;
+  /** Tools whose results are never budgeted. */
+  excludeTools?: readonly string[];
+  /**
+   * Budget shared by all results of one model turn (its parallel calls): each call gets an equal
+   * share, never less than the minimum limit. Default: none, each call has its own limit.
+   */
+  turnLimit?: number;
+  /**
+   * Where oversized results are kept so the model can read them back (a retrieval tool is then
+   * registered). Default: none; the result is cut and the notice says the rest was not kept.
+   */
+  store?: OffloadStore;
+  /**
+   * How long to wait for the store, in ms, when offloading a result and when the retrieval tool
+   * reads one back. A store that does not answer in time is treated as failing: the result is
+   * cut with a notice that the rest was not kept, and the run goes on. Default 10,000.
+   */
+  storeTimeoutMs?: number;
+  /** Emit signals for oversized results but pass them through unchanged (and store nothing). Default false. */
+  observeOnly?: boolean;
+  /** Receives a signal for every result the budget changed (or, observe-only, would have changed). */
+  onSignal?: SignalHandler;
+}
+
+export const TOOL_RESULT_BUDGET_DEFAULTS = { limit: { chars: 20_000, tokens: 5_000 }, unit: "chars", storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS } as const;
+
+const UNITS: readonly BudgetUnit[] = ["chars", "tokens"];
+
+/** How the result was changed, as recorded in `response_metadata.harness_kit.budget.action`. */
+export type BudgetAction = "offload" | "truncate" | "drop-media";
+
+/**
+ * Keeps each tool result within a budget. An oversized result is stored in `store` and replaced
+ * by a preview: its head and tail around `[... N characters omitted ...]`, its total size, and how
+ * to read the rest (the `read_stored_result` tool this middleware registers, or the store's own
+ * hint, such as deepagents' `read_file`). Media blocks count by their base64 size; one that does
+ * not fit is replaced by a note. Without a store, or when the store fails, the result is cut and
+ * the notice says plainly that the rest was not kept. The ToolMessage keeps its id, name, status,
+ * artifact and metadata, and records the original's fingerprint and size in
+ * `response_metadata.harness_kit.original` for the loop guards.
+ *
+ * Order: list it after the loop guards and before `BinaryReadGuardMiddleware`, so the binary
+ * guard judges the raw result first (wrapToolCall: earlier = outer).
+ *
+ * @example
+ * const agent = createAgent({
+ *   model, tools,
+ *   middleware: [
+ *     new ProgressAwareLoopGuardMiddleware(),
+ *     new ToolResultBudgetMiddleware({ limit: 20_000, store: new MemoryOffloadStore() }),
+ *     new BinaryReadGuardMiddleware(),
+ *   ],
+ * });
+ */
+export class ToolResultBudgetMiddleware extends MiddlewareBase {
+  readonly name = "ToolResultBudgetMiddleware";
+  /** The retrieval tool when a store is set, else none. */
+  readonly tools: StructuredToolInterface[];
+  private readonly limit: number;
+  private readonly minimum: number;
+  private readonly measure: Measure;
+  private readonly toolLimits: ReadonlyMap<string, number>;
+  private readonly excluded: ReadonlySet<string>;
+  private readonly turnLimit: number | undefined;
+  private readonly store: OffloadStore | undefined;
+  private readonly storeTimeoutMs: number;
+  private readonly observeOnly: boolean;
+  private readonly onSignal: SignalHandler | undefined;
+
+  constructor(options: ToolResultBudgetOptions = {}) {
+    super();
+    const unit = oneOf(this.name, "unit", options.unit, UNITS, TOOL_RESULT_BUDGET_DEFAULTS.unit);
+    if (options.countTokens !== undefined && unit !== "tokens") {
+      throw new InvalidOptionsError(this.name, "countTokens", 'needs unit: "tokens"');
+    }
+    if (options.countTokens !== undefined && typeof options.countTokens !== "function") {
+      throw new InvalidOptionsError(this.name, "countTokens", "must be a function");
+    }
+    this.minimum = MIN_LIMIT[unit];
+    this.measure = createMeasure(unit, options.countTokens);
+    this.limit = this.checkLimit("limit", options.limit ?? TOOL_RESULT_BUDGET_DEFAULTS.limit[unit]);
+    this.toolLimits = new Map(Object.entries(options.toolLimits ?? {}).map(([tool, value]) => [tool, this.checkLimit(`toolLimits.${tool}`, value)]));
+    this.turnLimit = options.turnLimit === undefined ? undefined : this.checkLimit("turnLimit", options.turnLimit);
+    this.excluded = new Set([...(options.excludeTools ?? []), RETRIEVAL_TOOL_NAME]);
+    this.store = options.store;
+    this.storeTimeoutMs = options.storeTimeoutMs ?? TOOL_RESULT_BUDGET_DEFAULTS.storeTimeoutMs;
+    if (!Number.isInteger(this.storeTimeoutMs) || this.storeTimeoutMs < 1) {
+      throw new InvalidOptionsError(this.name, "storeTimeoutMs", `must be a whole number of milliseconds >= 1, got ${String(options.storeTimeoutMs)}`);
+    }
+    this.observeOnly = options.observeOnly ?? false;
+    this.onSignal = options.onSignal;
+    // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
+    this.tools = this.store && !this.observeOnly ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
+  }
+
+  private checkLimit(option: string, value: number): number {
+    if (!Number.isInteger(value) || value < this.minimum) {
+      throw new InvalidOptionsError(this.name, option, `must be a whole number >= ${this.minimum} (${this.measure.unit}), got ${String(value)}`);
+    }
+    return value;
+  }
+
+  /**
+   * Offers \`read_stored_result\` to the model only once the thread has something stored (or a
+   * summary that may name a key): until then it is a tool the model can do nothing with, in every
+   * request. The tool stays registered, so a call to it is always answered.
+   */
+  readonly wrapModelCall = async <R extends RetrievalOfferRequest>(request: R, handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>): Promise<AIMessage | Command> => {
+    if (this.tools.length === 0 || !request.tools?.length || this.retrievalUseful(request.state)) return handler(request);
+    return handler({ ...request, tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) });
+  };
+
+  private retrievalUseful(state: Partial<GuardState> | undefined): boolean {
+    const messages = state?.messages ?? [];
+    if (messages.some(isSummary)) return true;
+    return historyOf({ ...state, messages }).some((message) => typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string");
+  }
+
+  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
+    const result = await runToolSafely(request, handler);
+    const tool = request.toolCall.name;
+    if (this.excluded.has(tool)) return result;
+    const limit = this.limitFor(tool, request.toolCall.id, request.state?.messages);
+    return rewriteToolMessages(result, (message) => this.fit(message, tool, limit));
+  };
+
+  /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
+  private limitFor(tool: string, callId: string | undefined, messages: unknown[] | undefined): number {
+    const own = this.toolLimits.get(tool) ?? this.limit;
+    if (this.turnLimit === undefined) return own;
+    const calls = messages ? turnCalls(messages, callId).filter((name) => !this.excluded.has(name)).length : 1;
+    return Math.min(own, Math.max(this.minimum, Math.floor(this.turnLimit / Math.max(calls, 1))));
+  }
+
+  /** Nothing to do (nearly every result) is decided without a promise. */
+  private readonly fit = (message: ToolMessage, tool: string, limit: number): ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined> => {
+    let assessment: BudgetAssessment;
+    try {
+      if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
+      assessment = assessContent(message.content, this.measure);
+    } catch (error) {
+      return this.failed(message, tool, limit, error);
+    }
+    if (assessment.size <= limit) return undefined;
+    return this.fitOrThrow(message, tool, limit, assessment).catch((error: unknown) => this.failed(message, tool, limit, error));
+  };
+
+  private async failed(message: ToolMessage, tool: string, limit: number, error: unknown): Promise<ToolMessageRewrite | undefined> {
+    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "guard_failed", reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
+    return this.plainCut(message, limit);
+  }
+
+  /** After a failure of the budget itself: neither crash the run nor let the flood through. */
+  private plainCut(message: ToolMessage, limit: number): ToolMessageRewrite | undefined {
+    let text: string;
+    try {
+      text = contentText(message.content);
+    } catch {
+      return undefined; // content that cannot even be read cannot be measured either
+    }
+    if (text.length <= limit) return undefined;
+    const kept = text.slice(0, Math.floor(limit / 2));
+    const budget = { action: "truncate", limit, unit: this.measure.unit };
+    return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
+  }
+
+  private async fitOrThrow(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
+    if (this.observeOnly) {
+      const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
+      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "over_budget", reason: "over_budget", detail }, this.onSignal);
+      return undefined;
+    }
+    const plan = planBudget(assessment, limit, this.measure);
+
+    const hash = await loadHasher();
+    const key = offloadKey(tool, message.tool_call_id, hash(offloadDigestInput(tool, message.tool_call_id, assessment.split.text)));
+    const { outcome, stateUpdate } = plan.cutText ? await this.offload(key, assessment.split.text, tool, message.tool_call_id) : NOTHING_STORED;
+    const facts = { tool, chars: assessment.split.text.length, size: assessment.textSize, unit: this.measure.unit, limit, outcome };
+    const { content, cut } = renderBudgeted(assessment, plan, facts, this.measure);
+
+    const action: BudgetAction = !plan.cutText ? "drop-media" : outcome.kind === "stored" ? "offload" : "truncate";
+    const original = {
+      fingerprint: resultFingerprint(message.content, hash),
+      size: contentText(message.content).length,
+      ...(outcome.kind === "stored" ? { offloadKey: key } : {}),
+    };
+    const budget = {
+      action,
+      limit,
+      unit: this.measure.unit,
+      ...(cut ? { head: cut.head.length, tail: cut.tail.length, omitted: cut.omitted } : {}),
+      ...(plan.dropped.length > 0 ? { mediaRemoved: plan.dropped.length } : {}),
+    };
+    const reason = signalReason(action, outcome);
+    const rewritten = rewriteToolMessage(message, {
+      content: content as ToolMessage["content"],
+      mark: this.markFor(message, reason, { original, budget }),
+    });
+
+    await emitSignal(
+      {
+        guard: this.name,
+        action: "warn",
+        toolCallId: message.tool_call_id,
+        tool,
+        code: reason,
+        reason,
+        detail: { ...budget, size: assessment.size, chars: original.size, ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }) },
+      },
+      this.onSignal,
+    );
+    return stateUpdate ? { message: rewritten, stateUpdate } : { message: rewritten };
+  }
+
+  /** Keeps the full text in the store; a failing or silent store becomes the reason the notice gives. */
+  private async offload(key: string, text: string, toolName: string, toolCallId: string): Promise<Offloaded> {
+    if (!this.store) return NOTHING_STORED;
+    try {
+      const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentTaskState() };
+      const receipt = await withStoreTimeout(Promise.resolve().then(() => this.store!.put(key, text, context)), this.storeTimeoutMs, storeName(this.store), key, "put");
+      return { outcome: { kind: "stored", key, readHint: receipt?.readHint }, stateUpdate: receipt?.stateUpdate };
+    } catch (error) {
+      return { outcome: { kind: "not-stored", reason: storeFailureReason(error) } };
+    }
+  }
+
+  /**
+   * The budget's mark is a "warn": the call ran and its result reached the model, so the loop
+   * guards must not count it as refused. Another guard's mark on the message is kept, with the
+   * budget's fields added.
+   */
+  private markFor(message: ToolMessage, reason: string, fields: Record<string, unknown>): ToolMessageMark {
+    const existing = readMark(message);
+    if (existing) return { ...existing, reason: existing.reason ?? reason, ...fields };
+    return { guard: this.name, action: "warn", reason, ...fields };
+  }
+
+}
+
+/** The part of LangChain's model request the retrieval offer reads and changes. */
+interface RetrievalOfferRequest {
+  tools?: unknown[];
+  state?: Partial<GuardState>;
+}
+
+interface Offloaded {
+  outcome: PreviewOutcome;
+  stateUpdate?: Record<string, unknown>;
+}
+
+const NOTHING_STORED: Offloaded = { outcome: { kind: "not-stored", reason: undefined } };
+
+function signalReason(action: BudgetAction, outcome: PreviewOutcome): SignalCode {
+  if (action === "offload") return "result_offloaded";
+  if (action === "drop-media") return "media_removed";
+  return outcome.kind === "not-stored" && outcome.reason ? "store_failed" : "result_truncated";
+}
+
+/** Names of the calls in the AI message that made `callId` (the turn running in parallel). */
+function turnCalls(messages: readonly unknown[], callId: string | undefined): string[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messageKind(messages[i]) !== "ai") continue;
+    const calls = toolCallsOf(messages[i]);
+    if (callId === undefined || calls.some((call) => call.id === callId)) return calls.map((call) => call.name);
+  }
+  return [];
+}
+
+/** The thread of the running graph (stores keep each thread's results apart). */
+function currentThreadId(): string | undefined {
+  try {
+    return threadIdOf(getConfig());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Read by the model when the budget itself failed and fell back to a plain cut. */
+export function emergencyCutText(kept: string, total: number): string {
+  return `${kept}\n[... ${total - kept.length} characters omitted ...]\n[The result had ${total} characters; only the first ${kept.length} are shown and the rest was not kept. Call the tool again with narrower arguments if you need more.]`;
+}

@@ -1,0 +1,65 @@
+import type { LineSearch } from "./search.js";
+import type { StoredSlice } from "../../offload/OffloadStore.js";
+
+/**
+ * What the retrieval tool answers: a slice of a stored result, or its lines that match a
+ * pattern. Pure functions of what was read; `room` is how many characters of content fit.
+ */
+
+/**
+ * Read by the model: a slice by character offset, saying where to continue. `stored` holds the
+ * result from `stored.start` on (a page read around `offset`, or all of it).
+ */
+export function renderSlice(key: string, stored: StoredSlice, offset: number, length: number | undefined, room: number): string {
+  const { total } = stored;
+  const start = Math.min(Math.max(0, Math.floor(offset)), total);
+  if (start >= total && total > 0) {
+    return `[The result stored under "${key}" has ${total} characters; offset ${Math.floor(offset)} is past its end.]`;
+  }
+  const available = stored.start + stored.text.length;
+  let end = Math.min(total, available, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
+  const at = (i: number) => stored.text.charCodeAt(i - stored.start);
+  if (end < total && end > start && isHighSurrogate(at(end - 1))) end--;
+  const next = end < total ? `Continue with offset ${end}.` : "This is the end of the result.";
+  return `[Characters ${start} to ${end} of ${total} stored under "${key}". ${next}]\n${stored.text.slice(start - stored.start, end - stored.start)}`;
+}
+
+/**
+ * Read by the model: the lines (numbered from 1) a search found, as many as fit in `room`, with
+ * the count and the offset to continue from; a search the deadline stopped says so.
+ */
+export function renderMatches(key: string, search: LineSearch, room: number): string {
+  const shown: string[] = [];
+  let used = 0;
+  let next: number | undefined;
+  for (const match of search.matches) {
+    const entry = `${match.lineNumber}: ${match.line}`;
+    if (used + entry.length + 1 > room) {
+      next = match.position;
+      break;
+    }
+    shown.push(entry);
+    used += entry.length + 1;
+  }
+  if (next === undefined && search.matches.length < search.count) {
+    // Counted but not kept: continue after the last line shown.
+    const last = search.matches[search.matches.length - 1];
+    next = last ? last.nextLine : search.from;
+  }
+  const display = search.pattern.display;
+  const lines = search.count === 1 ? "1 line matches" : `${search.count} lines match`;
+  const header = search.stoppedAt === undefined
+    ? `[${lines} ${display} in the result stored under "${key}"${search.from > 0 ? ` from character ${search.from} on` : ""}, shown as "line number: line".`
+    : `[${lines} ${display} in characters ${search.from} to ${search.stoppedAt} of the ${search.total} stored under "${key}", shown as "line number: line". The search stopped there to answer within ${search.timeLimitMs} ms.`;
+  const more = next !== undefined
+    ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.`
+    : search.stoppedAt !== undefined
+      ? ` To search the rest, continue with offset ${search.stoppedAt} and the same pattern.`
+      : "";
+  const note = search.pattern.note ? ` Note: ${search.pattern.note}.` : "";
+  return shown.length > 0 ? `${header}${more}${note}]\n${shown.join("\n")}` : `${header}${more}${note}]`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}

@@ -1,0 +1,95 @@
+import type { HeadTailCut } from "./preview.js";
+import type { BudgetUnit, MediaPart } from "./measure.js";
+
+/**
+ * Text the model reads in place of an oversized tool result. Every notice says what was left
+ * out and how to get it back (or that it was not kept), so nothing disappears silently.
+ */
+
+/** Where the full text went. */
+export type PreviewOutcome =
+  /** `readHint` (from the store) replaces the retrieval tool's instructions, e.g. "use read_file with ...". */
+  | { kind: "stored"; key: string; readHint?: string }
+  | { kind: "not-stored"; reason: string | undefined };
+
+export interface PreviewFacts {
+  tool: string;
+  /** Characters of the full text. */
+  chars: number;
+  /** Size in the budget's unit. */
+  size: number;
+  unit: BudgetUnit;
+  limit: number;
+  outcome: PreviewOutcome;
+}
+
+/** The marker between head and tail. */
+export function omittedMarker(omitted: number): string {
+  return `[... ${omitted} characters omitted ...]`;
+}
+
+/** Read by the model: the full preview, head and tail between a header and a footer. */
+export function renderPreview(facts: PreviewFacts, cut: HeadTailCut, suffix = ""): string {
+  const parts = [previewHeader(facts, cut)];
+  // A head cut after a line break already ends its line; the join supplies the break.
+  if (cut.head) parts.push(cut.head.endsWith("\n") ? cut.head.slice(0, -1) : cut.head);
+  parts.push(omittedMarker(cut.omitted));
+  if (cut.tail) parts.push(cut.tail);
+  parts.push(previewFooter(facts, cut));
+  if (suffix) parts.push(suffix);
+  return parts.join("\n");
+}
+
+function sizeText(facts: PreviewFacts): string {
+  return facts.unit === "tokens" ? `${facts.chars} characters (about ${facts.size} tokens)` : `${facts.chars} characters`;
+}
+
+function previewHeader(facts: PreviewFacts, cut: HeadTailCut): string {
+  const shown =
+    cut.head || cut.tail
+      ? `Shown: the first ${cut.head.length} and the last ${cut.tail.length} characters.`
+      : "None of it fits here.";
+  const stored = facts.outcome.kind === "stored" ? ` The full result is stored under the key "${facts.outcome.key}".` : "";
+  return `[${facts.tool} returned ${sizeText(facts)}, more than the ${facts.limit} ${facts.unit === "tokens" ? "tokens" : "characters"} a result may use here. ${shown}${stored}]`;
+}
+
+function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
+  const outcome = facts.outcome;
+  if (outcome.kind === "stored") {
+    const how = outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
+    return `[The omitted part starts at character ${cut.omittedFrom} (line ${lineNumberAt(cut.head)}). To read it, ${how}.]`;
+  }
+  const why = outcome.reason ? ` (${outcome.reason})` : "";
+  return `[The omitted ${cut.omitted} characters were not kept${why}. If you need them, call ${facts.tool} again with narrower arguments, such as a filter, a range or a smaller page.]`;
+}
+
+/** 1-based number of the line the first omitted character is on. */
+function lineNumberAt(head: string): number {
+  let lines = 1;
+  for (let i = head.indexOf("\n"); i !== -1; i = head.indexOf("\n", i + 1)) lines++;
+  return lines;
+}
+
+/** Name of the tool the budget registers to read stored results back. */
+export const RETRIEVAL_TOOL_NAME = "read_stored_result";
+
+/** Read by the model: how to page through a result kept by the retrieval tool. */
+export function retrievalToolHint(key: string, from: number): string {
+  return `call ${RETRIEVAL_TOOL_NAME} with key "${key}" and offset ${from}, or with a pattern to list the lines that match it`;
+}
+
+/** Read by the model: why the result could not be stored, in one short clause. */
+export function storeFailureReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = message.split("\n")[0]!.trim();
+  const short = firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+  return `storing them failed: ${short || "unknown error"}`;
+}
+
+/** Read by the model: media blocks that were too large and were removed. */
+export function mediaRemovedNote(dropped: readonly MediaPart[]): string {
+  const listed = dropped.slice(0, 5).map(({ view }) => `${view.blockType} (${view.mediaType ?? "unknown type"}, ${view.payloadSize} characters)`);
+  if (dropped.length > 5) listed.push(`${dropped.length - 5} more`);
+  const blocks = dropped.length === 1 ? "a media block" : `${dropped.length} media blocks`;
+  return `[Removed ${blocks} too large for this result and not kept: ${listed.join(", ")}. If you need what ${dropped.length === 1 ? "it shows" : "they show"}, use a tool that describes or extracts it as text.]`;
+}

@@ -1,0 +1,116 @@
+import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
+import type { ToolCallView } from "../../core/messages.js";
+import type { ToolCallObservation } from "../../observe/store.js";
+
+export interface IdenticalCallsOptions {
+  warnAt: number;
+  stopAt: number;
+  /** Count among the last `window` calls; undefined counts only consecutive identical calls. */
+  window: number | undefined;
+  ignoreTools: ReadonlySet<string>;
+  /** A result whose newInformationDelta is above this brought something new, and the count starts over. */
+  progressFloor: number;
+}
+
+/** A pending call with its tool + normalised arguments identity (`argsKeyOf`). */
+export interface KeyedCall {
+  call: ToolCallView;
+  key: string;
+}
+
+/**
+ * LoopGuard's decision: how many times this call (name + normalised arguments) was just made
+ * since its result last brought something new. It defers to progress evidence: a poll whose
+ * answer moves on every time, or a log that grows on every read, is never counted past its
+ * latest new result. Earlier calls of the same batch count; a new user message starts over;
+ * ignored tools neither count nor break a streak.
+ */
+export function decideIdenticalCalls(
+  observations: readonly ToolCallObservation[],
+  userTurn: number,
+  batch: readonly KeyedCall[],
+  options: IdenticalCallsOptions,
+): CallDecision[] {
+  const recent = recentKeys(observations, userTurn, options);
+  const decisions: CallDecision[] = [];
+  for (const { call, key } of batch) {
+    if (options.ignoreTools.has(call.name)) {
+      decisions.push({ call, decision: ALLOW });
+      continue;
+    }
+    recent.push(key);
+    decisions.push({ call, decision: judge(call, countRepeats(recent, options.window), options) });
+  }
+  return decisions;
+}
+
+/** Keys of the calls that can still matter, oldest first: none before the latest result that brought something new. */
+function recentKeys(
+  observations: readonly ToolCallObservation[],
+  userTurn: number,
+  options: IdenticalCallsOptions,
+): string[] {
+  const keys: string[] = [];
+  const limit = options.window ?? Number.POSITIVE_INFINITY;
+  const progressed = new Set<string>();
+  let lastKey: string | undefined;
+  for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
+    const o = observations[i]!;
+    if (o.userTurn !== userTurn) break;
+    if (options.ignoreTools.has(o.toolName)) continue;
+    const key = o.argsKey;
+    // For consecutive counting, history older than the first different call is irrelevant.
+    if (options.window === undefined && lastKey !== undefined && key !== lastKey) {
+      keys.push(key);
+      break;
+    }
+    lastKey = key;
+    // Calls older than a result that brought something new are not counted against that call.
+    keys.push(progressed.has(key) ? PROGRESSED : key);
+    if (!o.answeredBy && o.newInformationDelta > options.progressFloor) progressed.add(key);
+  }
+  return keys.reverse();
+}
+
+/** Stands for a call older than its own latest progress: it counts as no call. */
+const PROGRESSED = "\u0000progressed";
+
+function countRepeats(keys: readonly string[], window: number | undefined): number {
+  const key = keys[keys.length - 1];
+  let count = 0;
+  if (window === undefined) {
+    for (let i = keys.length - 1; i >= 0 && keys[i] === key; i--) count++;
+  } else {
+    for (let i = keys.length - 1; i >= Math.max(0, keys.length - window); i--) if (keys[i] === key) count++;
+  }
+  return count;
+}
+
+function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions): Decision {
+  const detail = { count, window: options.window ?? "consecutive" };
+  if (count >= options.stopAt) {
+    return {
+      action: "stop",
+      code: "identical_calls",
+      reason: `"${call.name}" was called ${count} times ${inWindow(options.window)}with identical arguments, each bringing nothing new.`,
+      message: identicalCallDirective(call.name, count),
+      detail,
+    };
+  }
+  if (count >= options.warnAt) {
+    return { action: "warn", code: "identical_calls", reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`, detail };
+  }
+  return ALLOW;
+}
+
+function inWindow(window: number | undefined): string {
+  return window === undefined ? "in a row " : `in the last ${window} calls `;
+}
+
+/** Read by the model when an identical call is refused. */
+export function identicalCallDirective(tool: string, count: number): string {
+  return (
+    `Not run: this is call ${count} to "${tool}" with exactly the same arguments, and repeating it will not change the outcome. ` +
+    `Use the results you already have, change the arguments, or take a different approach.`
+  );
+}

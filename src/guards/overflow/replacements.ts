@@ -1,0 +1,142 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { rewriteToolMessage } from "../../core/answers.js";
+import { contentText } from "../../observe/content.js";
+import { messageKind } from "../../core/messages.js";
+import { splitContent, type Measure } from "../budget/measure.js";
+import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
+import { retrievalToolHint } from "../budget/texts.js";
+import { type KeptWhere, shortenedArgument, shortenedMessageText } from "./texts.js";
+
+/**
+ * The shortened messages the guard puts in a request in place of the originals. Each keeps what
+ * pairing and the providers need (ids, tool calls, tool_call_id, name, status) and replaces
+ * content only. Tool results reuse the budget's preview (head and tail between its notices).
+ */
+
+/** The longest key `offloadKey` makes (tool 40, id 24, digest 16, two dashes). */
+const MAX_KEY = 82;
+/** How to read, as a store may word it: longer hints are cut to this. */
+export const MAX_HINT = 300;
+/** Stands in for any real key and hint when the planner sizes a stub before anything is stored. */
+export const PLACEHOLDER_WHERE: KeptWhere = { key: "k".repeat(MAX_KEY), howToRead: "h".repeat(MAX_HINT) };
+
+/** How a key stored by the guard is read: the store's hint, or the retrieval tool from the start. */
+export function keptAt(key: string, readHint: string | undefined): KeptWhere {
+  const how = readHint ?? retrievalToolHint(key, 0);
+  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how };
+}
+
+/** String arguments longer than this are replaced in a shortened AI message. */
+const ARGUMENT_KEEP = 200;
+
+/** Text and media of a tool result: the text is what the store keeps; media blocks stay in the request. */
+export function resultParts(message: ToolMessage): { text: string; media: unknown[] } {
+  const split = splitContent(message.content);
+  return { text: split.text, media: split.media.map((part) => part.block) };
+}
+
+/** Phase 1: the head and tail of a large result within `limit` tokens, with the budget's notices. */
+export function previewResult(message: ToolMessage, where: KeptWhere, limit: number, measure: Measure): ToolMessage {
+  const { text, media } = resultParts(message);
+  const assessment = assessContent(text, measure);
+  const plan = planBudget(assessment, limit, measure);
+  const outcome = where.key !== undefined ? { kind: "stored" as const, key: where.key, readHint: where.howToRead } : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
+  const facts = { tool: message.name ?? "the tool", chars: text.length, size: assessment.textSize, unit: "tokens" as const, limit, outcome };
+  const rendered = renderBudgeted(assessment, plan, facts, measure).content as string;
+  return rewriteToolMessage(message, { content: withMedia(rendered, media) });
+}
+
+/**
+ * Phase 2: a notice in place of a whole result, media blocks included; the store keeps its full
+ * text (`stubbedText`), where media blocks are written as their type and base64 payload.
+ */
+export function stubResult(message: ToolMessage, where: KeptWhere): ToolMessage {
+  const { text, media } = resultParts(message);
+  return rewriteToolMessage(message, { content: resultStubText(message.name, text.length, media.length, where) });
+}
+
+/** What the store keeps for a stubbed result. */
+export function stubbedText(message: ToolMessage): string {
+  return contentText(message.content);
+}
+
+/** Read by the model in place of a tool result left out of the request. */
+export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
+  const name = (tool ?? "a tool").slice(0, 64);
+  const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
+  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
+  return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
+}
+
+/**
+ * Phase 2 for an AI or user message: its text replaced by a notice; for an AI message, long
+ * string arguments of its tool calls too (the calls keep their ids, names and argument keys).
+ */
+export function stubMessage(message: BaseMessage, where: KeptWhere): BaseMessage {
+  const kind = messageKind(message);
+  const chars = textLength(message.content);
+  if (kind === "ai") {
+    const ai = message as AIMessage;
+    const shortened = new Map((ai.tool_calls ?? []).map((call) => [call.id, shortenArgs(call.args, where)]));
+    return new AIMessage({
+      id: ai.id,
+      name: ai.name,
+      content: aiContent(ai.content, chars > 0 ? shortenedMessageText("assistant", chars, where) : "", shortened),
+      tool_calls: (ai.tool_calls ?? []).map((call) => ({ ...call, args: shortened.get(call.id) ?? call.args })),
+      response_metadata: ai.response_metadata,
+    });
+  }
+  const text = shortenedMessageText(kind === "human" ? "user" : "other", chars, where);
+  if (kind === "human") return new HumanMessage({ id: message.id, content: text, additional_kwargs: message.additional_kwargs });
+  return new HumanMessage({ id: message.id, content: text });
+}
+
+/** Text of a content value, as long as a reader sees it (media not counted). */
+export function textLength(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const block of content) {
+    if (typeof block === "string") n += block.length;
+    else if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") n += String((block as { text?: unknown }).text ?? "").length;
+  }
+  return n;
+}
+
+/**
+ * Content of a shortened AI message: the notice in place of its text; Anthropic's tool_use blocks
+ * stay (a provider sends them as the calls) with the shortened input; other blocks are kept.
+ */
+function aiContent(content: unknown, notice: string, shortened: ReadonlyMap<string | undefined, Record<string, unknown>>): AIMessage["content"] {
+  if (!Array.isArray(content)) return notice;
+  const blocks: unknown[] = notice ? [{ type: "text", text: notice }] : [];
+  for (const block of content) {
+    if (typeof block === "string") continue;
+    const b = block as Record<string, unknown>;
+    if (b.type === "text") continue;
+    if (b.type === "tool_use" && shortened.has(b.id as string)) blocks.push({ ...b, input: shortened.get(b.id as string) });
+    else blocks.push(block);
+  }
+  return blocks as AIMessage["content"];
+}
+
+/** Arguments with every string longer than `ARGUMENT_KEEP` replaced by a short notice, at any depth. */
+function shortenArgs(args: unknown, where: KeptWhere): Record<string, unknown> {
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return value.length > ARGUMENT_KEEP ? shortenedArgument(value.length, where) : value;
+    if (depth > 32 || value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, walk(v, depth + 1)]));
+  };
+  const out = walk(args ?? {}, 0);
+  return out !== null && typeof out === "object" && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
+}
+
+function withMedia(text: string, media: unknown[]): ToolMessage["content"] {
+  return (media.length === 0 ? text : [{ type: "text", text }, ...media]) as ToolMessage["content"];
+}
+
+/** Stands in for a span of dropped messages. */
+export function noteMessage(text: string): HumanMessage {
+  return new HumanMessage({ content: text, additional_kwargs: { lc_source: "context_overflow" } });
+}

@@ -1,0 +1,209 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { isGraphBubbleUp } from "@langchain/langgraph";
+import { stopNotice } from "../../core/answers.js";
+import type { CallDecision } from "../../core/decision.js";
+import { InvalidOptionsError } from "../../core/errors.js";
+import type { ToolCallView } from "../../core/messages.js";
+import { emitEvent, emitSignal, type SignalHandler } from "../../core/signals.js";
+import { decideRunaway, decideRunStart, type RunawaySettings } from "./decide.js";
+import { ledgerFor } from "./ledger.js";
+import { runawayReport, type RunawayReport } from "./report.js";
+import { MiddlewareBase, positiveInteger } from "../../hooks/middlewareBase.js";
+import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
+import { carryStateSchema, historyOf } from "../../hooks/carry.js";
+
+export interface RunawayGuardOptions {
+  /** Runaway factor at which a `warn` signal is emitted. Default 4. */
+  warnAt?: number;
+  /** Runaway factor from which calls repeating an earlier call of this run (same tool, same arguments) are refused with a directive. Default 5. */
+  blockAt?: number;
+  /** Runaway factor at which the run stops: every pending call answered, a final message says why. Default 8. */
+  stopAt?: number;
+  /**
+   * The run's input, and the context the factor is measured against, count as at least this many
+   * tokens, so that a one-line question (whose estimate lacks the system prompt and tool schemas)
+   * does not make a tiny context look like a runaway. Default 1,000.
+   */
+  minInputTokens?: number;
+  /** Stop a run once its model calls consumed this many tokens. Default: no cap. */
+  maxRunTokens?: number;
+  /** Stop once the thread's model calls consumed this many tokens, and refuse to start new runs. Default: no cap. */
+  maxThreadTokens?: number;
+  /** Tools that hand work to a subagent, for the delegation share in the run report. Default `["task"]` (deepagents). */
+  delegationTools?: readonly string[];
+  /** Emit signals only; never block or stop. Default false. */
+  observeOnly?: boolean;
+  /** Receives every decision other than allow. */
+  onSignal?: SignalHandler;
+  /** Receives one report per run, when the run ends (also sent as the custom event `harness_kit_report`). */
+  onReport?: (report: RunawayReport) => void;
+}
+
+/**
+ * Calibrated on ../shared/evaldata with simulated provider usage (docs/evaluation.md): no
+ * successful run there reaches 6×, and 3 of 455 reach 5×; each model call that learns nothing
+ * adds about 1×.
+ */
+export const RUNAWAY_GUARD_DEFAULTS = { warnAt: 4, blockAt: 5, stopAt: 8, minInputTokens: 1_000, delegationTools: ["task"], observeOnly: false } as const;
+
+/** Name of the LangChain custom event that carries every run report. */
+export const REPORT_EVENT = "harness_kit_report";
+
+/**
+ * Stops a run that keeps paying for model calls that learn nothing, before its next tool calls
+ * execute and before the next model call re-reads the context again.
+ *
+ * - The run: the messages after the last HumanMessage.
+ * - A model call learns nothing when every tool result it is the first to read brought nothing
+ *   new: each repeated what its call (same tool, same arguments) returned before, by the
+ *   observation store's `newInformationDelta` (the judgement the loop guards share), or a guard
+ *   answered in place of the tool. A new call, or a repeat whose result changed, is progress.
+ *   Results without text (a no-op `think`) count neither way.
+ * - Runaway factor = tokens consumed (input + output, from `usage_metadata`) by the model calls
+ *   that learned nothing since the last one that did ÷ the input of that last one (at least
+ *   `minInputTokens`): how many times over the run has re-read its context without learning
+ *   anything. About 1 per such call; more when the repeats themselves grow the context. It
+ *   starts again at 0 whenever a result brings something new, so a long healthy run, whose
+ *   re-reads grow with the square of its length, does not accumulate it.
+ *
+ * When a model call of the run lacks `usage_metadata`, tokens are estimated instead, at 4
+ * characters per token of the messages in state (the system prompt and tool schemas are not in
+ * state). Being a ratio, the factor barely depends on which. Signals say which in
+ * `detail.source: "usage_metadata" | "estimate"`.
+ *
+ * Ladder, decided before the batch runs: a `warn` signal when the factor crosses `warnAt`; from
+ * `blockAt`, a call that repeats one already made in this run gets a directive instead of
+ * running (new calls pass: they are how the run can learn something again); at `stopAt`, or at
+ * a token cap, a clean stop. The 111-call, 6.5 M-token incident this guard exists for (five
+ * inputs read over and over by one tool) stops at its 31st call. Subagent tokens count only in
+ * the subagent, when the guard is passed to it as well. Everything is derived from the history
+ * (`state.messages`, and what the guards carry across a summary), so a restored thread and a
+ * replay get the same decisions, and a summary does not start the count over.
+ *
+ * A run that keeps finding new things is never a runaway by this measure, however long it gets:
+ * cap it with `maxRunTokens`, and count calls with `toolCallLimitMiddleware` and
+ * `modelCallLimitMiddleware`.
+ *
+ * @example
+ * const agent = createAgent({
+ *   model, tools,
+ *   middleware: [
+ *     new RunawayGuardMiddleware({ maxRunTokens: 2_000_000, onReport: (r) => metrics.record(r) }),
+ *     modelCallLimitMiddleware({ runLimit: 60 }),
+ *     toolCallLimitMiddleware({ runLimit: 120 }),
+ *   ],
+ * });
+ */
+export class RunawayGuardMiddleware extends MiddlewareBase {
+  readonly name = "RunawayGuardMiddleware";
+  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
+  stateSchema?: typeof carryStateSchema = carryStateSchema;
+  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
+  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
+  private readonly settings: RunawaySettings;
+  private readonly delegationTools: ReadonlySet<string>;
+
+  constructor(options: RunawayGuardOptions = {}) {
+    super();
+    const warnAt = factorOption(this.name, "warnAt", options.warnAt, RUNAWAY_GUARD_DEFAULTS.warnAt);
+    const blockAt = factorOption(this.name, "blockAt", options.blockAt, RUNAWAY_GUARD_DEFAULTS.blockAt);
+    const stopAt = factorOption(this.name, "stopAt", options.stopAt, RUNAWAY_GUARD_DEFAULTS.stopAt);
+    if (warnAt > blockAt) throw new InvalidOptionsError(this.name, "warnAt", `(${warnAt}) must not exceed blockAt (${blockAt})`);
+    if (blockAt > stopAt) throw new InvalidOptionsError(this.name, "blockAt", `(${blockAt}) must not exceed stopAt (${stopAt})`);
+    this.settings = {
+      warnAt,
+      blockAt,
+      stopAt,
+      minInputTokens: positiveInteger(this.name, "minInputTokens", options.minInputTokens, RUNAWAY_GUARD_DEFAULTS.minInputTokens),
+      maxRunTokens: options.maxRunTokens === undefined ? undefined : positiveInteger(this.name, "maxRunTokens", options.maxRunTokens, 1),
+      maxThreadTokens: options.maxThreadTokens === undefined ? undefined : positiveInteger(this.name, "maxThreadTokens", options.maxThreadTokens, 1),
+    };
+    const observeOnly = options.observeOnly ?? RUNAWAY_GUARD_DEFAULTS.observeOnly;
+    const { onSignal, onReport } = options;
+    this.delegationTools = new Set(options.delegationTools ?? RUNAWAY_GUARD_DEFAULTS.delegationTools);
+
+    const batch = batchGuard({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.decideNow });
+    const reported = new WeakSet<object>();
+    /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
+    const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
+      if (reported.has(endedBy)) return;
+      reported.add(endedBy);
+      let payload: RunawayReport;
+      try {
+        payload = this.report(messages);
+      } catch (error) {
+        await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+        return;
+      }
+      await emitEvent(REPORT_EVENT, payload, onReport);
+    };
+
+    this.wrapToolCall = async (request, handler) => {
+      try {
+        return await batch.wrapToolCall(request, handler);
+      } catch (error) {
+        // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
+        const { messages } = request.state;
+        if (!isGraphBubbleUp(error)) await report(historyOf(request.state), messages[messages.length - 1] ?? request);
+        throw error;
+      }
+    };
+
+    this.wrapModelCall = async (request, handler) => {
+      const messages = historyOf({ ...request.state, messages: request.state?.messages ?? [] });
+      const capped = await this.threadCapStop(messages, observeOnly, onSignal);
+      if (capped) {
+        await report(messages, capped);
+        return capped;
+      }
+      let response;
+      try {
+        response = await batch.wrapModelCall(request, handler);
+      } catch (error) {
+        if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+        throw error;
+      }
+      // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
+      if (AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0) await report([...messages, response], response);
+      return response;
+    };
+  }
+
+  /** At a run's first model call, a thread already at `maxThreadTokens` gets the stop notice instead of the model. */
+  private async threadCapStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): Promise<AIMessage | undefined> {
+    if (this.settings.maxThreadTokens === undefined) return undefined;
+    let decision;
+    try {
+      decision = decideRunStart(ledgerFor(messages), this.settings);
+    } catch (error) {
+      await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+      return undefined;
+    }
+    if (decision.action !== "stop") return undefined;
+    const detail = observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail;
+    await emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal);
+    return observeOnly ? undefined : stopNotice(this.name, decision.reason);
+  }
+
+  /**
+   * The guard's decision for a batch of pending calls, given the history that precedes them
+   * (ending with the AIMessage that asked for them). The live hook and replay both call this.
+   */
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] =>
+    decideRunaway(ledgerFor(messages), pending, this.settings);
+
+  /** The report of the run that `messages` ends with, as `onReport` receives it. */
+  readonly report = (messages: readonly BaseMessage[]): RunawayReport => runawayReport(this.name, ledgerFor(messages), this.delegationTools, this.settings.minInputTokens);
+}
+
+/** A factor threshold: a number > 0; `Infinity` turns the tier off. */
+function factorOption(middleware: string, option: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (typeof resolved !== "number" || Number.isNaN(resolved) || resolved <= 0) {
+    throw new InvalidOptionsError(middleware, option, `must be a number > 0 (Infinity turns the tier off), got ${String(value)}`);
+  }
+  return resolved;
+}
+

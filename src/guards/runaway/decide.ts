@@ -1,0 +1,163 @@
+import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
+import type { ToolCallView } from "../../core/messages.js";
+import type { RunawayLedger, RunMeasure, ThreadMeasure } from "./ledger.js";
+
+export interface RunawaySettings {
+  /** Runaway factor at which a `warn` signal is emitted (when it is crossed). */
+  warnAt: number;
+  /** Runaway factor from which calls that repeat an earlier call of this run are refused. */
+  blockAt: number;
+  /** Runaway factor at which the run stops. */
+  stopAt: number;
+  /** The input, and the context the factor is measured against, count as at least this many tokens. */
+  minInputTokens: number;
+  /** Tokens a run may consume before it stops; undefined: no cap. */
+  maxRunTokens: number | undefined;
+  /** Tokens a thread may consume before its runs stop; undefined: no cap. */
+  maxThreadTokens: number | undefined;
+}
+
+/**
+ * RunawayGuard's decision on a batch of pending calls, made after the model call that asked for
+ * them. A token cap or the stop tier stops the run (the stop rides on the first call; its
+ * siblings are answered as not run). In the block tier, a call that repeats one this run already
+ * made (same tool, same arguments), or one earlier in the same batch, gets a directive; new calls
+ * pass, since they are how the run can learn something again. Crossing `warnAt` with this model
+ * call emits one warning.
+ */
+export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallView[], settings: RunawaySettings): CallDecision[] {
+  const [first] = pending;
+  if (first === undefined) return [];
+  const run = ledger.measureRun(settings.minInputTokens);
+  const stop = capStop(run, settings.maxThreadTokens === undefined ? undefined : ledger.measureThread(), settings) ?? factorStop(run, settings);
+  if (stop) return pending.map((call) => ({ call, decision: call === first ? stop : ALLOW }));
+
+  if (run.factor >= settings.blockAt) {
+    const inBatch = new Set<string>();
+    return pending.map((call) => {
+      const key = ledger.callKey(call);
+      const repeated = ledger.answeredInRun(key) || inBatch.has(key);
+      inBatch.add(key);
+      return { call, decision: repeated ? blockDecision(call.name, run, settings) : ALLOW };
+    });
+  }
+
+  const crossedWarn = run.factor >= settings.warnAt && run.factorBefore < settings.warnAt;
+  return pending.map((call) => ({
+    call,
+    decision: crossedWarn && call === first
+      ? { action: "warn", code: "runaway_factor", reason: `${runawayReason(run)}; warning at ${settings.warnAt}×`, detail: factorDetail(run, "warn", settings.warnAt) }
+      : ALLOW,
+  }));
+}
+
+/**
+ * Whether a run may make its first model call: only a thread already at its token cap stops it,
+ * since later calls are judged after each model call by `decideRunaway`.
+ */
+export function decideRunStart(ledger: RunawayLedger, settings: RunawaySettings): Decision {
+  if (settings.maxThreadTokens === undefined) return ALLOW;
+  const run = ledger.measureRun(settings.minInputTokens);
+  return run.modelCalls > 0 ? ALLOW : (capStop(run, ledger.measureThread(), settings) ?? ALLOW);
+}
+
+function capStop(run: RunMeasure, thread: ThreadMeasure | undefined, settings: RunawaySettings): Decision | undefined {
+  if (settings.maxRunTokens !== undefined && run.tokens >= settings.maxRunTokens) {
+    return capDecision("maxRunTokens", "run", run.tokens, settings.maxRunTokens, run.source);
+  }
+  if (thread && settings.maxThreadTokens !== undefined && thread.tokens >= settings.maxThreadTokens) {
+    return capDecision("maxThreadTokens", "thread", thread.tokens, settings.maxThreadTokens, thread.source);
+  }
+  return undefined;
+}
+
+function capDecision(cap: string, scope: "run" | "thread", tokens: number, limit: number, source: string): Decision {
+  return {
+    action: "stop",
+    code: scope === "run" ? "run_token_cap" : "thread_token_cap",
+    reason: `the ${scope} consumed ${formatTokens(tokens)} tokens, reaching its cap of ${formatTokens(limit)} (${cap})`,
+    message: budgetSpentAnswer(),
+    detail: { cap, limit, tokens: Math.round(tokens), source },
+  };
+}
+
+function factorStop(run: RunMeasure, settings: RunawaySettings): Decision | undefined {
+  if (run.factor < settings.stopAt) return undefined;
+  return {
+    action: "stop",
+    code: "runaway_factor",
+    reason: `${runawayReason(run)}; stopping at ${settings.stopAt}×`,
+    message: stalledAnswer(),
+    detail: factorDetail(run, "stop", settings.stopAt),
+  };
+}
+
+function blockDecision(tool: string, run: RunMeasure, settings: RunawaySettings): Decision {
+  return {
+    action: "directive",
+    code: "runaway_factor",
+    reason: `${runawayReason(run)}; this "${tool}" call repeats an earlier one (blocking repeats from ${settings.blockAt}×)`,
+    message: repeatedCallDirective(tool, run),
+    detail: factorDetail(run, "block", settings.blockAt),
+  };
+}
+
+function factorDetail(run: RunMeasure, tier: "warn" | "block" | "stop", threshold: number): Record<string, unknown> {
+  return {
+    tier,
+    threshold,
+    runawayFactor: round2(run.factor),
+    stallCalls: run.stallCalls,
+    stallTokens: Math.round(run.stallTokens),
+    baseTokens: Math.round(run.baseTokens),
+    runTokens: Math.round(run.tokens),
+    source: run.source,
+    modelCalls: run.modelCalls,
+    toolCalls: run.toolCalls,
+  };
+}
+
+/** Read by the user (signals, the stop notice): how long the run has gone without learning anything. */
+export function runawayReason(run: RunMeasure): string {
+  return (
+    `the run re-read its context ${formatFactor(run.factor)} over since a tool last brought something new ` +
+    `(${formatTokens(run.stallTokens)} tokens over ${run.stallCalls} model call${run.stallCalls === 1 ? "" : "s"} against a context of ${formatTokens(run.baseTokens)}, ${sourceText(run.source)})`
+  );
+}
+
+/** Read by the model: the answer to a call refused in the block tier. */
+export function repeatedCallDirective(tool: string, run: RunMeasure): string {
+  return (
+    `Not run: the last ${run.stallCalls} rounds of tool results brought nothing new, and this "${tool}" call repeats one already made in this request, so it is refused. ` +
+    `Answer with the results you already have, or make a call you have not made yet.`
+  );
+}
+
+/** Read by the model (on a later request): the answer to a call that the stop tier prevented. */
+export function stalledAnswer(): string {
+  return "Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.";
+}
+
+/** Read by the model (on a later request): the answer to a call that a token cap prevented. */
+export function budgetSpentAnswer(): string {
+  return "Not run: the token budget of this request was spent, so the run stopped before this call. Work from the results you already have.";
+}
+
+function sourceText(source: string): string {
+  return source === "usage_metadata" ? "from the model's usage_metadata" : "estimated at 4 characters per token";
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function formatFactor(factor: number): string {
+  return `${factor >= 10 ? factor.toFixed(1) : factor.toFixed(2)}×`;
+}
+
+// One formatter for every call: `toLocaleString` builds a new one each time, which is slow.
+const TOKENS_FORMAT = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+function formatTokens(tokens: number): string {
+  return TOKENS_FORMAT.format(Math.round(tokens));
+}

@@ -1,0 +1,435 @@
+import { contentOf, isSummary, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import { markOf } from "../../core/marks.js";
+import { canonicalJson } from "../../observe/canonical.js";
+import { loadHasher, type Hasher } from "../../observe/hash.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsNow, type Observed } from "../../observe/shared.js";
+import { fingerprintArgs, type ObservationOptions, type ObservationStore, type ToolCallObservation } from "../../observe/store.js";
+
+/** Where a token count comes from: the providers' `usage_metadata`, or characters / 4. */
+export type TokenSource = "usage_metadata" | "estimate";
+
+/** The rough rule LangChain's `countTokensApproximately` uses too. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * A result whose newInformationDelta is at most this brought nothing new: the progress guard's
+ * default `progressFloor`, so both guards call the same results progress.
+ */
+export const NEW_INFORMATION_FLOOR = 0.02;
+
+/**
+ * Tokens counted both ways at once: from `usage_metadata`, and estimated from the messages.
+ * Which one a measure reads is decided for the whole run (see `Spend.source`).
+ */
+class Tokens {
+  usage = 0;
+  chars = 0;
+
+  add(usage: number, chars: number): void {
+    this.usage += usage;
+    this.chars += chars;
+  }
+
+  read(source: TokenSource): number {
+    return tokensOf(this.usage, this.chars, source);
+  }
+}
+
+/**
+ * Token spend of a stretch of model calls (a run or a whole thread). Usage figures are read
+ * only when every call reported them: a sum that mixed provider counts (system prompt and tool
+ * schemas included) with estimates (messages only) would mean nothing.
+ */
+class Spend {
+  modelCalls = 0;
+  callsWithoutUsage = 0;
+  readonly total = new Tokens();
+  private readonly latest = new Tokens();
+
+  add(usageTokens: number | undefined, estimatedChars: number): void {
+    this.modelCalls++;
+    if (usageTokens === undefined) this.callsWithoutUsage++;
+    this.latest.usage = usageTokens ?? 0;
+    this.latest.chars = estimatedChars;
+    this.total.add(this.latest.usage, estimatedChars);
+  }
+
+  get source(): TokenSource {
+    return this.modelCalls > 0 && this.callsWithoutUsage === 0 ? "usage_metadata" : "estimate";
+  }
+
+  /** Tokens of every call, or of every call but the latest one. */
+  tokens(withLatest = true): number {
+    const source = this.source;
+    return this.total.read(source) - (withLatest ? 0 : this.latest.read(source));
+  }
+}
+
+/**
+ * A stretch of model calls that read nothing new, measured against the context of the last
+ * model call that did (the base). Ended by the next tool result that brings something new.
+ */
+interface Stall {
+  /** Model calls in the stall, and what they consumed (input + output each). */
+  calls: number;
+  readonly spent: Tokens;
+  /** Input of the model call that last read something new (or of the run's first call). */
+  readonly base: Tokens;
+}
+
+const newStall = (base: Tokens = new Tokens()): Stall => ({ calls: 0, spent: new Tokens(), base });
+
+/**
+ * What the tool results read by one model call brought, judged by the shared observation store.
+ * Neutral: no results, or only results without text (a no-op `think`): counts neither way.
+ * Nothing: every result repeated what its call returned before, or a guard answered instead of the tool.
+ * New: at least one result brought something new.
+ */
+const Batch = { Neutral: 0, Nothing: 1, New: 2 } as const;
+type Batch = (typeof Batch)[keyof typeof Batch];
+
+class RunTally {
+  readonly spend = new Spend();
+  /** What the run's first model call read: its reported input tokens, and the estimated context. */
+  inputUsageTokens: number | undefined;
+  inputChars = 0;
+  toolCalls = 0;
+  /** What the results since the latest model call brought. */
+  batch: Batch = Batch.Neutral;
+  stall = newStall();
+  /** The stall's figures before the latest model call, for the factor before it. */
+  before = { calls: 0, usage: 0, chars: 0, base: this.stall.base };
+  /** Stalls that new information ended, kept for the run's peak factor in its report. */
+  readonly endedStalls: Stall[] = [];
+  /** Everything the run's stalls consumed. */
+  readonly wasted = new Tokens();
+  wastedCalls = 0;
+  /** Calls (tool and arguments, as the observation store keys them) that this run's results answered. */
+  readonly answeredCalls = new Set<string>();
+  readonly callsByTool = new Map<string, number>();
+  /** Tool name -> `subagent_type` argument -> calls, for tools that delegate to subagents. */
+  readonly subagentsByTool = new Map<string, Map<string, number>>();
+}
+
+/** Token measures of the current run (see RunawayGuardMiddleware for the definitions). */
+export interface RunMeasure {
+  source: TokenSource;
+  /** Tokens the run's model calls consumed: input + output of each. */
+  tokens: number;
+  /** Input of the run's first model call, raised to the floor the caller asked for. */
+  inputTokens: number;
+  /**
+   * The runaway factor: tokens consumed by the model calls since a tool result last brought
+   * something new, ÷ `baseTokens`. About the number of model calls that learned nothing in a row.
+   */
+  factor: number;
+  /** The factor before the latest model call. */
+  factorBefore: number;
+  /** Model calls since a tool result last brought something new (neutral ones not counted). */
+  stallCalls: number;
+  /** What those calls consumed. */
+  stallTokens: number;
+  /** Input of the model call that last read something new (or of the run's first), raised to the floor. */
+  baseTokens: number;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+export interface ThreadMeasure {
+  source: TokenSource;
+  tokens: number;
+  modelCalls: number;
+}
+
+/** What a run's report adds to its measure: the whole run's waste, and how close it came to the thresholds. */
+export interface RunWaste {
+  /** Tokens of every model call of the run that read nothing new. */
+  wastedTokens: number;
+  wastedCalls: number;
+  /** The highest factor the run reached. */
+  peakFactor: number;
+}
+
+/**
+ * Token accounting of one message history, kept up to date incrementally: `update` processes
+ * only the messages added since the last call. When the history was rewritten instead of
+ * extended (summarised, trimmed, its last message replaced) it rebuilds, so it equals a full
+ * rebuild. Like the observation store, it tells the two apart by the first and the last message
+ * it processed.
+ *
+ * A model call is an AIMessage that no harness-kit guard wrote. The run is everything after the
+ * last HumanMessage (a summary written by LangChain's summarizationMiddleware does not start one).
+ * Whether a tool result brought something new is the observation store's `newInformationDelta`,
+ * the judgement every guard shares.
+ */
+export class RunawayLedger {
+  private count = 0;
+  private first: unknown;
+  private last: unknown;
+  private contextChars = 0;
+  private thread = new Spend();
+  private run = new RunTally();
+  /** Calls asked for and not yet answered, as the observation store pairs them. */
+  private pending = new Set<string>();
+  /** Observations consumed so far: the store lists one per answered call, in message order. */
+  private observed = 0;
+  private hash: Hasher = identity;
+  private store: ObservationStore | undefined;
+
+  update(messages: readonly unknown[]): this {
+    const { store, hash } = observationsOf(messages);
+    // Keys made with another hasher (before xxhash loaded) would not match: start over.
+    if (hash !== this.hash || !this.extends(messages)) this.reset();
+    this.hash = hash;
+    this.store = store;
+    const observations = store.observations;
+    for (let i = this.count; i < messages.length; i++) this.add(messages[i], observations);
+    this.count = messages.length;
+    this.first = messages[0];
+    this.last = messages[messages.length - 1];
+    return this;
+  }
+
+  /** `minInputTokens`: the input and the base count as at least this many tokens (at least 1). */
+  measureRun(minInputTokens = 1): RunMeasure {
+    const { spend, stall, before } = this.run;
+    const source = spend.source;
+    const floor = Math.max(1, minInputTokens);
+    const measured = source === "usage_metadata" ? (this.run.inputUsageTokens ?? 0) : this.run.inputChars / CHARS_PER_TOKEN;
+    const baseTokens = Math.max(floor, stall.base.read(source));
+    return {
+      source,
+      tokens: spend.tokens(),
+      inputTokens: Math.max(floor, measured),
+      factor: stallFactor(stall, source, floor),
+      factorBefore: ratio(before.calls, tokensOf(before.usage, before.chars, source), before.base.read(source), floor),
+      stallCalls: stall.calls,
+      stallTokens: stall.spent.read(source),
+      baseTokens,
+      modelCalls: spend.modelCalls,
+      toolCalls: this.run.toolCalls,
+    };
+  }
+
+  /** The whole run's waste and peak factor; linear in the run's stalls, so meant for its report. */
+  measureWaste(minInputTokens = 1): RunWaste {
+    const source = this.run.spend.source;
+    const floor = Math.max(1, minInputTokens);
+    let peakFactor = stallFactor(this.run.stall, source, floor);
+    for (const stall of this.run.endedStalls) peakFactor = Math.max(peakFactor, stallFactor(stall, source, floor));
+    return { wastedTokens: this.run.wasted.read(source), wastedCalls: this.run.wastedCalls, peakFactor };
+  }
+
+  measureThread(): ThreadMeasure {
+    return { source: this.thread.source, tokens: this.thread.tokens(), modelCalls: this.thread.modelCalls };
+  }
+
+  /** What counts as the same call: the tool and its arguments, keyed as the observation store keys them. */
+  callKey(call: ToolCallView): string {
+    return this.store?.pendingKeys(call.id)?.argsKey ?? `${call.name}#${fingerprintArgs(call.args, this.hash)}`;
+  }
+
+  /** Whether a call with this key was made and answered earlier in this run. */
+  answeredInRun(key: string): boolean {
+    return this.run.answeredCalls.has(key);
+  }
+
+  /** Calls per tool name in this run. */
+  get runCallsByTool(): ReadonlyMap<string, number> {
+    return this.run.callsByTool;
+  }
+
+  /** `subagent_type` arguments per tool name in this run. */
+  get runSubagentsByTool(): ReadonlyMap<string, ReadonlyMap<string, number>> {
+    return this.run.subagentsByTool;
+  }
+
+  private extends(messages: readonly unknown[]): boolean {
+    if (this.count === 0) return true;
+    return messages.length >= this.count && messages[0] === this.first && messages[this.count - 1] === this.last;
+  }
+
+  private reset(): void {
+    this.count = 0;
+    this.contextChars = 0;
+    this.thread = new Spend();
+    this.run = new RunTally();
+    this.pending = new Set();
+    this.observed = 0;
+  }
+
+  private add(message: unknown, observations: readonly ToolCallObservation[]): void {
+    const chars = estimatedChars(message);
+    const kind = messageKind(message);
+    if (kind === "human" && !isSummary(message)) this.run = new RunTally();
+    if (kind === "ai") {
+      if (markOf(message) === undefined) this.addModelCall(message, chars);
+      for (const call of toolCallsOf(message)) this.pending.add(call.id);
+    }
+    if (kind === "tool") this.addResult(message, observations);
+    this.contextChars += chars;
+  }
+
+  private addModelCall(message: unknown, chars: number): void {
+    const usage = usageOf(message);
+    const run = this.run;
+    const first = run.spend.modelCalls === 0;
+    if (first) {
+      run.inputUsageTokens = usage?.input;
+      run.inputChars = this.contextChars;
+    }
+    run.spend.add(usage?.total, this.contextChars + chars);
+    this.thread.add(usage?.total, this.contextChars + chars);
+    this.judgeCall(usage, chars, first);
+    for (const call of toolCallsOf(message)) {
+      run.toolCalls++;
+      run.callsByTool.set(call.name, (run.callsByTool.get(call.name) ?? 0) + 1);
+      const subagent = subagentTypeOf(call.args);
+      if (subagent !== undefined) {
+        let types = run.subagentsByTool.get(call.name);
+        if (!types) run.subagentsByTool.set(call.name, (types = new Map()));
+        types.set(subagent, (types.get(subagent) ?? 0) + 1);
+      }
+    }
+  }
+
+  /**
+   * A model call that read something new (and the run's first) sets the base; one that read only
+   * results that brought nothing extends the stall by what it consumed.
+   */
+  private judgeCall(usage: { input: number; total: number } | undefined, chars: number, first: boolean): void {
+    const run = this.run;
+    run.before = { calls: run.stall.calls, usage: run.stall.spent.usage, chars: run.stall.spent.chars, base: run.stall.base };
+    const batch = run.batch;
+    run.batch = Batch.Neutral;
+    if (first || batch === Batch.New) {
+      if (run.stall.calls > 0) run.endedStalls.push(run.stall);
+      const base = new Tokens();
+      base.add(usage?.input ?? 0, this.contextChars);
+      run.stall = newStall(base);
+    } else if (batch === Batch.Nothing) {
+      run.stall.calls++;
+      run.stall.spent.add(usage?.total ?? 0, this.contextChars + chars);
+      run.wasted.add(usage?.total ?? 0, this.contextChars + chars);
+      run.wastedCalls++;
+    }
+  }
+
+  private addResult(message: unknown, observations: readonly ToolCallObservation[]): void {
+    const id = toolCallIdOf(message);
+    if (id === undefined || !this.pending.delete(id)) return;
+    // The store adds one observation per result that answers a pending call, in this same order.
+    const observation = observations[this.observed];
+    if (observation?.toolCallId !== id) return;
+    this.observed++;
+    const run = this.run;
+    // Without delta overrides (the options this ledger reads with), the call key is tool + arguments.
+    run.answeredCalls.add(observation.callKey);
+    run.batch = Math.max(run.batch, judgeResult(observation)) as Batch;
+  }
+}
+
+function judgeResult(observation: ToolCallObservation): Batch {
+  if (observation.answeredBy) return Batch.Nothing;
+  if (observation.resultSize === 0) return Batch.Neutral;
+  return observation.newInformationDelta > NEW_INFORMATION_FLOOR ? Batch.New : Batch.Nothing;
+}
+
+function stallFactor(stall: Stall, source: TokenSource, floor: number): number {
+  return ratio(stall.calls, stall.spent.read(source), stall.base.read(source), floor);
+}
+
+/** What a stall of `calls` model calls that consumed `spent` tokens weighs against its base. */
+function ratio(calls: number, spent: number, base: number, floor: number): number {
+  return calls === 0 ? 0 : spent / Math.max(floor, base);
+}
+
+function tokensOf(usage: number, chars: number, source: TokenSource): number {
+  return source === "usage_metadata" ? usage : chars / CHARS_PER_TOKEN;
+}
+
+/** A stand-in for xxhash until its WebAssembly has loaded: same groups, longer keys. */
+const identity: Hasher = (text) => text;
+
+/** Stores built with `identity` live in a cache of their own, apart from the shared xxhash stores. */
+const UNHASHED: ObservationOptions = {};
+
+/**
+ * The shared observation store of a history (the one the loop guards read). Until the hasher has
+ * loaded, a store keyed by the texts themselves: it judges novelty exactly as the shared one does.
+ */
+function observationsOf(messages: readonly unknown[]): Observed {
+  const shared = observationsNow(messages, DEFAULT_OBSERVATION_OPTIONS);
+  if (shared) return shared;
+  void loadHasher();
+  return observationsNow(messages, UNHASHED, identity)!;
+}
+
+type Loose = Record<string, unknown>;
+
+function fields(value: unknown): Loose {
+  return value !== null && typeof value === "object" ? (value as Loose) : {};
+}
+
+function subagentTypeOf(args: unknown): string | undefined {
+  const type = fields(args).subagent_type;
+  return typeof type === "string" ? type : undefined;
+}
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
+
+/** A model call's reported input tokens and input + output tokens, when it reported both. */
+export function usageOf(message: unknown): { input: number; total: number } | undefined {
+  const usage = fields(fields(message).usage_metadata);
+  const { input_tokens: input, output_tokens: output } = usage;
+  return isCount(input) && isCount(output) ? { input, total: input + output } : undefined;
+}
+
+/**
+ * Characters a message puts into a model's context, by LangChain's approximate rule: text
+ * content and tool-call arguments count; binary blocks (images, files) do not, since providers
+ * bill them by other measures than their base64 length.
+ */
+export function estimatedChars(message: unknown): number {
+  let chars = contentChars(contentOf(message));
+  for (const call of toolCallsOf(message)) chars += call.name.length + jsonLength(call.args ?? {});
+  return chars;
+}
+
+/** Length of the arguments as JSON; key order does not change it, so JSON.stringify will do. */
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return canonicalJson(value).length; // BigInt or a cycle: still a stable count
+  }
+}
+
+function contentChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (content === null || content === undefined) return 0;
+  if (!Array.isArray(content)) return canonicalJson(content).length;
+  let chars = 0;
+  for (const block of content) {
+    if (typeof block === "string") chars += block.length;
+    else if (fields(block).type === "text" && typeof fields(block).text === "string") chars += (fields(block).text as string).length;
+  }
+  return chars;
+}
+
+const ledgers = new WeakMap<object, RunawayLedger>();
+
+/**
+ * The ledger of a history, up to date. It is a cache, not state: ledgers are found by the
+ * history's first message, and one that does not match the history rebuilds itself.
+ */
+export function ledgerFor(messages: readonly unknown[]): RunawayLedger {
+  const head = messages[0];
+  if (head === null || typeof head !== "object") return new RunawayLedger().update(messages);
+  let ledger = ledgers.get(head);
+  if (!ledger) {
+    ledger = new RunawayLedger();
+    ledgers.set(head, ledger);
+  }
+  return ledger.update(messages);
+}

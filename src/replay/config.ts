@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { firstLineOf, HarnessKitError } from "../core/errors.js";
+import { LoopGuardMiddleware } from "../guards/loop/LoopGuardMiddleware.js";
+import { ProgressAwareLoopGuardMiddleware } from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
+import { RunawayGuardMiddleware } from "../guards/runaway/RunawayGuardMiddleware.js";
+import { makeSetMembershipDelta, type DeltaFunction } from "../observe/novelty.js";
+import type { ObservationOptions } from "../observe/store.js";
+import { ReplayConfigError } from "../cli/errors.js";
+import { readJsonFile } from "./readJsonFile.js";
+import type { StackedGuard } from "./replayThread.js";
+
+const toolNames = z.array(z.string()).optional();
+const exitBehavior = z.enum(["directive", "end", "throw"]).optional();
+const count = z.number().int().min(1).optional();
+
+const loopGuardOptions = z.strictObject({
+  warnAt: count,
+  stopAt: count,
+  window: count,
+  ignoreTools: toolNames,
+  exitBehavior,
+  observeOnly: z.boolean().optional(),
+});
+
+const progressGuardOptions = z.strictObject({
+  stopAt: count,
+  progressFloor: z.number().optional(),
+  ignoreTools: toolNames,
+  readOnlyTools: toolNames,
+  stateChangingTools: toolNames,
+  pollingTools: toolNames,
+  pollPatience: count,
+  /** Regular expressions as `"source"` (flag g) or `"/source/flags"`. */
+  volatilePatterns: z.array(z.string()).optional(),
+  /** Per tool: `{"setMembership": "<list field>", "itemKey"?: "<id field>"}` (makeSetMembershipDelta). */
+  deltaOverrides: z.record(z.string(), z.strictObject({ setMembership: z.string(), itemKey: z.string().optional() })).optional(),
+  exitBehavior,
+  observeOnly: z.boolean().optional(),
+});
+
+const factor = z.number().positive().optional();
+const tokens = z.number().int().min(1).optional();
+
+const runawayGuardOptions = z.strictObject({
+  warnAt: factor,
+  blockAt: factor,
+  stopAt: factor,
+  minInputTokens: tokens,
+  maxRunTokens: tokens,
+  maxThreadTokens: tokens,
+  observeOnly: z.boolean().optional(),
+});
+
+/**
+ * A `--config` file: the guard stack to replay, in middleware order (the order of the keys), each
+ * with the options of its constructor that JSON can express.
+ *
+ * @example {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {"readOnlyTools": ["calculate"]}}}
+ */
+const replayConfig = z.strictObject({
+  guards: z.strictObject({
+    RunawayGuardMiddleware: runawayGuardOptions.optional(),
+    LoopGuardMiddleware: loopGuardOptions.optional(),
+    ProgressAwareLoopGuardMiddleware: progressGuardOptions.optional(),
+  }),
+});
+
+export type ReplayConfig = z.infer<typeof replayConfig>;
+
+/** What a replay runs: the guard stack, and the observation options `inspect` shows the table with. */
+export interface ReplaySetup {
+  stack: StackedGuard[];
+  observation: ObservationOptions;
+  /** Fill in the usage a provider would have reported, on threads recorded without it (see `simulateUsage`). */
+  simulateUsage?: { systemTokens: number };
+}
+
+/**
+ * The judges of `recommendedGuards`, in its order, with their default options: the runaway guard,
+ * then the progress guard outside the identical-call guard, so a repeat it refuses never counts
+ * as another identical call.
+ */
+export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } };
+
+export function loadReplayConfig(file: string): ReplaySetup {
+  const raw = readJsonFile(file, (reason) => new ReplayConfigError(file, reason));
+  const parsed = replayConfig.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ReplayConfigError(file, `${issue.path.join(".") || "config"}: ${issue.message}`);
+  }
+  // zod rebuilds objects in schema order; the file's own key order is the middleware order.
+  const order = Object.keys((raw as { guards: object }).guards) as (keyof ReplayConfig["guards"])[];
+  if (order.length === 0) throw new ReplayConfigError(file, "guards: name at least one guard to replay");
+  try {
+    return buildReplaySetup(parsed.data, order);
+  } catch (error) {
+    if (error instanceof HarnessKitError) throw new ReplayConfigError(file, error.message);
+    throw error;
+  }
+}
+
+export function buildReplaySetup(
+  config: ReplayConfig = DEFAULT_REPLAY_CONFIG,
+  order = Object.keys(config.guards) as (keyof ReplayConfig["guards"])[],
+): ReplaySetup {
+  const stack: StackedGuard[] = [];
+  let observation: ObservationOptions = {};
+  for (const name of order) {
+    if (name === "RunawayGuardMiddleware") {
+      const options = config.guards.RunawayGuardMiddleware!;
+      // A runaway stop always ends the run (the guard has no exitBehavior).
+      stack.push({ guard: new RunawayGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: "end" });
+    } else if (name === "LoopGuardMiddleware") {
+      const options = config.guards.LoopGuardMiddleware!;
+      stack.push({ guard: new LoopGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: options.exitBehavior ?? "end" });
+    } else {
+      const { volatilePatterns, deltaOverrides, ...rest } = config.guards.ProgressAwareLoopGuardMiddleware!;
+      observation = {
+        ...(volatilePatterns ? { volatilePatterns: volatilePatterns.map(toRegExp) } : {}),
+        ...(deltaOverrides ? { deltaOverrides: toDeltaOverrides(deltaOverrides) } : {}),
+      };
+      stack.push({
+        guard: new ProgressAwareLoopGuardMiddleware({ ...rest, ...observation }),
+        observeOnly: rest.observeOnly ?? false,
+        exitBehavior: rest.exitBehavior ?? "end",
+      });
+    }
+  }
+  return { stack, observation };
+}
+
+function toRegExp(text: string): RegExp {
+  const literal = /^\/(.+)\/([a-z]*)$/s.exec(text);
+  const [source, flags] = literal ? [literal[1]!, literal[2]!] : [text, ""];
+  try {
+    return new RegExp(source, flags.includes("g") ? flags : `${flags}g`);
+  } catch (error) {
+    throw new HarnessKitError(`volatilePatterns: ${firstLineOf(error)}`);
+  }
+}
+
+function toDeltaOverrides(spec: Record<string, { setMembership: string; itemKey?: string }>): Record<string, DeltaFunction> {
+  return Object.fromEntries(Object.entries(spec).map(([tool, { setMembership, itemKey }]) => [tool, makeSetMembershipDelta(setMembership, itemKey)]));
+}
+

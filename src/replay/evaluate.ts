@@ -1,0 +1,90 @@
+import type { GuardAction } from "../core/signals.js";
+import { ThreadLoadError } from "../testing/errors.js";
+import type { LoadedThread } from "./threads.js";
+import type { ReplaySetup } from "./config.js";
+import { replayThread, type ReplayResult } from "./replayThread.js";
+import { simulateUsage } from "./simulateUsage.js";
+import { loadThreadSource, type ThreadSource } from "./sources.js";
+
+export type { ThreadSource } from "./sources.js";
+
+export const ACTIONS: readonly GuardAction[] = ["warn", "directive", "stop"];
+
+export type ActionCounts = Record<GuardAction, number>;
+
+export interface EvalSummary {
+  /** Guards replayed, in middleware order. */
+  guards: string[];
+  threads: number;
+  /** Sources that could not be loaded. */
+  failed: number;
+  toolCalls: number;
+  /** Decisions per guard and action. */
+  decisions: Record<string, ActionCounts>;
+  /** Threads with at least one decision, per guard and action. */
+  threadsWith: Record<string, ActionCounts>;
+  /** The system prompt's tokens when usage was simulated (`--simulate-usage`). */
+  simulatedSystemTokens?: number;
+  elapsedMs: number;
+}
+
+export interface EvalHooks {
+  /** Each replayed thread, in source order. */
+  onThread?: (thread: LoadedThread, replay: ReplayResult) => void;
+  /** A thread with no messages at all (an empty array): nothing to judge, which may be a mistake. */
+  onEmptyThread?: (thread: LoadedThread) => void;
+  /** A source that could not be loaded; the run goes on. */
+  onProblem?: (problem: ThreadLoadError) => void;
+  /** After each source. */
+  onProgress?: (done: number, total: number, toolCalls: number, elapsedMs: number) => void;
+}
+
+/** Replays every source through the guard stack and totals what the guards would have done. */
+export async function evaluateSources(sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary> {
+  const started = process.hrtime.bigint();
+  const elapsedMs = () => Number(process.hrtime.bigint() - started) / 1e6;
+  const guards = setup.stack.map(({ guard }) => guard.name);
+  const summary: EvalSummary = {
+    guards,
+    threads: 0,
+    failed: 0,
+    toolCalls: 0,
+    decisions: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
+    threadsWith: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
+    elapsedMs: 0,
+    ...(setup.simulateUsage ? { simulatedSystemTokens: setup.simulateUsage.systemTokens } : {}),
+  };
+  for (const [done, source] of sources.entries()) {
+    let thread: LoadedThread;
+    try {
+      thread = await loadThreadSource(source);
+    } catch (error) {
+      if (!(error instanceof ThreadLoadError)) throw error;
+      summary.failed++;
+      hooks.onProblem?.(error);
+      hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
+      continue;
+    }
+    if (thread.messages.length === 0) hooks.onEmptyThread?.(thread);
+    const messages = setup.simulateUsage ? simulateUsage(thread.messages, setup.simulateUsage.systemTokens) : thread.messages;
+    const replay = await replayThread(messages, setup.stack);
+    summary.threads++;
+    summary.toolCalls += replay.toolCalls;
+    const flagged = new Map<string, Set<GuardAction>>();
+    for (const { guard, action, shadowedBy } of replay.decisions) {
+      // What the stack did: a call an outer guard already answered is not this guard's doing.
+      if (shadowedBy) continue;
+      summary.decisions[guard]![action]++;
+      flagged.set(guard, (flagged.get(guard) ?? new Set()).add(action));
+    }
+    for (const [guard, actions] of flagged) for (const action of actions) summary.threadsWith[guard]![action]++;
+    hooks.onThread?.(thread, replay);
+    hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
+  }
+  summary.elapsedMs = elapsedMs();
+  return summary;
+}
+
+function zeroCounts(): ActionCounts {
+  return { warn: 0, directive: 0, stop: 0 };
+}

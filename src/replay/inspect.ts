@@ -1,0 +1,88 @@
+import type { HarnessMark } from "../core/marks.js";
+import { contextShrinksIn, type ContextShrink } from "../guards/overflow/record.js";
+import { messageKind, toolCallsOf } from "../core/messages.js";
+import { loadHasher } from "../observe/hash.js";
+import { buildObservations, fingerprintArgs } from "../observe/store.js";
+import type { LoadedThread } from "./threads.js";
+import type { ReplaySetup } from "./config.js";
+import { replayThread, type ReplayedDecision } from "./replayThread.js";
+
+/** One tool call of a thread: what the observation store recorded, and what the guards decided. */
+export interface InspectRow {
+  callIndex: number;
+  toolCallId: string;
+  tool: string;
+  /** Index of the AI message that made the call. */
+  messageIndex: number;
+  argsFingerprint: string;
+  /** Absent for a call no ToolMessage answers. */
+  observation?: {
+    sameArgsRepeatCount: number;
+    newInformationDelta: number;
+    status: "success" | "error";
+    resultSize: number;
+    answeredBy?: HarnessMark;
+  };
+  /** Every guard's decision other than allow, outermost guard first; `shadowedBy` when an outer guard had answered the call. */
+  decisions: Array<Pick<ReplayedDecision, "guard" | "action" | "reason" | "shadowedBy">>;
+}
+
+export interface InspectReport {
+  thread: string;
+  source: string;
+  messages: number;
+  toolCalls: number;
+  guards: string[];
+  rows: InspectRow[];
+  /** Requests the context-overflow guard shrank before sending (absent when none was). */
+  contextShrinks?: ContextShrink[];
+}
+
+/** The observation table of one thread, with every decision other than allow on the row of its call. */
+export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): Promise<InspectReport> {
+  const [observations, replay, hash] = await Promise.all([
+    buildObservations(thread.messages, setup.observation),
+    replayThread(thread.messages, setup.stack),
+    loadHasher(),
+  ]);
+  const byId = new Map(observations.map((o) => [o.toolCallId, o]));
+  const rows: InspectRow[] = [];
+  thread.messages.forEach((message, messageIndex) => {
+    if (messageKind(message) !== "ai") return;
+    for (const call of toolCallsOf(message)) {
+      const o = byId.get(call.id);
+      rows.push({
+        callIndex: rows.length,
+        toolCallId: call.id,
+        tool: call.name,
+        messageIndex,
+        argsFingerprint: o?.argsFingerprint ?? fingerprintArgs(call.args, hash),
+        ...(o
+          ? {
+              observation: {
+                sameArgsRepeatCount: o.sameArgsRepeatCount,
+                newInformationDelta: o.newInformationDelta,
+                status: o.status,
+                resultSize: o.resultSize,
+                ...(o.answeredBy ? { answeredBy: o.answeredBy } : {}),
+              },
+            }
+          : {}),
+        decisions: [],
+      });
+    }
+  });
+  for (const { callIndex, guard, action, reason, shadowedBy } of replay.decisions) {
+    rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}) });
+  }
+  const shrinks = contextShrinksIn(thread.messages);
+  return {
+    thread: thread.id,
+    source: thread.source,
+    messages: thread.messages.length,
+    toolCalls: replay.toolCalls,
+    guards: setup.stack.map(({ guard }) => guard.name),
+    rows,
+    ...(shrinks.length > 0 ? { contextShrinks: shrinks } : {}),
+  };
+}

@@ -1,0 +1,95 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { BaseMessage } from "@langchain/core/messages";
+import { ThreadLoadError } from "../testing/errors.js";
+import { parseThread, type LoadedThread } from "./threads.js";
+import { loadPostgresThread } from "./postgres.js";
+import { readJsonFile } from "./readJsonFile.js";
+import { loadCheckpointThread } from "./sqlite.js";
+
+/** Where a thread comes from: a JSON file, or a thread of a SQLite or Postgres checkpoint database. */
+export type ThreadSource =
+  | { kind: "file"; path: string }
+  | { kind: "sqlite"; db: string; threadId: string }
+  | { kind: "postgres"; url: string; threadId: string };
+
+/** Loads one thread from where it is kept. */
+export async function loadThreadSource(source: ThreadSource): Promise<LoadedThread> {
+  if (source.kind === "file") return loadThreadFile(source.path);
+  if (source.kind === "sqlite") return loadCheckpointThread(source.db, source.threadId);
+  return loadPostgresThread(source.url, source.threadId);
+}
+
+/**
+ * Thread files named on the command line: files as given, folders searched recursively for
+ * `*.json`, each folder's files in path order. A path that does not exist is a problem of its
+ * own; the others are still returned.
+ */
+export function collectThreadFiles(paths: readonly string[]): { files: string[]; problems: ThreadLoadError[] } {
+  const files: string[] = [];
+  const problems: ThreadLoadError[] = [];
+  for (const path of paths) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      problems.push(new ThreadLoadError(path, "no such file or folder"));
+      continue;
+    }
+    if (isDirectory) files.push(...jsonFilesUnder(path));
+    else files.push(path);
+  }
+  return { files, problems };
+}
+
+/**
+ * Reads one thread file in any format the test kit's `parseThread` knows. Plain LangChain message
+ * dicts, the format of most saved threads, are replayed as they are: the guards read messages
+ * through duck-typed views, so converting them to message classes first would change nothing but
+ * the time it takes (test/cli/sources.test.ts holds both paths to the same decisions).
+ */
+export function loadThreadFile(path: string): LoadedThread {
+  const value = readJsonFile(path, (reason) => new ThreadLoadError(path, reason));
+  const file = isObject(value) ? value : undefined;
+  const messages = Array.isArray(value) ? value : file?.messages;
+  if (!Array.isArray(messages) || !messages.every(isPlainMessageDict)) return parseThread(value, path);
+  const thread: LoadedThread = {
+    id: typeof file?.id === "string" && file.id !== "" ? file.id : path,
+    messages: messages as BaseMessage[],
+    source: path,
+  };
+  if (file && "outcome" in file) thread.outcome = file.outcome;
+  return thread;
+}
+
+const PLAIN_TYPES = new Set(["system", "human", "ai", "tool"]);
+
+/** `{type, content, tool_calls?: [{id, name, args}]}` or `{type: "tool", tool_call_id, content}`, nothing to convert. */
+function isPlainMessageDict(message: unknown): boolean {
+  if (!isObject(message) || typeof message.type !== "string" || !PLAIN_TYPES.has(message.type)) return false;
+  if ("role" in message || "lc" in message || "data" in message) return false;
+  if (typeof message.content !== "string" && !Array.isArray(message.content)) return false;
+  if (message.type === "tool") return typeof message.tool_call_id === "string";
+  if (message.tool_calls === undefined) return true;
+  return (
+    message.type === "ai" &&
+    Array.isArray(message.tool_calls) &&
+    message.tool_calls.every((call) => isObject(call) && typeof call.id === "string" && typeof call.name === "string" && isObject(call.args))
+  );
+}
+
+function jsonFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...jsonFilesUnder(path));
+    else if (entry.isFile() && entry.name.endsWith(".json")) out.push(path);
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
