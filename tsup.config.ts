@@ -16,7 +16,10 @@ export default defineConfig([
     sourcemap: false,
     clean: false,
     target: "node20",
-    splitting: false,
+    // Code the entries share (the error classes above all) goes into shared chunks, once: with a
+    // copy per entry, an InvalidOptionsError thrown from "harness-kit/node" would fail
+    // `instanceof` against the class imported from "harness-kit".
+    splitting: true,
   },
   {
     // The CLI: one ESM file that `bin` runs; nobody imports it.

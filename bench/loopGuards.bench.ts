@@ -1,4 +1,5 @@
-import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, loadHasher, ObservationStore } from "../src/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, ObservationStore } from "../src/index.js";
+import { loadHasher } from "../src/observe/hash.js";
 import { decideIdenticalCalls } from "../src/guards/loop/identicalCalls.js";
 import { changesStateByName, decideNoProgress } from "../src/guards/progress/noProgress.js";
 import { argsKeyOf } from "../src/observe/argsIdentity.js";

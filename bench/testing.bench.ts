@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { ScriptedChatModel, assertToolCallPairing, loadThread, loadThreads } from "../src/testing/index.js";
+import { ScriptedChatModel, assertToolCallPairing, loadThread } from "../src/testing/index.js";
+import { loadThreads } from "../src/replay/threads.js";
 import { syntheticThread } from "./threads.js";
 import { measure, nowMicros, summarise } from "./timing.js";
 

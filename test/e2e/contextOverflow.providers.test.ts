@@ -10,7 +10,7 @@ import { readContextRecord } from "../../src/guards/overflow/record.js";
 import { ContextOverflowGuardMiddleware } from "../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { Signal } from "../../src/core/signals.js";
-import { findToolCallPairingViolation } from "../../src/testing/index.js";
+import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
 import { startFakeProvider, type FakeProvider } from "../guards/contextOverflow/providerServer.js";
 
 /**

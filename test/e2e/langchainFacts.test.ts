@@ -4,7 +4,8 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { findToolCallPairingViolation, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
 import { smallestLimit } from "../helpers/graphSteps.js";
 
 /** LangChain behaviour the guards rely on (LANGCHAIN_FACTS.md), pinned so an upgrade that changes it fails here. */

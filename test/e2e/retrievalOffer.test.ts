@@ -3,7 +3,8 @@ import { createAgent } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { MemoryOffloadStore, RETRIEVAL_TOOL_NAME, ToolResultBudgetMiddleware } from "../../src/index.js";
+import { MemoryOffloadStore, ToolResultBudgetMiddleware } from "../../src/index.js";
+import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 
 const logs = tool(async ({ size }) => "x".repeat(size), { name: "logs", description: "Read logs", schema: z.object({ size: z.number() }) });

@@ -4,7 +4,8 @@ import { createDeepAgent } from "deepagents";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { recommendedGuards, RETRIEVAL_TOOL_NAME, type Signal } from "../../src/index.js";
+import { recommendedGuards, type Signal } from "../../src/index.js";
+import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { makePng } from "./binaryFixtures.js";
 

@@ -5,7 +5,8 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { recommendedGuards, RETRIEVAL_TOOL_NAME } from "../../src/index.js";
+import { recommendedGuards } from "../../src/index.js";
+import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { makePng } from "./binaryFixtures.js";
 import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";

@@ -3,7 +3,8 @@ import { createAgent, createMiddleware, type AgentMiddleware } from "langchain";
 import { tool } from "@langchain/core/tools";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { loadHasher, recommendedGuards } from "../../src/index.js";
+import { recommendedGuards } from "../../src/index.js";
+import { loadHasher } from "../../src/observe/hash.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { history } from "../helpers/history.js";
 

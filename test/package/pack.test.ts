@@ -20,6 +20,16 @@ agent.invoke({ messages: [{ role: "user", content: "go" }] }).then((r) => {
 });
 `;
 
+// One class per error across the entries: an error thrown by one entry's code is \`instanceof` the
+// class another entry exports (the build shares the classes in one chunk instead of copying them).
+const ERRORS = (load: string) => `
+${load}
+const checks = {};
+try { new kit.node.PathGuardMiddleware({ roots: [], tools: {} }); } catch (e) { checks.invalidOptions = e instanceof kit.main.InvalidOptionsError && e instanceof kit.main.HarnessKitError; }
+try { kit.testing.parseThread(42); } catch (e) { checks.threadLoad = e instanceof kit.testing.ThreadLoadError && e instanceof kit.main.HarnessKitError; }
+console.log(JSON.stringify(checks));
+`;
+
 // A consumer's TypeScript: every entry point resolves and is typed (not any), under each module resolution.
 const CONSUMER_TS = `
 import { recommendedGuards, SIGNAL_CODES, type Signal, type SignalCode } from "harness-kit";
@@ -60,6 +70,11 @@ describe("npm pack (builds through prepack)", () => {
     writeFileSync(join(app, "cjs.cjs"), USE(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`));
     expect(execFileSync("node", ["esm.mjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
     expect(execFileSync("node", ["cjs.cjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
+    writeFileSync(join(app, "esm-errors.mjs"), ERRORS(`import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const kit = { main, testing, node };`));
+    writeFileSync(join(app, "cjs-errors.cjs"), ERRORS(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`));
+    for (const script of ["esm-errors.mjs", "cjs-errors.cjs"]) {
+      expect(JSON.parse(execFileSync("node", [script], { cwd: app, encoding: "utf8" })), script).toEqual({ invalidOptions: true, threadLoad: true });
+    }
 
     // The tarball: a license, one CLI build (ESM, what bin runs), no source maps.
     const listed = execFileSync("tar", ["-tzf", join(work, packed)], { encoding: "utf8" }).split("\n");

@@ -4,13 +4,8 @@ import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@lang
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import {
-  InvalidScriptTurnError,
-  SCRIPT_FINISHED_TEXT,
-  ScriptExhaustedError,
-  ScriptedChatModel,
-  assertToolCallPairing,
-} from "../../src/testing/index.js";
+import { InvalidScriptTurnError, ScriptExhaustedError, ScriptedChatModel, assertToolCallPairing } from "../../src/testing/index.js";
+import { SCRIPT_FINISHED_TEXT } from "../../src/testing/ScriptedChatModel.js";
 
 function makeAdd(log: Array<{ a: number; b: number }> = []) {
   return tool(

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import {
-  ToolCallPairingError,
-  assertToolCallPairing,
-  findToolCallPairingViolation,
-  type ToolCallPairingViolationKind,
-} from "../../src/testing/index.js";
+import { ToolCallPairingError, assertToolCallPairing, type ToolCallPairingViolationKind } from "../../src/testing/index.js";
+import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
 
 const ai = (...ids: string[]) =>
   new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })) });

@@ -10,7 +10,8 @@ import {
   ToolMessage,
   mapChatMessagesToStoredMessages,
 } from "@langchain/core/messages";
-import { ThreadLoadError, assertToolCallPairing, loadThread, loadThreads, parseThread } from "../../src/testing/index.js";
+import { ThreadLoadError, assertToolCallPairing, loadThread, parseThread } from "../../src/testing/index.js";
+import { loadThreads } from "../../src/replay/threads.js";
 
 const dir = mkdtempSync(join(tmpdir(), "harness-kit-threads-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
-export type { PolicyRules, PolicyRule, Predicate, Predicates, Condition, CallPattern, ToolPattern, FlowScope, JsonValue, PolicyDecisionKind, HumanDecisionKind } from "./rules.js";
-export { policyRulesSchema } from "./rules.js";
+// The policy guard's public parts. loadPolicyFile reads a file, so only "harness-kit/node" exports it.
+export { PolicyGuardMiddleware, type PolicyGuardOptions, type PolicyReviewRequest, type PolicyReviewDecision } from "./PolicyGuardMiddleware.js";
+export type { PolicyRules, PolicyRule, Predicates } from "./rules.js";
 export { policyJsonSchema } from "./jsonSchema.js";
-export { compilePolicy, parsePolicy, type CompiledPolicy } from "./compile.js";
-export { decideBatch, decideCall, DEFAULT_RULE_ID, type PolicyVerdict, type CallVerdict, type RuleHit } from "./decide.js";
-export { pastCalls, POLICY_METADATA_KEY, type PastCall } from "./history.js";
+export { parsePolicy } from "./compile.js";
 export * as policy from "./helpers.js";
+export { loadPolicyFile } from "./loadPolicyFile.js";

@@ -7,7 +7,7 @@ import { ContextOverflowGuardMiddleware } from "../../../src/guards/overflow/Con
 import { MemoryOffloadStore } from "../../../src/offload/MemoryOffloadStore.js";
 import { contentText } from "../../../src/observe/content.js";
 import type { Signal } from "../../../src/core/signals.js";
-import { findToolCallPairingViolation } from "../../../src/testing/index.js";
+import { findToolCallPairingViolation } from "../../../src/testing/assertToolCallPairing.js";
 
 /**
  * The guard called directly on random histories (user turns, AI turns with parallel calls, results
