@@ -6,7 +6,8 @@ import { messageKind, toolCallsOf } from "../src/core/messages.js";
 import { loadThreadFile } from "../src/replay/sources.js";
 import { simulateUsage } from "../src/replay/simulateUsage.js";
 import { replayThread, type ReplayedDecision } from "../src/replay/replayThread.js";
-import { CHARS_PER_TOKEN, estimatedChars, RunawayLedger } from "../src/guards/runaway/ledger.js";
+import { CHARS_PER_TOKEN } from "../src/core/tokens.js";
+import { estimatedChars, RunawayLedger } from "../src/guards/runaway/ledger.js";
 import { RUNAWAY_GUARD_DEFAULTS } from "../src/guards/runaway/RunawayGuardMiddleware.js";
 import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, runawayStack } from "./runawayShapes.js";
 

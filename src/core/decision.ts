@@ -18,4 +18,5 @@ export interface CallDecision {
 export const ALLOW: Decision = Object.freeze({ action: "allow" });
 
 /** What a guard does once its ladder reaches a stop: refuse with a directive, end the run, or throw `GuardStopError`. */
-export type ExitBehavior = "directive" | "end" | "throw";
+export const EXIT_BEHAVIORS = ["directive", "end", "throw"] as const;
+export type ExitBehavior = (typeof EXIT_BEHAVIORS)[number];

@@ -1,3 +1,4 @@
+import { fields, type Loose } from "./fields.js";
 import { messageKind } from "./messages.js";
 
 /**
@@ -34,12 +35,6 @@ export interface Mark {
   action: MarkAction;
   reason?: string;
   [field: string]: unknown;
-}
-
-type Loose = Record<string, unknown>;
-
-function fields(value: unknown): Loose {
-  return value !== null && typeof value === "object" ? (value as Loose) : {};
 }
 
 /** `response_metadata` with `mark` (stamped with this version) in place of any earlier mark. */

@@ -1,3 +1,5 @@
+import { fields } from "./fields.js";
+
 /**
  * Read-only views over messages that work for LangChain message instances and for plain
  * message dicts (`{type: "ai", tool_calls}` or `{role: "assistant"}`), so the same pure code
@@ -12,8 +14,6 @@ export interface ToolCallView {
   args: unknown;
 }
 
-type Loose = Record<string, unknown>;
-
 const ROLE_KINDS: Record<string, MessageKind> = {
   ai: "ai",
   assistant: "ai",
@@ -25,10 +25,6 @@ const ROLE_KINDS: Record<string, MessageKind> = {
   system: "system",
   developer: "system",
 };
-
-function fields(message: unknown): Loose {
-  return message !== null && typeof message === "object" ? (message as Loose) : {};
-}
 
 export function messageKind(message: unknown): MessageKind {
   const m = fields(message);

@@ -1,4 +1,5 @@
 import { getCurrentTaskInput } from "@langchain/langgraph";
+import { fields } from "../core/fields.js";
 
 /**
  * The whole graph state of the running task: a wrapToolCall or wrapModelCall request carries only
@@ -7,8 +8,7 @@ import { getCurrentTaskInput } from "@langchain/langgraph";
  */
 export function currentTaskState(): Readonly<Record<string, unknown>> {
   try {
-    const input = getCurrentTaskInput();
-    return input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
+    return fields(getCurrentTaskInput());
   } catch {
     return {};
   }

@@ -1,8 +1,7 @@
 import { canonicalJson } from "./canonical.js";
+import { isMediaBlockType } from "../core/mediaBlocks.js";
 
 type Block = Record<string, unknown>;
-
-const BINARY_BLOCK_TYPES = new Set(["image", "audio", "video", "file", "image_url", "input_audio"]);
 
 /**
  * The text a result carries, for hashing, novelty and size. Text blocks are joined by newlines;
@@ -23,7 +22,7 @@ function blockText(block: unknown): string {
   if (block === null || typeof block !== "object") return canonicalJson(block);
   const b = block as Block;
   if (b.type === "text" && typeof b.text === "string") return b.text;
-  if (typeof b.type === "string" && BINARY_BLOCK_TYPES.has(b.type)) {
+  if (isMediaBlockType(b.type)) {
     const mime = b.mimeType ?? b.mime_type ?? "";
     return `[${b.type} ${String(mime)}]\n${binaryPayload(b)}`;
   }

@@ -7,6 +7,7 @@ import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
 import { markOf, originalOf, type HarnessMark } from "../core/marks.js";
+import { HistoryPrefix } from "../core/historyPrefix.js";
 
 /** One answered tool call, as every guard sees it. */
 export interface ToolCallObservation {
@@ -201,10 +202,7 @@ export class ObservationStore {
   private readonly normalise: (text: string) => string;
   private readonly overrides: ObservationOptions["deltaOverrides"];
   private list: StoredObservation[] = [];
-  /** How many messages were processed, and the first and last of them, to tell an extension from a rewrite. */
-  private count = 0;
-  private first: unknown;
-  private last: unknown;
+  private readonly processed = new HistoryPrefix();
   private pending = new Map<string, PendingCall>();
   private groups = new Map<string, CallGroup>();
   private argsCounts = new Map<string, number>();
@@ -249,22 +247,15 @@ export class ObservationStore {
   }
 
   update(messages: readonly unknown[]): readonly StoredObservation[] {
-    if (!this.extends(messages)) this.reset();
-    for (let i = this.count; i < messages.length; i++) this.add(messages[i]);
-    this.count = messages.length;
-    this.first = messages[0];
-    this.last = messages[messages.length - 1];
+    if (!this.processed.continues(messages)) this.reset();
+    for (let i = this.processed.length; i < messages.length; i++) this.add(messages[i]);
+    this.processed.reach(messages);
     return this.list;
-  }
-
-  private extends(messages: readonly unknown[]): boolean {
-    if (this.count === 0) return true;
-    return messages.length >= this.count && messages[0] === this.first && messages[this.count - 1] === this.last;
   }
 
   private reset(): void {
     this.list = [];
-    this.count = 0;
+    this.processed.clear();
     this.pending = new Map();
     this.groups = new Map();
     this.argsCounts = new Map();

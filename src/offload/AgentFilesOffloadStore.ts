@@ -1,3 +1,4 @@
+import { fields } from "../core/fields.js";
 import { OffloadStoreError } from "./errors.js";
 import { scopeNameForThread } from "./fileNames.js";
 import { isOffloadKey } from "./keys.js";
@@ -93,8 +94,4 @@ export class AgentFilesOffloadStore implements OffloadStore {
     if (Array.isArray(content) && content.every((line) => typeof line === "string")) return content.join("\n");
     return undefined;
   }
-}
-
-function fields(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
 }

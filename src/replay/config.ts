@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXIT_BEHAVIORS } from "../core/decision.js";
 import { firstLineOf, HarnessKitError } from "../core/errors.js";
 import { LoopGuardMiddleware } from "../guards/loop/LoopGuardMiddleware.js";
 import { ProgressAwareLoopGuardMiddleware } from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
@@ -10,7 +11,7 @@ import { readJsonFile } from "./readJsonFile.js";
 import type { StackedGuard } from "./replayThread.js";
 
 const toolNames = z.array(z.string()).optional();
-const exitBehavior = z.enum(["directive", "end", "throw"]).optional();
+const exitBehavior = z.enum(EXIT_BEHAVIORS).optional();
 const count = z.number().int().min(1).optional();
 
 const loopGuardOptions = z.strictObject({

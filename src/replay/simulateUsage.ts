@@ -1,6 +1,7 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { messageKind } from "../core/messages.js";
-import { CHARS_PER_TOKEN, estimatedChars, usageOf } from "../guards/runaway/ledger.js";
+import { CHARS_PER_TOKEN } from "../core/tokens.js";
+import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
 
 /** Tokens a provider counts that a saved thread does not hold: the system prompt and the tool schemas. */
 export const DEFAULT_SYSTEM_TOKENS = 8_000;

@@ -1,3 +1,6 @@
+import { fields, type Loose } from "../../core/fields.js";
+import { isMediaBlockType } from "../../core/mediaBlocks.js";
+
 /**
  * Media content blocks (images, audio, video, files) in the shapes LangChain messages carry them:
  * LangChain standard blocks (`{type: "image", data | url, mimeType}` and the older
@@ -5,8 +8,6 @@
  * (`{type: "image" | "document", source: {media_type, data | url}}`). Both the budget (which
  * measures them) and the binary guard (which judges them) read blocks through `mediaBlockOf`.
  */
-
-type Loose = Record<string, unknown>;
 
 export interface MediaBlockView {
   /** The block's `type`: image, audio, video, file, image_url, input_audio, document. */
@@ -22,44 +23,42 @@ export interface MediaBlockView {
   fileName: string | undefined;
 }
 
-const MEDIA_BLOCK_TYPES = new Set(["image", "audio", "video", "file", "image_url", "input_audio", "document"]);
-
 /** Characters of a base64 payload kept for sniffing: 64 characters decode to 48 bytes. */
 const HEAD_CHARS = 64;
 
 export function mediaBlockOf(block: unknown): MediaBlockView | undefined {
   if (block === null || typeof block !== "object") return undefined;
   const b = block as Loose;
-  if (typeof b.type !== "string" || !MEDIA_BLOCK_TYPES.has(b.type)) return undefined;
-  const fields = payloadFields(b);
+  if (!isMediaBlockType(b.type)) return undefined;
+  const payload = payloadFields(b);
   const view: MediaBlockView = {
     blockType: b.type,
     mediaType: undefined,
     payloadSize: 0,
     base64Head: undefined,
     text: undefined,
-    fileName: firstString(b.filename, b.name, field(b.metadata, "filename"), field(b.file, "filename"), field(b.source, "filename")),
+    fileName: firstString(b.filename, b.name, fields(b.metadata).filename, fields(b.file).filename, fields(b.source).filename),
   };
-  if (typeof fields.text === "string") {
-    view.text = fields.text;
-    view.payloadSize = fields.text.length;
-  } else if (typeof fields.data === "string") {
-    const url = parseDataUrl(fields.data);
-    view.payloadSize = fields.data.length;
-    view.base64Head = url ? url.head : fields.data.slice(0, HEAD_CHARS);
-    fields.mediaType ??= url?.mediaType;
-  } else if (fields.data instanceof Uint8Array) {
-    view.payloadSize = Math.ceil(fields.data.byteLength / 3) * 4;
-    view.base64Head = bytesToBase64(fields.data.subarray(0, (HEAD_CHARS / 4) * 3));
-  } else if (typeof fields.url === "string") {
-    const url = parseDataUrl(fields.url);
-    view.payloadSize = fields.url.length;
+  if (typeof payload.text === "string") {
+    view.text = payload.text;
+    view.payloadSize = payload.text.length;
+  } else if (typeof payload.data === "string") {
+    const url = parseDataUrl(payload.data);
+    view.payloadSize = payload.data.length;
+    view.base64Head = url ? url.head : payload.data.slice(0, HEAD_CHARS);
+    payload.mediaType ??= url?.mediaType;
+  } else if (payload.data instanceof Uint8Array) {
+    view.payloadSize = Math.ceil(payload.data.byteLength / 3) * 4;
+    view.base64Head = bytesToBase64(payload.data.subarray(0, (HEAD_CHARS / 4) * 3));
+  } else if (typeof payload.url === "string") {
+    const url = parseDataUrl(payload.url);
+    view.payloadSize = payload.url.length;
     if (url) {
       view.base64Head = url.head;
-      fields.mediaType ??= url.mediaType;
+      payload.mediaType ??= url.mediaType;
     }
   }
-  view.mediaType = normaliseMediaType(fields.mediaType) ?? impliedMediaType(b.type);
+  view.mediaType = normaliseMediaType(payload.mediaType) ?? impliedMediaType(b.type);
   return view;
 }
 
@@ -74,19 +73,19 @@ function payloadFields(b: Loose): PayloadFields {
   const declared = firstString(b.mimeType, b.mime_type, b.media_type, b.mediaType);
   if (b.type === "image_url") {
     const imageUrl = b.image_url;
-    return { url: typeof imageUrl === "string" ? imageUrl : field(imageUrl, "url"), mediaType: declared };
+    return { url: typeof imageUrl === "string" ? imageUrl : fields(imageUrl).url, mediaType: declared };
   }
   if (b.type === "input_audio") {
     const audio = b.input_audio;
-    const format = field(audio, "format");
-    return { data: field(audio, "data"), mediaType: declared ?? (typeof format === "string" ? `audio/${format}` : undefined) };
+    const format = fields(audio).format;
+    return { data: fields(audio).data, mediaType: declared ?? (typeof format === "string" ? `audio/${format}` : undefined) };
   }
   if (b.source !== null && typeof b.source === "object") {
     const source = b.source as Loose;
     return { data: source.data, url: source.url, mediaType: firstString(source.media_type, source.mediaType) ?? declared };
   }
   if (b.file !== null && typeof b.file === "object") {
-    return { data: field(b.file, "file_data"), mediaType: declared };
+    return { data: fields(b.file).file_data, mediaType: declared };
   }
   if (b.source_type === "text") return { text: b.text, mediaType: declared ?? "text/plain" };
   return { data: b.data, url: b.url, mediaType: declared };
@@ -192,10 +191,6 @@ export function mediaTypesAcceptedBy(model: { profile?: unknown }): string[] {
   if (p.imageToolMessage === true) accepted.push("image/*");
   if (p.pdfToolMessage === true) accepted.push("application/pdf");
   return accepted;
-}
-
-function field(value: unknown, key: string): unknown {
-  return value !== null && typeof value === "object" ? (value as Loose)[key] : undefined;
 }
 
 function firstString(...values: unknown[]): string | undefined {

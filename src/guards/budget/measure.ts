@@ -1,13 +1,11 @@
 import { canonicalJson } from "../../observe/canonical.js";
+import { approximateTokens, CHARS_PER_TOKEN, countSafely, type CountTokens } from "../../core/tokens.js";
 import { mediaBlockOf, type MediaBlockView } from "../binary/media.js";
 
+/** The budget's `countTokens` option and its default, where the package entry exports them from. */
+export { approximateTokens, type CountTokens };
+
 export type BudgetUnit = "chars" | "tokens";
-
-/** Counts the tokens of a text, e.g. with the tokenizer of the model the agent uses. */
-export type CountTokens = (text: string) => number;
-
-/** About four characters per token: close enough for English text and code, and free. */
-export const approximateTokens: CountTokens = (text) => Math.ceil(text.length / 4);
 
 /** Sizes in the budget's unit. */
 export interface Measure {
@@ -21,19 +19,9 @@ export function createMeasure(unit: BudgetUnit, countTokens: CountTokens = appro
   if (unit === "chars") return { unit, text: (text) => text.length, media: (chars) => chars };
   return {
     unit,
-    text: (text) => safeCount(countTokens, text),
-    media: (chars) => Math.ceil(chars / 4),
+    text: (text) => countSafely(countTokens, text),
+    media: (chars) => Math.ceil(chars / CHARS_PER_TOKEN),
   };
-}
-
-/** A user's counter that throws or answers nonsense falls back to the approximation. */
-function safeCount(countTokens: CountTokens, text: string): number {
-  try {
-    const count = countTokens(text);
-    return Number.isFinite(count) && count >= 0 ? count : approximateTokens(text);
-  } catch {
-    return approximateTokens(text);
-  }
 }
 
 export interface MediaPart {

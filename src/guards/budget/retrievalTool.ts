@@ -1,5 +1,6 @@
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { z } from "zod";
+import { fields } from "../../core/fields.js";
 import { RETRIEVAL_TOOL_NAME } from "./texts.js";
 import type { Measure } from "./measure.js";
 import { fitToBudget } from "./preview.js";
@@ -48,7 +49,7 @@ export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget
         toolName: RETRIEVAL_TOOL_NAME,
         toolCallId: runtime?.toolCallId ?? "",
         threadId: threadIdOf(runtime),
-        state: stateOf(runtime),
+        state: fields(runtime?.state),
       };
       const offset = Number.isFinite(input.offset) ? input.offset! : 0;
       const length = Number.isFinite(input.length) && input.length! > 0 ? input.length : undefined;
@@ -88,11 +89,6 @@ function firstRoom(stored: StoredSlice, offset: number, budget: RetrievalBudget)
   const from = Math.max(0, offset - stored.start);
   const sample = stored.text.slice(from, from + 4000) || "x";
   return room * (sample.length / Math.max(budget.measure.text(sample), 1));
-}
-
-function stateOf(runtime: ToolRuntime | undefined): Record<string, unknown> {
-  const state = runtime?.state;
-  return state !== null && typeof state === "object" ? (state as Record<string, unknown>) : {};
 }
 
 /** Read by the model when the key names nothing stored. */

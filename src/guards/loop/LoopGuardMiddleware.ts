@@ -1,13 +1,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionsError } from "../../core/errors.js";
-import type { CallDecision } from "../../core/decision.js";
+import { EXIT_BEHAVIORS, type CallDecision, type ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
 import { decideIdenticalCalls, type IdenticalCallsOptions } from "./identicalCalls.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import type { ExitBehavior } from "../../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
 import { carryStateSchema } from "../../hooks/carry.js";
 
@@ -32,8 +31,6 @@ export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 7, ignoreTools: ["think"
 
 /** A result with more new content than this (novelty.ts) is progress: the same as ProgressAwareLoopGuard's default. */
 const PROGRESS_FLOOR = 0.02;
-
-const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 
 /**
  * Stops an agent that calls the same tool with the same arguments again and again while nothing

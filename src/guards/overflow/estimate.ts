@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { messageKind, toolCallsOf } from "../../core/messages.js";
-import type { CountTokens } from "../budget/measure.js";
+import { isMediaBlockType } from "../../core/mediaBlocks.js";
+import { CHARS_PER_TOKEN, countSafely, type CountTokens } from "../../core/tokens.js";
 
 /**
  * What a request costs in tokens, before it is sent. LangChain's own counters
@@ -18,7 +19,7 @@ export const estimateTokens: CountTokens = (text) => {
     if (code <= 0x7f) ascii++;
     else if (code < 0xdc00 || code > 0xdfff) other++; // a surrogate pair counts once
   }
-  return Math.ceil(ascii / 4) + other;
+  return Math.ceil(ascii / CHARS_PER_TOKEN) + other;
 };
 
 /** What a request's messages add up to. */
@@ -35,11 +36,10 @@ const CALL_OVERHEAD = 8;
 /**
  * An image or other media block. Providers bill images by their pixels (about 1,600 tokens for a
  * large image at Anthropic and OpenAI), not by the length of their base64, which would count a
- * 1 MB screenshot as 250,000 tokens.
+ * 1 MB screenshot as 250,000 tokens. A PDF (a document or file block) counts the same though its
+ * pages cost more: the calibration by reported input tokens makes up for it.
  */
 export const MEDIA_TOKENS = 1600;
-
-const MEDIA_TYPES = new Set(["image", "image_url", "audio", "input_audio", "video", "file"]);
 
 /**
  * Sizes of messages, tool schemas and system prompts under one counter. Each object is measured
@@ -55,13 +55,7 @@ export class RequestMeter {
 
   /** A counter that throws or answers nonsense is replaced by the estimate for that text. */
   text(text: string): number {
-    if (text === "") return 0;
-    try {
-      const n = this.count(text);
-      return Number.isFinite(n) && n >= 0 ? Math.ceil(n) : estimateTokens(text);
-    } catch {
-      return estimateTokens(text);
-    }
+    return text === "" ? 0 : Math.ceil(countSafely(this.count, text, estimateTokens));
   }
 
   message(message: unknown): number {
@@ -131,7 +125,7 @@ export class RequestMeter {
     if (block === null || typeof block !== "object") return 0;
     const b = block as Record<string, unknown>;
     if (b.type === "text" && typeof b.text === "string") return this.text(b.text);
-    if (typeof b.type === "string" && MEDIA_TYPES.has(b.type)) return MEDIA_TOKENS;
+    if (isMediaBlockType(b.type)) return MEDIA_TOKENS;
     return this.text(safeJson(block));
   }
 

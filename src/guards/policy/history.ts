@@ -1,3 +1,4 @@
+import { fields } from "../../core/fields.js";
 import { markOf } from "../../core/marks.js";
 import { isSummary, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
 
@@ -13,12 +14,6 @@ export interface PastCall {
   status: "success" | "error" | undefined;
   /** Made after the last user message. */
   inRun: boolean;
-}
-
-type Loose = Record<string, unknown>;
-
-function fields(value: unknown): Loose {
-  return value !== null && typeof value === "object" ? (value as Loose) : {};
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CallDecision } from "../../core/decision.js";
+import { EXIT_BEHAVIORS, type CallDecision, type ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
 import { changesStateByName, decideNoProgress, type NoProgressOptions } from "./noProgress.js";
@@ -8,7 +8,6 @@ import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Obs
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { callKeyOf, type ObservationOptions } from "../../observe/store.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import type { ExitBehavior } from "../../core/decision.js";
 import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
 import { carryStateSchema } from "../../hooks/carry.js";
 import { InvalidOptionsError } from "../../core/errors.js";
@@ -44,8 +43,6 @@ export interface ProgressAwareLoopGuardOptions {
 }
 
 export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], pollPatience: 5, exitBehavior: "end" } as const;
-
-const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 
 /**
  * Intervenes only when a call repeats AND the history proves the repeat brings nothing new.

@@ -15,7 +15,7 @@ import { emptyResultText, lostResultText, schemaMismatchText, shortErrorText, to
 import { checkArguments } from "./validateArguments.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import type { ExitBehavior } from "../../core/decision.js";
+import { EXIT_BEHAVIORS, type ExitBehavior } from "../../core/decision.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema } from "../../hooks/carry.js";
 
@@ -50,8 +50,6 @@ interface ReviewRequest extends ModelRequestLike {
 }
 
 export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as const;
-
-const EXIT_BEHAVIORS: readonly ExitBehavior[] = ["directive", "end", "throw"];
 
 /**
  * Makes bad tool calls visible to the model instead of fatal or silent:

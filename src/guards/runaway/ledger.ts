@@ -1,5 +1,8 @@
 import { contentOf, isSummary, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../../core/messages.js";
 import { markOf } from "../../core/marks.js";
+import { fields } from "../../core/fields.js";
+import { HistoryPrefix } from "../../core/historyPrefix.js";
+import { CHARS_PER_TOKEN } from "../../core/tokens.js";
 import { canonicalJson } from "../../observe/canonical.js";
 import { loadHasher, type Hasher } from "../../observe/hash.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsNow, type Observed } from "../../observe/shared.js";
@@ -7,9 +10,6 @@ import { fingerprintArgs, type ObservationOptions, type ObservationStore, type T
 
 /** Where a token count comes from: the providers' `usage_metadata`, or characters / 4. */
 export type TokenSource = "usage_metadata" | "estimate";
-
-/** The rough rule LangChain's `countTokensApproximately` uses too. */
-export const CHARS_PER_TOKEN = 4;
 
 /**
  * A result whose newInformationDelta is at most this brought nothing new: the progress guard's
@@ -154,8 +154,7 @@ export interface RunWaste {
  * Token accounting of one message history, kept up to date incrementally: `update` processes
  * only the messages added since the last call. When the history was rewritten instead of
  * extended (summarised, trimmed, its last message replaced) it rebuilds, so it equals a full
- * rebuild. Like the observation store, it tells the two apart by the first and the last message
- * it processed.
+ * rebuild, telling the two apart as the observation store does (core/historyPrefix.ts).
  *
  * A model call is an AIMessage that no harness-kit guard wrote. The run is everything after the
  * last HumanMessage (a summary written by LangChain's summarizationMiddleware does not start one).
@@ -163,9 +162,7 @@ export interface RunWaste {
  * the judgement every guard shares.
  */
 export class RunawayLedger {
-  private count = 0;
-  private first: unknown;
-  private last: unknown;
+  private readonly processed = new HistoryPrefix();
   private contextChars = 0;
   private thread = new Spend();
   private run = new RunTally();
@@ -179,14 +176,12 @@ export class RunawayLedger {
   update(messages: readonly unknown[]): this {
     const { store, hash } = observationsOf(messages);
     // Keys made with another hasher (before xxhash loaded) would not match: start over.
-    if (hash !== this.hash || !this.extends(messages)) this.reset();
+    if (hash !== this.hash || !this.processed.continues(messages)) this.reset();
     this.hash = hash;
     this.store = store;
     const observations = store.observations;
-    for (let i = this.count; i < messages.length; i++) this.add(messages[i], observations);
-    this.count = messages.length;
-    this.first = messages[0];
-    this.last = messages[messages.length - 1];
+    for (let i = this.processed.length; i < messages.length; i++) this.add(messages[i], observations);
+    this.processed.reach(messages);
     return this;
   }
 
@@ -244,13 +239,8 @@ export class RunawayLedger {
     return this.run.subagentsByTool;
   }
 
-  private extends(messages: readonly unknown[]): boolean {
-    if (this.count === 0) return true;
-    return messages.length >= this.count && messages[0] === this.first && messages[this.count - 1] === this.last;
-  }
-
   private reset(): void {
-    this.count = 0;
+    this.processed.clear();
     this.contextChars = 0;
     this.thread = new Spend();
     this.run = new RunTally();
@@ -363,12 +353,6 @@ function observationsOf(messages: readonly unknown[]): Observed {
   if (shared) return shared;
   void loadHasher();
   return observationsNow(messages, UNHASHED, identity)!;
-}
-
-type Loose = Record<string, unknown>;
-
-function fields(value: unknown): Loose {
-  return value !== null && typeof value === "object" ? (value as Loose) : {};
 }
 
 function subagentTypeOf(args: unknown): string | undefined {
