@@ -1,3 +1,5 @@
+import { scalarJson } from "./scalarJson.js";
+
 /**
  * Text for any value a tool returns, so that what reaches the model is never "[object Object]",
  * "{}" or a megabyte of byte numbers. Compact JSON where JSON can say it; an explicit spelling
@@ -27,23 +29,9 @@ export function hexPreview(bytes: ArrayLike<number>): string {
 }
 
 function write(value: unknown, path: Set<object>, depth: number): string {
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-      return Number.isFinite(value) ? String(value) : JSON.stringify(String(value));
-    case "boolean":
-      return String(value);
-    case "bigint":
-      return value.toString();
-    case "undefined":
-      return "null";
-    case "function":
-      return JSON.stringify(`[function ${value.name || "anonymous"}]`);
-    case "symbol":
-      return JSON.stringify(value.toString());
-  }
-  if (value === null) return "null";
+  if (typeof value === "bigint") return value.toString();
+  const scalar = scalarJson(value);
+  if (scalar !== undefined) return scalar;
   const object = value as object;
   if (path.has(object)) return JSON.stringify("[circular]");
   if (depth >= MAX_DEPTH) return JSON.stringify("[nested too deep]");

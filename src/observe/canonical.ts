@@ -1,3 +1,5 @@
+import { scalarJson } from "../core/scalarJson.js";
+
 /**
  * Canonical JSON: object keys sorted at every depth, so equal values give equal text whatever
  * their key order. It never throws: BigInt, cycles, Map/Set, byte arrays, functions and symbols
@@ -8,23 +10,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 function write(value: unknown, path: object[]): string {
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-      return Number.isFinite(value) ? String(value) : JSON.stringify(String(value));
-    case "boolean":
-      return value ? "true" : "false";
-    case "bigint":
-      return JSON.stringify(`${value}n`);
-    case "undefined":
-      return "null";
-    case "function":
-      return JSON.stringify(`[function ${value.name || "anonymous"}]`);
-    case "symbol":
-      return JSON.stringify(value.toString());
-  }
-  if (value === null) return "null";
+  if (typeof value === "bigint") return JSON.stringify(`${value}n`); // not the number it would equal
+  const scalar = scalarJson(value);
+  if (scalar !== undefined) return scalar;
   const object = value as object;
   // `path` holds the objects being written above this one: a short array beats a Set here.
   if (path.includes(object)) return '"[circular]"';
