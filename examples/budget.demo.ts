@@ -3,11 +3,9 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../src/guards/budget/ToolResultBudgetMiddleware.js";
-import { BinaryReadGuardMiddleware } from "../src/guards/binary/BinaryReadGuardMiddleware.js";
-import { MemoryOffloadStore } from "../src/offload/MemoryOffloadStore.js";
-import { contentText } from "../src/observe/content.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { BinaryReadGuardMiddleware, MemoryOffloadStore, ToolResultBudgetMiddleware } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
+import { textOf } from "./text.js";
 
 /** About 2 MB of service log with one line that matters. */
 const LOG = Array.from({ length: 40_000 }, (_, i) =>
@@ -41,8 +39,8 @@ function png(): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
 }
 
-const lastToolText = (messages: BaseMessage[]) => contentText(messages.filter((m) => ToolMessage.isInstance(m)).at(-1)?.content);
-const charsSeen = (model: ScriptedChatModel) => model.seen.reduce((sum, messages) => sum + messages.reduce((s, m) => s + contentText(m.content).length, 0), 0);
+const lastToolText = (messages: BaseMessage[]) => textOf(messages.filter((m) => ToolMessage.isInstance(m)).at(-1)?.content);
+const charsSeen = (model: ScriptedChatModel) => model.seen.reduce((sum, messages) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
 
 interface Scenario {
   title: string;
@@ -92,13 +90,13 @@ async function runOnce(scenario: Scenario, guarded: boolean) {
   const model = new ScriptedChatModel({ turns: scenario.turns });
   const agent = createAgent({ model, tools: scenario.tools(), middleware: guarded ? scenario.middleware() : [] });
   const result = await agent.invoke({ messages: [new HumanMessage("Please look into it.")] });
-  const firstResult = contentText(result.messages.find((m) => ToolMessage.isInstance(m))?.content);
+  const firstResult = textOf(result.messages.find((m) => ToolMessage.isInstance(m))?.content);
   return {
     toolCalls: result.messages.filter((m) => ToolMessage.isInstance(m)).length,
     modelCalls: model.callCount,
     chars: charsSeen(model),
     firstResult: firstResult.length > 110 ? `${JSON.stringify(firstResult.slice(0, 110))}…` : JSON.stringify(firstResult),
-    last: contentText(result.messages.at(-1)?.content),
+    last: textOf(result.messages.at(-1)?.content),
   };
 }
 

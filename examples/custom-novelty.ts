@@ -5,8 +5,8 @@ import { createAgent } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ProgressAwareLoopGuardMiddleware, type DeltaFunction } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { ProgressAwareLoopGuardMiddleware, type DeltaFunction } from "harness-kit";
+import { ScriptedChatModel } from "harness-kit/testing";
 
 let views = 0;
 const getTicket = tool(async ({ id }) => JSON.stringify({ id, state: "open", assignee: null, views: ++views }), {

@@ -8,9 +8,8 @@ import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ToolResultBudgetMiddleware } from "../src/guards/budget/ToolResultBudgetMiddleware.js";
-import type { OffloadContext, OffloadStore } from "../src/offload/OffloadStore.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { ToolResultBudgetMiddleware, type OffloadContext, type OffloadStore } from "harness-kit";
+import { ScriptedChatModel } from "harness-kit/testing";
 
 class CompressedOffloadStore implements OffloadStore {
   private readonly entries = new Map<string, { gzipped: Buffer; expires: number }>();

@@ -2,9 +2,9 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
-import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, type Signal } from "../src/index.js";
-import { contentText } from "../src/observe/content.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, type Signal } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
+import { textOf } from "./text.js";
 
 /** One looping agent, run with and without a guard. */
 interface Scenario {
@@ -60,7 +60,7 @@ const scenarios: Scenario[] = [
 ];
 
 const charsSeen = (model: ScriptedChatModel) =>
-  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + contentText(m.content).length, 0), 0);
+  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
 
 async function runOnce(scenario: Scenario, guarded: boolean) {
   const { tools, runs } = scenario.tools();
@@ -70,7 +70,7 @@ async function runOnce(scenario: Scenario, guarded: boolean) {
   const agent = createAgent({ model, tools, middleware });
   const onSignal = { handleCustomEvent: (_name: string, data: unknown) => signals.push(data as Signal) };
   const result = await agent.invoke({ messages: [new HumanMessage("Please take care of it.")] }, { callbacks: [onSignal], recursionLimit: 500 });
-  return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), last: contentText(result.messages.at(-1)?.content), signals };
+  return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), last: textOf(result.messages.at(-1)?.content), signals };
 }
 
 export async function demoLoopGuards(): Promise<void> {

@@ -10,8 +10,8 @@ import { tool } from "@langchain/core/tools";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { z } from "zod";
-import { LangGraphOffloadStore, recommendedGuards } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { LangGraphOffloadStore, recommendedGuards } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 import { startEmbeddedPostgres } from "../test/postgres/embeddedPostgres.js";
 
 const embedded = process.env.POSTGRES_URL ? undefined : (await startEmbeddedPostgres()).server;

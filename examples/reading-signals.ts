@@ -7,8 +7,8 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
 import { traceable } from "langsmith/traceable";
 import { z } from "zod";
-import { recommendedGuards, SIGNAL_EVENT, type Signal } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { recommendedGuards, SIGNAL_EVENT, type Signal } from "harness-kit";
+import { ScriptedChatModel } from "harness-kit/testing";
 
 /** An agent that polls a job whose answer never changes, so the loop guards act. */
 export function pollingAgent(onSignal?: (signal: Signal) => void) {

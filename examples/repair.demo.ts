@@ -5,12 +5,10 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { createAgent, type AgentMiddleware } from "langchain";
 import { z } from "zod";
-import type { Signal } from "../src/core/signals.js";
-import { PathGuardMiddleware } from "../src/guards/path/PathGuardMiddleware.js";
-import { ToolCallRepairMiddleware } from "../src/guards/repair/ToolCallRepairMiddleware.js";
-import { contentText } from "../src/observe/content.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
-import { withSafeResults } from "../src/tools/withSafeResults.js";
+import { ToolCallRepairMiddleware, withSafeResults, type Signal } from "harness-kit";
+import { PathGuardMiddleware } from "harness-kit/node";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
+import { textOf } from "./text.js";
 
 /** One scripted agent, run without and with a middleware. */
 interface Scenario {
@@ -85,7 +83,7 @@ function scenarios(root: string): Scenario[] {
 }
 
 const charsSeen = (model: ScriptedChatModel) =>
-  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + contentText(m.content).length, 0), 0);
+  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
 
 async function runOnce(scenario: Scenario, withMiddleware: boolean) {
   const { tools, runs } = scenario.tools(withMiddleware);
@@ -96,8 +94,8 @@ async function runOnce(scenario: Scenario, withMiddleware: boolean) {
   try {
     const result = await agent.invoke({ messages: [new HumanMessage("Please take care of it.")] }, { callbacks: [onSignal], recursionLimit: 100 });
     const messages = result.messages as BaseMessage[];
-    const read = messages.filter(ToolMessage.isInstance).map((m) => contentText(m.content));
-    return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), read, last: contentText(messages.at(-1)?.content), signals };
+    const read = messages.filter(ToolMessage.isInstance).map((m) => textOf(m.content));
+    return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), read, last: textOf(messages.at(-1)?.content), signals };
   } catch (error) {
     return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), read: [], last: `run crashed: ${String(error).split("\n")[0]}`, signals };
   }

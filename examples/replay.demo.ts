@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,11 +7,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
-import { runCli, type CliIo } from "../src/cli/cli.js";
-import { LoopGuardMiddleware } from "../src/guards/loop/LoopGuardMiddleware.js";
-import { ProgressAwareLoopGuardMiddleware } from "../src/guards/progress/ProgressAwareLoopGuardMiddleware.js";
-import type { Signal } from "../src/core/signals.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, type Signal } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 
 /** A booking that fails the same way every time, retried with a `think` call between attempts. */
 function bookingTurns(): ScriptedTurn[] {
@@ -29,10 +27,13 @@ function bookingTools() {
   return { tools: [book, think], counter };
 }
 
-function capture(): CliIo & { text: () => string } {
-  const out: string[] = [];
-  const sink = { write: (text: string) => out.push(text), isTTY: false };
-  return { stdout: sink, stderr: sink, env: { NO_COLOR: "1" }, text: () => out.join("") };
+// The `harness-kit` command, as `npx harness-kit ...` runs it once the package is installed. In this
+// repository there is no build to run, so the command runs from its source through tsx.
+const CLI_SOURCE = new URL("../src/cli/main.ts", import.meta.url).pathname;
+
+function harnessKit(args: string[]): string {
+  const run = spawnSync(process.execPath, ["--import", "tsx", CLI_SOURCE, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return run.stdout + run.stderr;
 }
 
 /**
@@ -50,19 +51,15 @@ export async function demoReplay(): Promise<void> {
     await plain.invoke({ messages: [new HumanMessage("Book HAT001 for me.")] }, { configurable: { thread_id: "no-guards" } });
     console.log(`without guards: the failing booking ran ${unguarded.counter.bookings} times; the thread is saved as "no-guards"`);
 
-    const evaluated = capture();
-    await runCli(["eval", "--sqlite", db, "--thread", "no-guards", "--jsonl"], evaluated);
-    const wouldHave = evaluated
-      .text()
+    const wouldHave = harnessKit(["eval", "--sqlite", db, "--thread", "no-guards", "--jsonl"])
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as { toolCallId: string; guard: string; action: string });
     console.log(`harness-kit eval --sqlite threads.sqlite --thread no-guards --jsonl: ${wouldHave.length} decisions`);
     for (const d of wouldHave) console.log(`  ${d.action.padEnd(9)} ${d.guard} on ${d.toolCallId}`);
 
-    const inspected = capture();
-    await runCli(["inspect", "--sqlite", db, "--thread", "no-guards"], inspected);
-    console.log(inspected.text().split("\n").slice(3, 9).map((line) => `  ${line.slice(0, 110)}`).join("\n"));
+    const inspected = harnessKit(["inspect", "--sqlite", db, "--thread", "no-guards"]);
+    console.log(inspected.split("\n").slice(3, 9).map((line) => `  ${line.slice(0, 110)}`).join("\n"));
 
     const guarded = bookingTools();
     const signals: Signal[] = [];
@@ -75,10 +72,7 @@ export async function demoReplay(): Promise<void> {
     });
     await live.invoke({ messages: [new HumanMessage("Book HAT001 for me.")] }, { configurable: { thread_id: "guarded" } });
     console.log(`with both guards live: the booking ran ${guarded.counter.bookings} times; signals: ${signals.map((s) => `${s.action} (${s.guard})`).join(", ")}`);
-    const replayed = capture();
-    await runCli(["eval", "--sqlite", db, "--thread", "guarded", "--jsonl"], replayed);
-    const replayedDecisions = replayed
-      .text()
+    const replayedDecisions = harnessKit(["eval", "--sqlite", db, "--thread", "guarded", "--jsonl"])
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as { toolCallId: string; action: string });

@@ -10,8 +10,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
-import { recommendedGuards } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { recommendedGuards } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 
 let polls = 0;
 const jobStatus = tool(async () => (polls++, JSON.stringify({ state: "running", checked_at: new Date().toISOString() })), {

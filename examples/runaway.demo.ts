@@ -3,11 +3,9 @@ import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { RunawayGuardMiddleware } from "../src/guards/runaway/RunawayGuardMiddleware.js";
-import type { RunawayReport } from "../src/guards/runaway/report.js";
-import type { Signal } from "../src/core/signals.js";
-import { contentText } from "../src/observe/content.js";
-import { ScriptedChatModel, type ScriptedTurn, type ScriptedTurnSpec } from "../src/testing/index.js";
+import { RunawayGuardMiddleware, type RunawayReport, type Signal } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn, type ScriptedTurnSpec } from "harness-kit/testing";
+import { textOf } from "./text.js";
 
 /** Tokens of a system prompt and tool schemas that a provider would count but state does not hold. */
 const SYSTEM_TOKENS = 1_500;
@@ -15,7 +13,7 @@ const SYSTEM_TOKENS = 1_500;
 /** A model turn that reports usage the way a provider would: the whole context it read, plus its answer. */
 function billed(turn: () => ScriptedTurnSpec): ScriptedTurn {
   return (messages: BaseMessage[]) => {
-    const read = messages.reduce((sum, m) => sum + contentText(m.content).length, 0) / 4;
+    const read = messages.reduce((sum, m) => sum + textOf(m.content).length, 0) / 4;
     return { ...turn(), usage: { input_tokens: Math.round(SYSTEM_TOKENS + read), output_tokens: 60 } };
   };
 }
@@ -55,7 +53,7 @@ async function runawayOnce(guarded: boolean) {
   const messages = result.messages as BaseMessage[];
   // The guard's report reads any history, so it measures the unguarded run as well.
   const directive = messages.find((m) => ToolMessage.isInstance(m) && (m.response_metadata as { harness_kit?: { action?: string } }).harness_kit?.action === "directive");
-  return { toolRuns: counter.runs, modelCalls: model.callCount, report: guard.report(messages), signals, directive, last: contentText(messages.at(-1)?.content) };
+  return { toolRuns: counter.runs, modelCalls: model.callCount, report: guard.report(messages), signals, directive, last: textOf(messages.at(-1)?.content) };
 }
 
 async function delegationReport(): Promise<RunawayReport> {
@@ -96,7 +94,7 @@ export async function demoRunaway(): Promise<void> {
   );
   const counts = guarded.signals.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.action]: (acc[s.action] ?? 0) + 1 }), {});
   console.log(`  signals:       ${Object.entries(counts).map(([action, n]) => `${n} ${action}`).join(", ")}`);
-  console.log(`  model read:    ${contentText(guarded.directive?.content)}`);
+  console.log(`  model read:    ${textOf(guarded.directive?.content)}`);
   console.log(`  final message: ${guarded.last}`);
 
   const delegation = (await delegationReport()).delegation;

@@ -4,8 +4,8 @@ import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { recommendedGuards, type Signal } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { recommendedGuards, type Signal } from "harness-kit";
+import { ScriptedChatModel } from "harness-kit/testing";
 
 const exportLogs = tool(async () => `${"12:00:01 request ok\n".repeat(30_000)}12:00:02 FATAL disk full`, {
   name: "export_logs",

@@ -5,8 +5,8 @@ import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { recommendedGuards } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { recommendedGuards } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 
 const exportLogs = tool(async () => `${"request ok\n".repeat(40_000)}FATAL disk full`, {
   name: "export_logs",

@@ -2,9 +2,8 @@ import { createAgent } from "langchain";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { InMemoryLastKnownGoodCache } from "../src/guards/output/cache.js";
-import { OutputValidatorMiddleware } from "../src/guards/output/OutputValidatorMiddleware.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../src/testing/index.js";
+import { InMemoryLastKnownGoodCache, OutputValidatorMiddleware } from "harness-kit";
+import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 
 /**
  * OutputValidatorMiddleware, before and after: the same scripted agent and the same broken tool
