@@ -1,22 +1,15 @@
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import type { ToolMessage } from "@langchain/core/messages";
+import type { ToolCallHandler } from "langchain";
 import { REPLACED_RESULT } from "../../core/marks.js";
 import { rewriteToolMessage } from "../../core/answers.js";
 import { InvalidOptionsError } from "../../core/errors.js";
 import { emitSignal, type SignalHandler } from "../../core/signals.js";
-import { runToolSafely } from "../../core/toolErrors.js";
-import { inspectToolResult, reviewToolResult, type BinaryFinding, type ResultReview } from "./content.js";
+import { inspectToolResult, reviewToolResult, type BinaryFinding, type BinaryReadContext, type ResultReview } from "./content.js";
 import { mediaBlockOf } from "./media.js";
-import { article, extractorFor } from "./texts.js";
+import { binaryReadDirective } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
-import { rewriteToolMessages, type ToolCallResult } from "../../hooks/toolResults.js";
-
-/** What the directive is written from. */
-export interface BinaryReadContext extends BinaryFinding {
-  /** The file the call read, from its arguments (file_path, path, ...) or the payload; else a description of the call. */
-  file: string;
-  tool: string;
-}
+import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
+import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
 
 export interface BinaryReadGuardOptions {
   /** Only these tools are checked. Default: every tool. */
@@ -76,6 +69,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
   private readonly directive: (context: BinaryReadContext) => string;
   private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
+  readonly wrapToolCall: (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult>;
 
   constructor(options: BinaryReadGuardOptions = {}) {
     super();
@@ -93,21 +87,25 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     this.directive = options.directive ?? binaryReadDirective;
     this.observeOnly = options.observeOnly ?? false;
     this.onSignal = options.onSignal;
+    this.wrapToolCall = resultGuardHook({
+      guard: this.name,
+      onSignal: this.onSignal,
+      observeOnly: this.observeOnly,
+      rewriterFor: (request) =>
+        disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name)) ? undefined : (message) => this.review(message, request),
+    });
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
-    const result = await runToolSafely(request, handler);
-    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))) return result;
-    return rewriteToolMessages(result, (message) => {
-      const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
-      if (!review) return undefined;
-      const rewritten = review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
-      return rewritten.then((replacement) => (this.observeOnly ? undefined : { message: replacement }));
-    });
-  };
+  /** Text (nearly every result) is judged without a promise. */
+  private review(message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined {
+    const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
+    if (!review) return undefined;
+    const rewritten = review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
+    return rewritten.then((replacement) => ({ message: replacement }));
+  }
 
   /** A document with binary parts, or text in a wrong encoding: the text stays, with the parts replaced and notes added. */
-  private async clean(message: ToolMessage, review: Extract<ResultReview, { kind: "cleaned" }>, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
+  private async clean(message: ToolMessage, review: Extract<ResultReview, { kind: "cleaned" }>, request: ToolRequest): Promise<ToolMessage> {
     const tool = request.toolCall.name;
     const reason = review.removed.length > 0 ? "binary_parts_removed" : "misencoded_text";
     const removed = review.removed.map((r) => ({ label: r.label, mediaType: r.mediaType ?? null, evidence: r.evidence, form: r.form, chars: r.end - r.start }));
@@ -121,7 +119,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     });
   }
 
-  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolCallRequest<{ messages: BaseMessage[] }>): Promise<ToolMessage> {
+  private async replace(message: ToolMessage, finding: BinaryFinding, request: ToolRequest): Promise<ToolMessage> {
     const tool = request.toolCall.name;
     const context: BinaryReadContext = { ...finding, file: fileOf(request.toolCall.args, finding, tool), tool };
     let text: string;
@@ -175,12 +173,3 @@ function contentWithout(content: unknown, directive: string): ToolMessage["conte
   );
   return kept.length === 0 ? directive : [{ type: "text", text: directive }, ...kept];
 }
-
-/** Read by the model: a binary payload was removed; use an extractor, do not guess. */
-export function binaryReadDirective(context: BinaryReadContext): string {
-  return (
-    `Not readable as text: ${context.file} is ${article(context.label)} ${context.label}, so its contents were removed from this result. ` +
-    `Do not guess what it contains; extract its text with a suitable tool (${extractorFor(context.mediaType)}) or ask the user for a text version.`
-  );
-}
-

@@ -21,6 +21,13 @@ export interface BinaryFinding {
   detail: Record<string, unknown>;
 }
 
+/** What the directive that replaces a binary result is written from. */
+export interface BinaryReadContext extends BinaryFinding {
+  /** The file the call read, from its arguments (file_path, path, ...) or the payload; else a description of the call. */
+  file: string;
+  tool: string;
+}
+
 export interface BinaryInspectOptions {
   /** Media blocks of these types pass (exact, "image/*" or "*\/*"). */
   allowedMediaTypes: readonly string[];

@@ -1,3 +1,5 @@
 // The binary read guard's public parts.
-export { BinaryReadGuardMiddleware, binaryReadDirective, type BinaryReadGuardOptions, type BinaryReadContext } from "./BinaryReadGuardMiddleware.js";
+export { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "./BinaryReadGuardMiddleware.js";
+export { binaryReadDirective } from "./texts.js";
+export type { BinaryReadContext } from "./content.js";
 export { mediaTypesAcceptedBy } from "./media.js";

@@ -1,7 +1,16 @@
+import type { BinaryReadContext } from "./content.js";
 import type { EncodingFinding } from "./encoding.js";
 import type { BinaryRegion } from "./region.js";
 
 /** Text the model reads where the binary guard changed a result; each says what was removed or changed. */
+
+/** Read by the model: a binary payload was removed; use an extractor, do not guess. */
+export function binaryReadDirective(context: BinaryReadContext): string {
+  return (
+    `Not readable as text: ${context.file} is ${article(context.label)} ${context.label}, so its contents were removed from this result. ` +
+    `Do not guess what it contains; extract its text with a suitable tool (${extractorFor(context.mediaType)}) or ask the user for a text version.`
+  );
+}
 
 /** Read by the model in place of one binary region. Holds no `"` or `\`, so it fits inside a JSON string. */
 export function regionPlaceholder(region: BinaryRegion): string {

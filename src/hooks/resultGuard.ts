@@ -1,0 +1,81 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import type { ToolCallHandler } from "langchain";
+import { emitSignal, type SignalHandler } from "../core/signals.js";
+import { runToolSafely } from "../core/toolErrors.js";
+import { rewriteToolMessages, type RewriteToolMessage, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
+
+/** The request of a `wrapToolCall` hook. */
+export type ToolRequest = Parameters<ToolCallHandler>[0];
+
+/** How one guard that rewrites tool results plugs into `wrapToolCall`. */
+export interface ResultGuard {
+  /** The guard's name, on its signals. */
+  guard: string;
+  onSignal: SignalHandler | undefined;
+  /** The rewrite still runs (its signals go out), but the tool's messages are kept as they came. */
+  observeOnly?: boolean;
+  /** The reason on the `guard_failed` signal. Default `"guard_failed"`. */
+  failureReason?: string;
+  /**
+   * The rewrite of this call's ToolMessages, or undefined when the guard leaves the call alone.
+   * Answering synchronously when nothing changes keeps the common case free of promises.
+   */
+  rewriterFor(request: ToolRequest): RewriteToolMessage | undefined;
+  /** What a message becomes after the rewrite failed on it. Default: the tool's message as it came. */
+  afterFailure?(message: ToolMessage, request: ToolRequest): ToolMessageRewrite | undefined;
+}
+
+/** A complete `wrapToolCall`: run the tool safely, then let the guard rewrite what it returned. */
+export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult> {
+  return async (request, handler) => guardResult(guard, request, await runToolSafely(request, handler));
+}
+
+/**
+ * The guard's rewrite of a tool's result, for hooks that do more around the call (refuse it
+ * first, carry the answer). A failure of the guard is a `guard_failed` warn, never an exception:
+ * the message it failed on keeps the tool's answer (or `afterFailure`'s).
+ */
+export function guardResult(guard: ResultGuard, request: ToolRequest, result: ToolCallResult): ToolCallResult | Promise<ToolCallResult> {
+  const rewrite = guard.rewriterFor(request);
+  if (rewrite === undefined) return result;
+  const guarded = guardedRewrite(guard, request, rewrite);
+  let rewritten: ToolCallResult | Promise<ToolCallResult>;
+  try {
+    rewritten = rewriteToolMessages(result, guarded);
+  } catch (error) {
+    return failedWhole(guard, request, result, error);
+  }
+  return rewritten instanceof Promise ? rewritten.catch((error: unknown) => failedWhole(guard, request, result, error)) : rewritten;
+}
+
+/** `rewrite` with failures caught per message and observe-only applied, still synchronous when it answers at once. */
+function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: RewriteToolMessage): RewriteToolMessage {
+  const settle = (done: ToolMessageRewrite | undefined) => (guard.observeOnly ? undefined : done);
+  return (message) => {
+    let done: ReturnType<RewriteToolMessage>;
+    try {
+      done = rewrite(message);
+    } catch (error) {
+      return failedMessage(guard, request, message, error);
+    }
+    if (done === undefined) return undefined;
+    if (done instanceof Promise) return done.then(settle, (error: unknown) => failedMessage(guard, request, message, error));
+    return settle(done);
+  };
+}
+
+async function failedMessage(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolMessageRewrite | undefined> {
+  await signalFailure(guard, request, message.tool_call_id, error);
+  return guard.afterFailure?.(message, request);
+}
+
+/** Rewriting the result itself failed (not one message): the tool's result goes on unchanged. */
+async function failedWhole(guard: ResultGuard, request: ToolRequest, result: ToolCallResult, error: unknown): Promise<ToolCallResult> {
+  await signalFailure(guard, request, request.toolCall.id ?? "", error);
+  return result;
+}
+
+function signalFailure(guard: ResultGuard, request: ToolRequest, toolCallId: string, error: unknown): Promise<void> {
+  const reason = guard.failureReason ?? "guard_failed";
+  return emitSignal({ guard: guard.guard, action: "warn", toolCallId, tool: request.toolCall.name, code: "guard_failed", reason, detail: { error: String(error) } }, guard.onSignal);
+}
