@@ -1,6 +1,7 @@
 import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { ToolCallObservation } from "../../observe/store.js";
+import { identicalCallDirective } from "./texts.js";
 
 export interface IdenticalCallsOptions {
   warnAt: number;
@@ -105,12 +106,4 @@ function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions
 
 function inWindow(window: number | undefined): string {
   return window === undefined ? "in a row " : `in the last ${window} calls `;
-}
-
-/** Read by the model when an identical call is refused. */
-export function identicalCallDirective(tool: string, count: number): string {
-  return (
-    `Not run: this is call ${count} to "${tool}" with exactly the same arguments, and repeating it will not change the outcome. ` +
-    `Use the results you already have, change the arguments, or take a different approach.`
-  );
 }

@@ -5,7 +5,7 @@ import { messageKind } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
 import { retrievalToolHint } from "../budget/texts.js";
-import { type KeptWhere, shortenedArgument, shortenedMessageText } from "./texts.js";
+import { type KeptWhere, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
 
 /**
  * The shortened messages the guard puts in a request in place of the originals. Each keeps what
@@ -58,14 +58,6 @@ export function stubResult(message: ToolMessage, where: KeptWhere): ToolMessage 
 /** What the store keeps for a stubbed result. */
 export function stubbedText(message: ToolMessage): string {
   return contentText(message.content);
-}
-
-/** Read by the model in place of a tool result left out of the request. */
-export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
-  const name = (tool ?? "a tool").slice(0, 64);
-  const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
-  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
-  return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SignalCode } from "../../core/signalCodes.js";
 
 /**
  * Text the context-overflow guard writes into a request. Tool results it shortens use the
- * budget's own preview notices (guards/budgetNotices.ts); these are the rest.
+ * budget's own preview notices (budget/texts.ts); these are the rest.
  */
 
 /**
@@ -30,6 +30,14 @@ export function shortenedArgument(chars: number, where: KeptWhere): string {
   return where.key !== undefined
     ? `[${chars} characters left out to fit the context window; the call's full arguments are stored under the key "${where.key}"]`
     : `[${chars} characters left out to fit the context window; not kept]`;
+}
+
+/** Read by the model in place of a tool result left out of the request. */
+export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
+  const name = (tool ?? "a tool").slice(0, 64);
+  const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
+  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
+  return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 
 /** One stored part of a dropped span: the messages it holds (positions in the request) and where. */

@@ -3,6 +3,7 @@ import type { ToolCallView } from "../../core/messages.js";
 import { argsShapeOf } from "../../observe/argsIdentity.js";
 import type { NearRepeats } from "../../observe/nearRepeats.js";
 import { groupsWholeTool, type StoredObservation, type ToolCallObservation } from "../../observe/store.js";
+import { batchDuplicateDirective, noProgressDirective } from "./texts.js";
 import type { KeyedCall } from "../loop/identicalCalls.js";
 
 export interface NoProgressOptions {
@@ -357,16 +358,4 @@ function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Dec
     return { action: "stop", code, reason, message: noProgressDirective(tool, failing), detail };
   }
   return { action: "directive", code, reason, message: noProgressDirective(tool, failing), detail };
-}
-
-/** Read by the model when a repeat that history proves useless is refused. */
-export function noProgressDirective(tool: string, failing: boolean): string {
-  return failing
-    ? `Not run: "${tool}" already failed the same way with these arguments, and nothing has changed since. Fix the cause or change the arguments before trying again; do not repeat the call as is.`
-    : `Not run: "${tool}" with these arguments already returned the same result as before, so calling it again will not tell you anything new. Use that result, change the arguments, or take a different approach.`;
-}
-
-/** Read by the model when the same call appears twice in one batch. */
-export function batchDuplicateDirective(tool: string): string {
-  return `Not run: the same "${tool}" call appears earlier in this batch of parallel calls; use that call's result.`;
 }

@@ -1,6 +1,8 @@
 import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
+import { CHARS_PER_TOKEN } from "../../core/tokens.js";
 import type { RunawayLedger, RunMeasure, ThreadMeasure } from "./ledger.js";
+import { budgetSpentAnswer, repeatedCallDirective, stalledAnswer } from "./texts.js";
 
 export interface RunawaySettings {
   /** Runaway factor at which a `warn` signal is emitted (when it is crossed). */
@@ -97,7 +99,7 @@ function blockDecision(tool: string, run: RunMeasure, settings: RunawaySettings)
     action: "directive",
     code: "runaway_factor",
     reason: `${runawayReason(run)}; this "${tool}" call repeats an earlier one (blocking repeats from ${settings.blockAt}×)`,
-    message: repeatedCallDirective(tool, run),
+    message: repeatedCallDirective(tool, run.stallCalls),
     detail: factorDetail(run, "block", settings.blockAt),
   };
 }
@@ -125,26 +127,8 @@ export function runawayReason(run: RunMeasure): string {
   );
 }
 
-/** Read by the model: the answer to a call refused in the block tier. */
-export function repeatedCallDirective(tool: string, run: RunMeasure): string {
-  return (
-    `Not run: the last ${run.stallCalls} rounds of tool results brought nothing new, and this "${tool}" call repeats one already made in this request, so it is refused. ` +
-    `Answer with the results you already have, or make a call you have not made yet.`
-  );
-}
-
-/** Read by the model (on a later request): the answer to a call that the stop tier prevented. */
-export function stalledAnswer(): string {
-  return "Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.";
-}
-
-/** Read by the model (on a later request): the answer to a call that a token cap prevented. */
-export function budgetSpentAnswer(): string {
-  return "Not run: the token budget of this request was spent, so the run stopped before this call. Work from the results you already have.";
-}
-
 function sourceText(source: string): string {
-  return source === "usage_metadata" ? "from the model's usage_metadata" : "estimated at 4 characters per token";
+  return source === "usage_metadata" ? "from the model's usage_metadata" : `estimated at ${CHARS_PER_TOKEN} characters per token`;
 }
 
 function round2(n: number): number {
