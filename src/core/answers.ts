@@ -45,7 +45,7 @@ export interface ToolMessageMark extends Mark {
 /**
  * `result` with its content, status or mark changed. Everything else is kept: id, name,
  * tool_call_id, artifact, additional_kwargs, metadata and the other response_metadata keys
- * (DESIGN.md contract 3). A mark replaces any earlier mark.
+ * (docs/architecture.md, contract 3). A mark replaces any earlier mark.
  */
 export function rewriteToolMessage(
   result: ToolMessage,

@@ -2,7 +2,7 @@ import type { ToolCallView } from "./messages.js";
 import type { SignalCode } from "./signalCodes.js";
 
 /**
- * What a guard decided about one pending tool call (DESIGN.md, "Decisions and escalation").
+ * What a guard decided about one pending tool call (docs/architecture.md, "Decisions").
  * `message` is the text the model reads: the directive's ToolMessage, or the stopped call's answer.
  */
 export type Decision =

@@ -7,7 +7,7 @@ export { SIGNAL_CODES, isSignalCode, type SignalCode } from "./signalCodes.js";
 export type GuardAction = "warn" | "directive" | "stop";
 
 /**
- * Emitted for every decision other than "allow" (DESIGN.md contract 5). `code` is stable and
+ * Emitted for every decision other than "allow" (docs/architecture.md, contract 5). `code` is stable and
  * machine-readable (group and alert on it); `reason` is for people and may carry numbers.
  */
 export interface Signal {

@@ -11,7 +11,7 @@ interface CallLike {
  * Runs the next handler of a `wrapToolCall` chain and turns a tool's exception into the error
  * ToolMessage LangChain would have produced had no middleware wrapped the call. Without this,
  * merely adding a `wrapToolCall` middleware makes every tool exception end the run
- * (LANGCHAIN_FACTS.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
+ * (docs/langchain-facts.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
  */
 export async function runToolSafely<R extends CallLike>(
   request: R,

@@ -43,7 +43,7 @@ interface Verdict {
 
 /**
  * A guard that judges each batch of tool calls as a whole, attached through the wrap hooks only
- * (DESIGN.md, "Attach points"), so it costs no graph step:
+ * (docs/architecture.md, "Two kinds of guard"), so it costs no graph step:
  * - `wrapToolCall`: every call of a batch runs in its own task, sees the same state and so the
  *   same batch verdict (decided once per AIMessage); a refused call is answered with the guard's
  *   ToolMessage instead of running; a stop answers every call of the batch;

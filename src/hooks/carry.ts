@@ -4,7 +4,7 @@ import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { isSummary, messageKind } from "../core/messages.js";
 
 /**
- * What the guards remember across a summary (DESIGN.md, "Attach points"). LangChain's
+ * What the guards remember across a summary (docs/architecture.md, "Two kinds of guard"). LangChain's
  * `summarizationMiddleware` replaces old messages by one summary message, and every judgement
  * derived from them (safe mode, the kill switch, loop chains, token totals, repair counts) would
  * go with them. So the guards carry the history they judge in a private state channel,

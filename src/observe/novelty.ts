@@ -103,7 +103,7 @@ const proseWords = new WeakMap<ReadonlySet<string>, Set<string>>();
 
 /**
  * Share of its words that an LLM rewording an unchanged input adds. On the Magentic-One OCR of
- * unchanged pages in ../shared/evaldata (docs/evaluation.md) new words stay under 0.15 of the
+ * unchanged pages in the recorded runs of docs/evaluation.md new words stay under 0.15 of the
  * text; a scroll to new content brings more.
  */
 export const REWORDING_ALLOWANCE = 0.15;

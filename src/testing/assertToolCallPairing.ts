@@ -10,7 +10,7 @@ export interface ToolCallPairingOptions {
 }
 
 /**
- * The first place where `messages` break contract 1 of DESIGN.md, or undefined when they keep it:
+ * The first place where `messages` break contract 1 (docs/architecture.md), or undefined when they keep it:
  * every tool call of an AI message is answered by exactly one ToolMessage with its id, after it
  * and before the next AI message, with nothing but ToolMessages in between, and no ToolMessage
  * answers a call that is not open. Works on message instances and plain dicts.

@@ -36,7 +36,7 @@ export type ToolCallPairingViolationKind =
   /** A tool call without an id, which no ToolMessage can answer. */
   | "missing-call-id";
 
-/** Where and how a list of messages breaks the pairing contract (DESIGN.md, contract 1). */
+/** Where and how a list of messages breaks the pairing contract (docs/architecture.md, contract 1). */
 export interface ToolCallPairingViolation {
   kind: ToolCallPairingViolationKind;
   /** Index of the offending message in the list. */

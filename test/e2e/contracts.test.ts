@@ -19,7 +19,7 @@ import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
- * DESIGN.md contracts 1 and 2 under random agent behaviour: whatever the model calls (repeats,
+ * Contracts 1 and 2 (docs/architecture.md) under random agent behaviour: whatever the model calls (repeats,
  * parallel batches, unknown tools) and whatever the tools return (errors, exceptions, odd content
  * shapes), every run ends normally with every tool call answered exactly once.
  */

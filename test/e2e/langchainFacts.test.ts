@@ -8,7 +8,7 @@ import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js
 import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
 import { smallestLimit } from "../helpers/graphSteps.js";
 
-/** LangChain behaviour the guards rely on (LANGCHAIN_FACTS.md), pinned so an upgrade that changes it fails here. */
+/** LangChain behaviour the guards rely on (docs/langchain-facts.md), pinned so an upgrade that changes it fails here. */
 
 const search = tool(async () => "found", { name: "search", description: "search", schema: z.object({}) });
 const searchTurn = { toolCalls: [{ name: "search", args: {} }] };

@@ -11,7 +11,7 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
 import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";
 
 /**
- * DESIGN.md contracts 1, 2 and 5 for ToolCallRepairMiddleware under random model behaviour:
+ * Contracts 1, 2 and 5 (docs/architecture.md) for ToolCallRepairMiddleware under random model behaviour:
  * valid calls, malformed argument text (cut-off JSON, noise, prose), tools that do not exist,
  * arguments that break the schema, tools that throw or return values JSON cannot hold. Every run
  * ends normally, every call is answered once in LangChain's history and in the OpenAI and

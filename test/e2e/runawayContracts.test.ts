@@ -12,7 +12,7 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
 import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
 
 /**
- * DESIGN.md contracts 1 and 2 for RunawayGuard under random agent behaviour: whatever the model
+ * Contracts 1 and 2 (docs/architecture.md) for RunawayGuard under random agent behaviour: whatever the model
  * calls and reports as usage (nothing, nonsense, huge numbers) and whatever the tools return or throw,
  * every run ends normally, every tool call is answered exactly once, and a stop is the last word.
  */

@@ -14,7 +14,7 @@ import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";
 /**
  * The whole recommended stack under random agent behaviour: parallel calls, repeats, phantom tools,
  * malformed arguments, tools that throw or return floods, binary payloads, HTML and odd content,
- * over a thread resumed in a second invocation. Checks DESIGN.md contracts 1 to 4 and that every
+ * over a thread resumed in a second invocation. Checks the contracts (docs/architecture.md) 1 to 4 and that every
  * history converts cleanly with the real OpenAI and Anthropic converters.
  */
 

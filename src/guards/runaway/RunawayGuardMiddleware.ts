@@ -40,7 +40,7 @@ export interface RunawayGuardOptions {
 }
 
 /**
- * Calibrated on ../shared/evaldata with simulated provider usage (docs/evaluation.md): no
+ * Calibrated on the recorded runs of docs/evaluation.md with simulated provider usage: no
  * successful run there reaches 6×, and 3 of 455 reach 5×; each model call that learns nothing
  * adds about 1×.
  */
