@@ -36,12 +36,11 @@ export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, hand
  * the message it failed on keeps the tool's answer (or `afterFailure`'s).
  */
 export function guardResult(guard: ResultGuard, request: ToolRequest, result: ToolCallResult): ToolCallResult | Promise<ToolCallResult> {
-  const rewrite = guard.rewriterFor(request);
-  if (rewrite === undefined) return result;
-  const guarded = guardedRewrite(guard, request, rewrite);
   let rewritten: ToolCallResult | Promise<ToolCallResult>;
   try {
-    rewritten = rewriteToolMessages(result, guarded);
+    const rewrite = guard.rewriterFor(request);
+    if (rewrite === undefined) return result;
+    rewritten = rewriteToolMessages(result, guardedRewrite(guard, request, rewrite));
   } catch (error) {
     return failedWhole(guard, request, result, error);
   }

@@ -1,19 +1,17 @@
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { readMark } from "../../core/marks.js";
 import { getConfig } from "@langchain/langgraph";
-import type { AIMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
-import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import type { ToolCallHandler } from "langchain";
 import { InvalidOptionsError } from "../../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../../core/answers.js";
 import { isSummary, messageKind, toolCallsOf } from "../../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
 import { currentTaskState } from "../../hooks/taskState.js";
-import { runToolSafely } from "../../core/toolErrors.js";
 import { historyOf, type GuardState } from "../../hooks/carry.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "./measure.js";
-import { RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
+import { emergencyCutText, RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
@@ -24,7 +22,8 @@ import { contentText } from "../../observe/content.js";
 import { loadHasher } from "../../observe/hash.js";
 import { resultFingerprint } from "../../observe/resultFingerprint.js";
 import { MiddlewareBase, oneOf } from "../../hooks/middlewareBase.js";
-import { rewriteToolMessages, type ToolCallResult, type ToolMessageRewrite } from "../../hooks/toolResults.js";
+import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
+import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
 
 export interface ToolResultBudgetOptions {
   /** Largest tool result the model gets, in `unit`s. Default 20,000 characters (5,000 with `unit: "tokens"`). */
@@ -103,6 +102,11 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private readonly storeTimeoutMs: number;
   private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
+  /**
+   * Fits each result to its limit. Observe-only is the budget's own (it must store nothing and
+   * signals `over_budget`); a failure of the budget falls back to a plain cut.
+   */
+  readonly wrapToolCall: (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult>;
 
   constructor(options: ToolResultBudgetOptions = {}) {
     super();
@@ -128,6 +132,18 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     this.onSignal = options.onSignal;
     // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
     this.tools = this.store && !this.observeOnly ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
+    this.wrapToolCall = resultGuardHook({
+      guard: this.name,
+      onSignal: this.onSignal,
+      failureReason: "budget_failed",
+      rewriterFor: (request) => {
+        const tool = request.toolCall.name;
+        if (this.excluded.has(tool)) return undefined;
+        const limit = this.limitFor(request);
+        return (message) => this.fit(message, tool, limit);
+      },
+      afterFailure: (message, request) => this.plainCut(message, this.limitFor(request)),
+    });
   }
 
   private checkLimit(option: string, value: number): number {
@@ -153,16 +169,11 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return historyOf({ ...state, messages }).some((message) => typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string");
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest<{ messages: BaseMessage[] }>, handler: ToolCallHandler): Promise<ToolCallResult> => {
-    const result = await runToolSafely(request, handler);
-    const tool = request.toolCall.name;
-    if (this.excluded.has(tool)) return result;
-    const limit = this.limitFor(tool, request.toolCall.id, request.state?.messages);
-    return rewriteToolMessages(result, (message) => this.fit(message, tool, limit));
-  };
-
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
-  private limitFor(tool: string, callId: string | undefined, messages: unknown[] | undefined): number {
+  private limitFor(request: ToolRequest): number {
+    const tool = request.toolCall.name;
+    const callId = request.toolCall.id;
+    const messages: unknown[] | undefined = request.state?.messages;
     const own = this.toolLimits.get(tool) ?? this.limit;
     if (this.turnLimit === undefined) return own;
     const calls = messages ? turnCalls(messages, callId).filter((name) => !this.excluded.has(name)).length : 1;
@@ -170,21 +181,11 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   }
 
   /** Nothing to do (nearly every result) is decided without a promise. */
-  private readonly fit = (message: ToolMessage, tool: string, limit: number): ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined> => {
-    let assessment: BudgetAssessment;
-    try {
-      if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
-      assessment = assessContent(message.content, this.measure);
-    } catch (error) {
-      return this.failed(message, tool, limit, error);
-    }
+  private fit(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> | undefined {
+    if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
+    const assessment = assessContent(message.content, this.measure);
     if (assessment.size <= limit) return undefined;
-    return this.fitOrThrow(message, tool, limit, assessment).catch((error: unknown) => this.failed(message, tool, limit, error));
-  };
-
-  private async failed(message: ToolMessage, tool: string, limit: number, error: unknown): Promise<ToolMessageRewrite | undefined> {
-    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "guard_failed", reason: "budget_failed", detail: { error: String(error) } }, this.onSignal);
-    return this.plainCut(message, limit);
+    return this.fitOver(message, tool, limit, assessment);
   }
 
   /** After a failure of the budget itself: neither crash the run nor let the flood through. */
@@ -201,7 +202,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
   }
 
-  private async fitOrThrow(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
+  private async fitOver(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
     if (this.observeOnly) {
       const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
       await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "over_budget", reason: "over_budget", detail }, this.onSignal);
@@ -310,9 +311,4 @@ function currentThreadId(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Read by the model when the budget itself failed and fell back to a plain cut. */
-export function emergencyCutText(kept: string, total: number): string {
-  return `${kept}\n[... ${total - kept.length} characters omitted ...]\n[The result had ${total} characters; only the first ${kept.length} are shown and the rest was not kept. Call the tool again with narrower arguments if you need more.]`;
 }

@@ -1,7 +1,7 @@
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { z } from "zod";
 import { fields } from "../../core/fields.js";
-import { RETRIEVAL_TOOL_NAME } from "./texts.js";
+import { missingKeyText, RETRIEVAL_ARG_DESCRIPTIONS, RETRIEVAL_TOOL_DESCRIPTION, RETRIEVAL_TOOL_NAME, storeReadFailedText } from "./texts.js";
 import type { Measure } from "./measure.js";
 import { fitToBudget } from "./preview.js";
 import type { CharRange, OffloadStore, StoredSlice } from "../../offload/OffloadStore.js";
@@ -22,16 +22,11 @@ export interface RetrievalBudget {
 /** How long a search may scan before it answers with what it found and where to continue. */
 export const SEARCH_TIME_MS = 30;
 
-const DESCRIPTION =
-  "Reads a tool result that was too large to show in full and was stored under a key (its preview names the key). " +
-  "Give an offset (a character position, 0 by default) and optionally a length to read a slice, " +
-  "or a pattern (a regular expression in RE2 syntax, or plain text) to list the lines that match. Each answer is capped and says where to continue.";
-
 const schema = z.object({
-  key: z.string().describe("The key the preview gave, exactly."),
-  offset: z.coerce.number().optional().describe("Character position to start from; 0 by default."),
-  length: z.coerce.number().optional().describe("Characters to read; as many as fit by default."),
-  pattern: z.string().optional().describe("Regular expression (RE2 syntax) or plain text: list matching lines instead of reading a slice."),
+  key: z.string().describe(RETRIEVAL_ARG_DESCRIPTIONS.key),
+  offset: z.coerce.number().optional().describe(RETRIEVAL_ARG_DESCRIPTIONS.offset),
+  length: z.coerce.number().optional().describe(RETRIEVAL_ARG_DESCRIPTIONS.length),
+  pattern: z.string().optional().describe(RETRIEVAL_ARG_DESCRIPTIONS.pattern),
 });
 
 /** Room for the answer's header, in characters: the answer's content gets the rest. */
@@ -68,7 +63,7 @@ export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget
         search ? renderMatches(input.key, search, room) : renderSlice(input.key, stored, offset, length, room);
       return fitToBudget(render, budget.limit, budget.measure, firstRoom(stored, offset, budget));
     },
-    { name: RETRIEVAL_TOOL_NAME, description: DESCRIPTION, schema },
+    { name: RETRIEVAL_TOOL_NAME, description: RETRIEVAL_TOOL_DESCRIPTION, schema },
   );
 }
 
@@ -89,15 +84,4 @@ function firstRoom(stored: StoredSlice, offset: number, budget: RetrievalBudget)
   const from = Math.max(0, offset - stored.start);
   const sample = stored.text.slice(from, from + 4000) || "x";
   return room * (sample.length / Math.max(budget.measure.text(sample), 1));
-}
-
-/** Read by the model when the key names nothing stored. */
-export function missingKeyText(key: string): string {
-  return `Nothing is stored under the key "${key}". Use the key exactly as the preview gave it; if the result is gone, call the original tool again.`;
-}
-
-/** Read by the model when the store could not be read. */
-export function storeReadFailedText(key: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  return `The result stored under "${key}" could not be read (${reason}). Try again later, or call the original tool again with narrower arguments.`;
 }

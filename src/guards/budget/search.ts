@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { NOT_RE2_NOTE, patternRefusedText, patternTooLongClause, programTooLargeClause, repeatsTooLargeClause } from "./texts.js";
 
 /**
  * Search patterns from the model, run so that no pattern can hold the process: regular
@@ -45,23 +46,23 @@ const MAX_PIECE = 50_000;
 /** The pattern as a linear-time regular expression, as literal text when it is not one, or a refusal. */
 export function compileLinePattern(pattern: string): LinePattern | RefusedPattern {
   if (pattern.length > MAX_PATTERN_CHARS) {
-    return { refused: patternRefusedText(`it has ${pattern.length} characters, more than the ${MAX_PATTERN_CHARS} allowed`) };
+    return { refused: patternRefusedText(patternTooLongClause(pattern.length, MAX_PATTERN_CHARS)) };
   }
   if (!/[\\^$.|?*+()[\]{}]/.test(pattern)) return literalPattern(pattern);
   // Compiling a huge program costs tens of ms by itself: refuse it from the pattern's text first (the estimate is below the real size).
   const estimate = estimateProgramSize(pattern);
   if (estimate > MAX_PROGRAM_SIZE) {
-    return { refused: patternRefusedText(`its repeat counts make about ${estimate} steps, more than the ${MAX_PROGRAM_SIZE} allowed; use smaller repeat counts`) };
+    return { refused: patternRefusedText(repeatsTooLargeClause(estimate, MAX_PROGRAM_SIZE)) };
   }
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern, RE2JS.MULTILINE);
   } catch {
-    return { ...literalPattern(pattern), note: "it is not a valid RE2 pattern (RE2 has no lookaround or backreferences), so it was searched as plain text" };
+    return { ...literalPattern(pattern), note: NOT_RE2_NOTE };
   }
   const size = compiled.programSize();
   if (size > MAX_PROGRAM_SIZE) {
-    return { refused: patternRefusedText(`it compiles to ${size} steps, more than the ${MAX_PROGRAM_SIZE} allowed; use smaller repeat counts or fewer alternatives`) };
+    return { refused: patternRefusedText(programTooLargeClause(size, MAX_PROGRAM_SIZE)) };
   }
   return {
     display: `/${pattern}/`,
@@ -132,11 +133,6 @@ function literalPattern(text: string): LinePattern {
     scanner: (chunk) => (from) => chunk.indexOf(text, from),
     pieceChars: Number.POSITIVE_INFINITY,
   };
-}
-
-/** Read by the model when its pattern is refused. */
-export function patternRefusedText(why: string): string {
-  return `The pattern was not run: ${why}. Search for a shorter, simpler pattern (RE2 syntax, or plain text).`;
 }
 
 export function isRefused(pattern: LinePattern | RefusedPattern): pattern is RefusedPattern {

@@ -93,3 +93,56 @@ export function mediaRemovedNote(dropped: readonly MediaPart[]): string {
   const blocks = dropped.length === 1 ? "a media block" : `${dropped.length} media blocks`;
   return `[Removed ${blocks} too large for this result and not kept: ${listed.join(", ")}. If you need what ${dropped.length === 1 ? "it shows" : "they show"}, use a tool that describes or extracts it as text.]`;
 }
+
+/** Read by the model when the budget itself failed and fell back to a plain cut. */
+export function emergencyCutText(kept: string, total: number): string {
+  return `${kept}\n${omittedMarker(total - kept.length)}\n[The result had ${total} characters; only the first ${kept.length} are shown and the rest was not kept. Call the tool again with narrower arguments if you need more.]`;
+}
+
+/** Read by the model in its tool list: what the retrieval tool does. */
+export const RETRIEVAL_TOOL_DESCRIPTION =
+  "Reads a tool result that was too large to show in full and was stored under a key (its preview names the key). " +
+  "Give an offset (a character position, 0 by default) and optionally a length to read a slice, " +
+  "or a pattern (a regular expression in RE2 syntax, or plain text) to list the lines that match. Each answer is capped and says where to continue.";
+
+/** Read by the model in its tool list: the retrieval tool's arguments. */
+export const RETRIEVAL_ARG_DESCRIPTIONS = {
+  key: "The key the preview gave, exactly.",
+  offset: "Character position to start from; 0 by default.",
+  length: "Characters to read; as many as fit by default.",
+  pattern: "Regular expression (RE2 syntax) or plain text: list matching lines instead of reading a slice.",
+} as const;
+
+/** Read by the model when the key names nothing stored. */
+export function missingKeyText(key: string): string {
+  return `Nothing is stored under the key "${key}". Use the key exactly as the preview gave it; if the result is gone, call the original tool again.`;
+}
+
+/** Read by the model when the store could not be read. */
+export function storeReadFailedText(key: string, error: unknown): string {
+  const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  return `The result stored under "${key}" could not be read (${reason}). Try again later, or call the original tool again with narrower arguments.`;
+}
+
+/** Read by the model when its search pattern is refused; `why` is one of the clauses below. */
+export function patternRefusedText(why: string): string {
+  return `The pattern was not run: ${why}. Search for a shorter, simpler pattern (RE2 syntax, or plain text).`;
+}
+
+/** Read by the model (inside `patternRefusedText`): the pattern is too long. */
+export function patternTooLongClause(chars: number, max: number): string {
+  return `it has ${chars} characters, more than the ${max} allowed`;
+}
+
+/** Read by the model (inside `patternRefusedText`): the repeat counts alone make the program too large. */
+export function repeatsTooLargeClause(estimate: number, max: number): string {
+  return `its repeat counts make about ${estimate} steps, more than the ${max} allowed; use smaller repeat counts`;
+}
+
+/** Read by the model (inside `patternRefusedText`): the compiled program is too large. */
+export function programTooLargeClause(size: number, max: number): string {
+  return `it compiles to ${size} steps, more than the ${max} allowed; use smaller repeat counts or fewer alternatives`;
+}
+
+/** Read by the model (a search's note): why its pattern was searched as plain text. */
+export const NOT_RE2_NOTE = "it is not a valid RE2 pattern (RE2 has no lookaround or backreferences), so it was searched as plain text";
