@@ -1,32 +1,32 @@
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod";
 import { stopNotice } from "../../core/answers.js";
 import { firstLineOf, InvalidOptionsError } from "../../core/errors.js";
 import { readMark } from "../../core/marks.js";
-import { isSummary, messageKind, nameOf, toolCallIdOf } from "../../core/messages.js";
 import { emitSignal, type SignalHandler } from "../../core/signals.js";
-import { createMeasure, type CountTokens, type Measure } from "../budget/measure.js";
-import { storeFailureReason } from "../budget/texts.js";
-import { MIN_LIMIT } from "../budget/plan.js";
-import { MESSAGE_OVERHEAD, RequestMeter } from "./estimate.js";
-import { groupsOf, planShrink, type PlanEntry, type ShrinkPlan } from "./plan.js";
-import { isContextOverflowError, overflowNumbers } from "./providerErrors.js";
-import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "./record.js";
-import { keptAt, noteMessage, PLACEHOLDER_WHERE, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "./replacements.js";
-import { droppedSpanNote, overflowStopExplanation, signalReason, transcriptOf, type ContextOverflowCode, type KeptWhere, type SpanPart } from "./texts.js";
-import { answerReserve, calibration, profileWindow, providerWindowIn } from "./window.js";
-import { currentTaskState } from "../../hooks/taskState.js";
+import type { CountTokens } from "../../core/tokens.js";
 import { loadHasher, type Hasher } from "../../observe/hash.js";
 import { MemoryOffloadStore } from "../../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
-import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
-import { createRetrievalTool } from "../budget/retrievalTool.js";
 import { threadIdOf } from "../../offload/threads.js";
-import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
+import { DEFAULT_STORE_TIMEOUT_MS } from "../../offload/timeouts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { currentTaskState } from "../../hooks/taskState.js";
 import { mergeValue } from "../../hooks/toolResults.js";
+import { createMeasure, type Measure } from "../budget/measure.js";
+import { MIN_LIMIT } from "../budget/plan.js";
+import { createRetrievalTool } from "../budget/retrievalTool.js";
+import { PlanApplier } from "./apply.js";
+import { assessRequest, recoveryFor, type Assessed, type ModelHandler, type ModelRequestLike, type Over, type Prepared, type Sendable } from "./assess.js";
+import { EntrySizer } from "./entries.js";
+import { RequestMeter } from "./estimate.js";
+import { OffloadKeeper } from "./keep.js";
+import { planShrink } from "./plan.js";
+import { isContextOverflowError, overflowNumbers } from "./providerErrors.js";
+import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "./record.js";
+import { overflowStopExplanation, signalReason, type ContextOverflowCode } from "./texts.js";
 
 const GUARD = "ContextOverflowGuardMiddleware";
 
@@ -53,61 +53,8 @@ export const contextOverflowGuardOptions = z.object({
 export type ContextOverflowGuardOptions = z.input<typeof contextOverflowGuardOptions>;
 type Settings = z.output<typeof contextOverflowGuardOptions>;
 
-/**
- * Below this share of the limit, a request is accepted on the running total of its history (see
- * `RequestMeter.summary`); at or above it, every message is measured again.
- */
-const FAST_ACCEPT_SHARE = 0.5;
-/**
- * A dropped span is stored in parts of this many groups, aligned on the history's groups: a full
- * part holds the same messages at every later step, so it is stored once, and what the store
- * holds grows with the history, not with its square.
- */
-const GROUPS_PER_PART = 16;
 /** Largest answer of the registered retrieval tool, in tokens. */
 const RETRIEVAL_TOKENS = 5000;
-/** Puts remembered per process, so a result offloaded at one step is not written again at the next. */
-const MAX_REMEMBERED_PUTS = 10_000;
-
-/** The parts of LangChain's model request the guard reads and rewrites. */
-interface ModelRequestLike {
-  model?: unknown;
-  messages: BaseMessage[];
-  systemMessage?: unknown;
-  tools?: readonly unknown[];
-  state?: unknown;
-  runtime?: unknown;
-}
-type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage | Command>;
-
-/** The recovery's target after a refusal, and the window the refusal stated. */
-interface Forced {
-  target: number;
-  window: number | undefined;
-  reserve: number;
-  providerWindow: number | undefined;
-}
-
-/** A request measured: it fits as it is, or it is over the limit by these numbers. */
-type Assessed<R> =
-  | { kind: "fits"; prepared: Extract<Prepared<R>, { kind: "send" }> }
-  | {
-      kind: "over";
-      unchanged: Extract<Prepared<R>, { kind: "send" }>;
-      forced: Forced | undefined;
-      fixedTokens: number;
-      fullTokens: number;
-      factor: number;
-      limit: number | undefined;
-      window: number | undefined;
-      reserve: number;
-      providerWindow: number | undefined;
-    };
-
-/** A request ready to send, with what the guard did to it. */
-type Prepared<R> =
-  | { kind: "send"; request: R; record?: ContextRecord; sentTokens: number; window: number | undefined; reserve: number; providerWindow: number | undefined }
-  | { kind: "stop"; minimum: number; window?: number };
 
 /**
  * Never sends a request the model cannot take. Before each model call it measures the request
@@ -143,15 +90,9 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   /** The tool that reads the store back, offered in every request that names a key. */
   private readonly retrieval: StructuredToolInterface | undefined;
   private readonly settings: Settings;
-  private readonly store: OffloadStore;
   private readonly meter: RequestMeter;
-  private readonly measure: Measure;
-  /** Puts already done in this process, by thread and key (a cache: a missing entry only costs a put). */
-  private readonly puts = new Map<string, Promise<KeptWhere>>();
-  /** Per message: its sizes once shortened, the keys of what it leaves out, its last shortened form (caches). */
-  private readonly sizes = new WeakMap<object, { stub: number; preview?: number }>();
-  private readonly keys = new WeakMap<object, Map<string, string>>();
-  private readonly renders = new WeakMap<object, { id: string; message: BaseMessage }>();
+  private readonly sizer: EntrySizer;
+  private readonly applier: PlanApplier;
   /** Loaded at the first shrink: most runs never need it. */
   private hasher: Hasher | undefined;
 
@@ -162,19 +103,21 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       const issue = parsed.error.issues[0]!;
       throw new InvalidOptionsError(GUARD, issue.path.join(".") || "options", issue.message);
     }
-    this.settings = parsed.data;
-    this.store = parsed.data.store ?? new MemoryOffloadStore();
-    this.meter = new RequestMeter(parsed.data.countTokens);
-    this.measure = createMeasure("tokens", (text) => this.meter.text(text));
-    const retrieval = parsed.data.retrievalTool;
-    this.tools = retrieval === true ? [createRetrievalTool(this.store, { limit: RETRIEVAL_TOKENS, measure: this.measure, timeoutMs: parsed.data.storeTimeoutMs })] : [];
+    const settings = (this.settings = parsed.data);
+    const store = settings.store ?? new MemoryOffloadStore();
+    this.meter = new RequestMeter(settings.countTokens);
+    const measure: Measure = createMeasure("tokens", (text) => this.meter.text(text));
+    this.sizer = new EntrySizer(this.meter, settings.previewTokens);
+    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure);
+    const retrieval = settings.retrievalTool;
+    this.tools = retrieval === true ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })] : [];
     this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
   }
 
   readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     let assessed: Assessed<R>;
     try {
-      assessed = this.assess(request, undefined);
+      assessed = assessRequest(request, undefined, this.meter, this.settings);
     } catch (error) {
       return this.failedOpen(request, handler, error);
     }
@@ -183,7 +126,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     return this.overLimit(request, handler, assessed);
   };
 
-  private async overLimit<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, assessed: Extract<Assessed<R>, { kind: "over" }>): Promise<AIMessage | Command> {
+  private async overLimit<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, assessed: Over<R>): Promise<AIMessage | Command> {
     const collected: Record<string, unknown>[] = [];
     let first: Prepared<R>;
     try {
@@ -193,7 +136,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     }
     if (first.kind === "stop") return this.stop("cannot_fit", first.window, first.minimum);
     try {
-      return this.answered(await handler(first.request), first, collected);
+      return this.answered(await handler(first.request), first.record, collected);
     } catch (error) {
       return this.refused(request, handler, first, error, collected);
     }
@@ -206,83 +149,41 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   /** A model call failed: a refusal as too long is recovered from, anything else goes on up. */
-  private async refused<R extends ModelRequestLike>(
-    request: R,
-    handler: ModelHandler<R>,
-    sent: Extract<Prepared<R>, { kind: "send" }>,
-    error: unknown,
-    collected: Record<string, unknown>[],
-  ): Promise<AIMessage | Command> {
+  private async refused<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, sent: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
     if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
     return this.recover(request, handler, sent, error, collected);
   }
 
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
-  private async recover<R extends ModelRequestLike>(
-    request: R,
-    handler: ModelHandler<R>,
-    refused: Extract<Prepared<R>, { kind: "send" }>,
-    error: unknown,
-    collected: Record<string, unknown>[],
-  ): Promise<AIMessage | Command> {
+  private async recover<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, refused: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
     const numbers = overflowNumbers(error);
     const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLineOf(error).slice(0, 300) };
     if (this.settings.observeOnly) {
       await this.signal("warn", "provider_refused", { ...detail, observeOnly: true });
       throw error;
     }
-    const window = numbers.limit ?? refused.window;
-    const reserve = window === undefined ? 0 : numbers.limit !== undefined ? this.reserveFor(request.model, window) : refused.reserve;
-    // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
-    const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
-    const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * this.settings.shrinkTo) / ratio);
-    const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
-    await this.signal("warn", "provider_refused", { ...detail, retryTarget: target });
+    const forced = recoveryFor(refused, numbers, request.model, this.settings);
+    await this.signal("warn", "provider_refused", { ...detail, retryTarget: forced.target });
 
     let second: Prepared<R>;
     try {
-      const forced = { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow };
-      second = await this.shrink(request, this.assess(request, forced) as Extract<Assessed<R>, { kind: "over" }>, collected);
+      second = await this.shrink(request, assessRequest(request, forced, this.meter, this.settings) as Over<R>, collected);
     } catch (failure) {
       await this.signal("warn", "guard_failed", { error: String(failure) });
-      return this.stop("still_refused", window, refused.sentTokens);
+      return this.stop("still_refused", forced.window, refused.sentTokens);
     }
     if (second.kind === "stop") return this.stop("cannot_fit", second.window, second.minimum);
     try {
-      return this.answered(await handler(second.request), second, collected, "overflow_recovered");
+      const record: ContextRecord | undefined = second.record && { ...second.record, reason: "overflow_recovered" };
+      return this.answered(await handler(second.request), record, collected);
     } catch (again) {
       if (isGraphBubbleUp(again) || !isContextOverflowError(again)) throw again;
-      return this.stop("still_refused", window, second.sentTokens);
+      return this.stop("still_refused", forced.window, second.sentTokens);
     }
   }
 
-  /**
-   * Whether the request fits as it is (nearly every step, decided from the running total of the
-   * history, without a promise), or what shrinking it needs. `forced` is the recovery's target
-   * after a refusal, which always shrinks.
-   */
-  private assess<R extends ModelRequestLike>(request: R, forced: Forced | undefined): Assessed<R> {
-    const messages = request.messages ?? [];
-    const fixedTokens = this.meter.fixed(request.systemMessage, request.tools);
-    const history = this.meter.summary(messages, providerWindowIn);
-    const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
-    const configured = this.settings.maxInputTokens ?? profileWindow(request.model);
-    const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
-    const reserve = forced ? forced.reserve : window === undefined ? 0 : this.reserveFor(request.model, window);
-    const sent = { window, reserve, providerWindow };
-    const unchanged = (tokens: number) => ({ kind: "send" as const, request, sentTokens: tokens, ...sent });
-    if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
-    const factor = calibration(messages, (end) => this.meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
-    const limit = window === undefined ? undefined : window - reserve;
-    // Far below the limit the running total decides; nearer to it, every message is measured again.
-    if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
-    const fullTokens = fixedTokens + this.meter.messages(messages);
-    if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(fullTokens) };
-    return { kind: "over", unchanged: unchanged(fullTokens), forced, fixedTokens, fullTokens, factor, limit, ...sent };
-  }
-
   /** The request shrunk to its target: content stored, shortened messages in place of the originals. */
-  private async shrink<R extends ModelRequestLike>(request: R, over: Extract<Assessed<R>, { kind: "over" }>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
+  private async shrink<R extends ModelRequestLike>(request: R, over: Over<R>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
     const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow } = over;
     const messages = request.messages ?? [];
     const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
@@ -291,16 +192,17 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       return over.unchanged;
     }
     const target = forced ? forced.target : Math.floor((limit! * this.settings.shrinkTo) / factor);
-    const entries = this.entriesOf(messages);
+    const entries = this.sizer.entriesOf(messages);
     // The retrieval tool may join the request's tools: its schema is counted in advance.
     const offered = this.withRetrieval(request.tools, true);
     const fixedSent = offered === request.tools ? fixedTokens : this.meter.fixed(request.systemMessage, offered);
-    const plan = planShrink(entries, fixedSent, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.noteBound });
+    const plan = planShrink(entries, fixedSent, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.sizer.noteBound });
     if (!plan.fits) {
       await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", minimumTokens: Math.ceil(plan.after * factor) });
       return { kind: "stop", minimum: Math.ceil(plan.after * factor), window };
     }
-    const { shrunk, removed } = await this.apply(messages, entries, plan, collected, threadIdOf(request.runtime));
+    const hash = (this.hasher ??= await loadHasher());
+    const { shrunk, removed } = await this.applier.apply(messages, entries, plan, { threadId: threadIdOf(request.runtime), hash, collected });
     const tools = this.withRetrieval(request.tools, removed.some((part) => part.key !== undefined));
     const sentTokens = (tools === request.tools ? fixedTokens : fixedSent) + this.meter.messages(shrunk);
     const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, ...(providerWindow !== undefined ? { providerWindow } : {}), limit, fullTokens, sentTokens, removed });
@@ -327,169 +229,8 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     return tools.some((tool) => (tool as { name?: unknown }).name === retrieval.name) ? tools : [...tools, retrieval];
   }
 
-  private reserveFor(model: unknown, window: number): number {
-    return this.settings.reserveTokens !== undefined ? Math.min(this.settings.reserveTokens, window - 1) : answerReserve(model, window);
-  }
-
-  /** Each message sized as it is, as a preview and as a stub (stubs measured with the longest key and hint). */
-  private entriesOf(messages: readonly BaseMessage[]): PlanEntry[] {
-    const kinds = messages.map(planKind);
-    const groups = groupsOf(kinds);
-    const latestUser = lastIndex(messages, (m) => messageKind(m) === "human" && !isSummary(m));
-    const lastAi = lastIndex(messages, (m) => messageKind(m) === "ai");
-    return messages.map((message, i) => {
-      const kind = kinds[i]!;
-      const tokens = this.meter.message(message);
-      const fixed = kind === "system" || i === latestUser;
-      const entry: PlanEntry = { kind, tokens, fixed, group: groups[i]!, stubTokens: tokens };
-      if (fixed || kind === "other" || tokens <= this.settings.previewTokens / 2) return entry;
-      // The last AI message is what the model is answering now: its reasoning and calls stay.
-      if (kind === "ai" && i === lastAi) return entry;
-      const shortened = this.shortenedSizes(message, kind === "tool");
-      entry.stubTokens = Math.min(tokens, shortened.stub);
-      if (shortened.preview !== undefined) entry.previewTokens = shortened.preview;
-      return entry;
-    });
-  }
-
-  /** The most a message costs as a preview (tool results) and as a stub, measured with the longest key and hint; once per message. */
-  private shortenedSizes(message: BaseMessage, tool: boolean): { stub: number; preview?: number } {
-    let sizes = this.sizes.get(message);
-    if (!sizes) {
-      if (tool) {
-        const { media } = resultParts(message as ToolMessage);
-        sizes = { preview: MESSAGE_OVERHEAD + this.settings.previewTokens + this.meter.content(media), stub: this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)) };
-      } else {
-        sizes = { stub: this.meter.message(stubMessage(message, PLACEHOLDER_WHERE)) };
-      }
-      this.sizes.set(message, sizes);
-    }
-    return sizes;
-  }
-
-  /** The largest note a dropped span of `groups` groups can get (its parts: see `partsOf`). */
-  private readonly noteBound = (groups: number): number => {
-    const parts = Math.ceil(groups / GROUPS_PER_PART) + 1;
-    const placeholder = Array.from({ length: parts }, () => ({ first: 999_999, last: 999_999, where: PLACEHOLDER_WHERE }));
-    return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, placeholder));
-  };
-
-  /** The plan carried out: content stored first, then the shortened messages in place of the originals. */
-  private async apply(
-    messages: readonly BaseMessage[],
-    entries: readonly PlanEntry[],
-    plan: ShrinkPlan,
-    collected: Record<string, unknown>[],
-    threadId: string | undefined,
-  ): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
-    const hash = (this.hasher ??= await loadHasher());
-    const removed: RemovedPart[] = [];
-    const replaced = new Map<number, BaseMessage>();
-    const spanAt = new Map(plan.droppedSpans.map(([from, to]) => [from, to]));
-
-    await Promise.all(
-      plan.actions.map(async (action, i) => {
-        if (action === undefined || action === "drop") return;
-        const message = messages[i]!;
-        const part = partOf(message, i, entries[i]!, action);
-        const tool = ToolMessage.isInstance(message) ? message : undefined;
-        const stored = tool
-          ? { name: nameOf(tool) ?? "tool", id: tool.tool_call_id, text: () => (action === "preview" ? resultParts(tool).text : stubbedText(tool)) }
-          : { name: `${part.kind}_message`, id: message.id ?? `message-${i}`, text: () => transcriptOf([message], i) };
-        // A transcript names positions: its key is kept per position.
-        const where = await this.keep(message, tool ? action : `${action}:${i}`, stored, collected, threadId, hash);
-        replaced.set(
-          i,
-          this.rendered(message, action, where, () =>
-            tool ? (action === "preview" ? previewResult(tool, where, this.settings.previewTokens, this.measure) : stubResult(tool, where)) : stubMessage(message, where),
-          ),
-        );
-        removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
-      }),
-    );
-
-    const shrunk: BaseMessage[] = [];
-    for (let i = 0; i < messages.length; i++) {
-      const to = spanAt.get(i);
-      if (to !== undefined) {
-        const span = messages.slice(i, to);
-        const parts: SpanPart[] = [];
-        for (const [from, end] of partsOf(entries, i, to)) {
-          const stored = { name: "earlier_messages", id: messages[from]!.id ?? `message-${from}`, text: () => transcriptOf(messages.slice(from, end), from) };
-          const where = await this.keep(messages[from]!, `part:${from}-${end}:${messages[end - 1]!.id ?? ""}`, stored, collected, threadId, hash);
-          parts.push({ first: from, last: end - 1, where });
-          for (let k = from; k < end; k++) removed.push({ ...partOf(messages[k]!, k, entries[k]!, "drop"), ...(where.key ? { key: where.key } : {}) });
-        }
-        const toolResults = span.filter((m) => messageKind(m) === "tool").length;
-        shrunk.push(noteMessage(droppedSpanNote(span.length, toolResults, parts)));
-        i = to - 1;
-        continue;
-      }
-      shrunk.push(replaced.get(i) ?? messages[i]!);
-    }
-    removed.sort((a, b) => a.index - b.index);
-    return { shrunk, removed };
-  }
-
-  /**
-   * Stores what `owner` leaves out for `purpose` under its key (once per process and thread) and
-   * says where it is, or why it is not. The key is a hash of the content, computed once per
-   * message and purpose; the content itself is only built when it has to be written.
-   */
-  private keep(
-    owner: object,
-    purpose: string,
-    stored: { name: string; id: string; text: () => string },
-    collected: Record<string, unknown>[],
-    threadId: string | undefined,
-    hash: Hasher,
-  ): Promise<KeptWhere> {
-    let keys = this.keys.get(owner);
-    if (!keys) this.keys.set(owner, (keys = new Map()));
-    let text: string | undefined;
-    let key = keys.get(purpose);
-    if (key === undefined) {
-      text = stored.text();
-      key = offloadKey(stored.name, stored.id, hash(offloadDigestInput(stored.name, stored.id, text)));
-      keys.set(purpose, key);
-    }
-    const memo = `${threadId ?? ""}\u0000${key}`;
-    const known = this.puts.get(memo);
-    if (known) return known;
-    const content = text ?? stored.text();
-    const context = { toolName: stored.name, toolCallId: stored.id, threadId, state: currentTaskState() };
-    const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, content, context)), this.settings.storeTimeoutMs, storeName(this.store), key, "put").then(
-      (receipt) => {
-        // A store that writes graph state (deepagents' files) is written again with every request that needs it.
-        if (receipt?.stateUpdate) {
-          collected.push(receipt.stateUpdate);
-          this.puts.delete(memo);
-        }
-        return keptAt(key, receipt?.readHint);
-      },
-      (error: unknown) => {
-        this.puts.delete(memo);
-        return { failure: storeFailureReason(error).replace(/^storing them failed: /, "") } as KeptWhere;
-      },
-    );
-    this.puts.set(memo, put);
-    if (this.puts.size > MAX_REMEMBERED_PUTS) this.puts.delete(this.puts.keys().next().value!);
-    return put;
-  }
-
-  /** The shortened message for `message`, `action` and `where`, built once while they stay the same. */
-  private rendered(message: BaseMessage, action: string, where: KeptWhere, render: () => BaseMessage): BaseMessage {
-    const id = `${action}\u0000${where.key !== undefined ? `${where.key}\u0000${where.howToRead}` : where.failure}`;
-    const known = this.renders.get(message);
-    if (known?.id === id) return known.message;
-    const made = render();
-    this.renders.set(message, { id, message: made });
-    return made;
-  }
-
   /** The model's answer, with the record of what its request lacked; a Command when the store wrote state. */
-  private answered(response: AIMessage | Command, prepared: Extract<Prepared<ModelRequestLike>, { kind: "send" }>, collected: Record<string, unknown>[], reason?: ContextRecord["reason"]): AIMessage | Command {
-    const record = prepared.record && reason ? { ...prepared.record, reason } : prepared.record;
+  private answered(response: AIMessage | Command, record: ContextRecord | undefined, collected: readonly Record<string, unknown>[]): AIMessage | Command {
     if (!record || !AIMessage.isInstance(response) || readMark(response)?.action === "stop") return response;
     // The answer is a fresh object from this call, not yet in state: the record is written onto it.
     const metadata = { ...response.response_metadata, [CONTEXT_RECORD_KEY]: record };
@@ -507,41 +248,6 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
     return emitSignal({ guard: GUARD, action, code, reason: signalReason(code, detail), detail }, this.settings.onSignal);
   }
-}
-
-/** `[from, to)` runs of a span's entries that share a part (`GROUPS_PER_PART` groups, aligned on group numbers). */
-function partsOf(entries: readonly PlanEntry[], from: number, to: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  for (let i = from; i < to; ) {
-    const part = Math.floor(entries[i]!.group / GROUPS_PER_PART);
-    let j = i + 1;
-    while (j < to && Math.floor(entries[j]!.group / GROUPS_PER_PART) === part) j++;
-    out.push([i, j]);
-    i = j;
-  }
-  return out;
-}
-
-function planKind(message: BaseMessage): PlanEntry["kind"] {
-  const kind = messageKind(message);
-  return kind === "ai" || kind === "tool" || kind === "human" || kind === "system" ? kind : "other";
-}
-
-function partOf(message: BaseMessage, index: number, entry: PlanEntry, action: RemovedPart["action"]): RemovedPart {
-  const kind = entry.kind === "system" ? "other" : entry.kind;
-  const part: RemovedPart = { index, kind, action, tokens: entry.tokens };
-  if (kind === "tool") {
-    const id = toolCallIdOf(message);
-    const tool = nameOf(message);
-    if (id !== undefined) part.toolCallId = id;
-    if (tool !== undefined) part.tool = tool;
-  }
-  return part;
-}
-
-function lastIndex(messages: readonly BaseMessage[], test: (m: BaseMessage) => boolean): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (test(messages[i]!)) return i;
-  return -1;
 }
 
 function count(removed: readonly RemovedPart[], action: RemovedPart["action"]): number {
@@ -562,4 +268,3 @@ function mergeUpdates(updates: readonly Record<string, unknown>[]): Record<strin
 function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
-

@@ -1,0 +1,114 @@
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
+import type { RequestMeter } from "./estimate.js";
+import type { OverflowNumbers } from "./providerErrors.js";
+import type { ContextRecord } from "./record.js";
+import { answerReserve, calibration, profileWindow, providerWindowIn } from "./window.js";
+
+/** The parts of LangChain's model request the guard reads and rewrites. */
+export interface ModelRequestLike {
+  model?: unknown;
+  messages: BaseMessage[];
+  systemMessage?: unknown;
+  tools?: readonly unknown[];
+  state?: unknown;
+  runtime?: unknown;
+}
+export type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMessage | Command>;
+
+/** The guard's options the measure reads. */
+export interface WindowOptions {
+  maxInputTokens?: number;
+  reserveTokens?: number;
+  shrinkTo: number;
+}
+
+/** The recovery's target after a refusal, and the window the refusal stated. */
+export interface Forced {
+  target: number;
+  window: number | undefined;
+  reserve: number;
+  providerWindow: number | undefined;
+}
+
+/** A request ready to send, with what the guard did to it. */
+export interface Sendable<R> {
+  kind: "send";
+  request: R;
+  record?: ContextRecord;
+  sentTokens: number;
+  window: number | undefined;
+  reserve: number;
+  providerWindow: number | undefined;
+}
+
+/** A request ready to send, or the stop because even the smallest request would not fit. */
+export type Prepared<R> = Sendable<R> | { kind: "stop"; minimum: number; window?: number };
+
+/** A request over the limit, by these numbers. */
+export interface Over<R> {
+  kind: "over";
+  unchanged: Sendable<R>;
+  forced: Forced | undefined;
+  fixedTokens: number;
+  fullTokens: number;
+  factor: number;
+  limit: number | undefined;
+  window: number | undefined;
+  reserve: number;
+  providerWindow: number | undefined;
+}
+
+/** A request measured: it fits as it is, or it is over the limit. */
+export type Assessed<R> = { kind: "fits"; prepared: Sendable<R> } | Over<R>;
+
+/**
+ * Below this share of the limit, a request is accepted on the running total of its history (see
+ * `RequestMeter.summary`); at or above it, every message is measured again.
+ */
+const FAST_ACCEPT_SHARE = 0.5;
+
+/**
+ * Whether the request fits as it is (nearly every step, decided from the running total of the
+ * history, without a promise), or what shrinking it needs. `forced` is the recovery's target
+ * after a refusal, which always shrinks.
+ */
+export function assessRequest<R extends ModelRequestLike>(request: R, forced: Forced | undefined, meter: RequestMeter, settings: WindowOptions): Assessed<R> {
+  const messages = request.messages ?? [];
+  const fixedTokens = meter.fixed(request.systemMessage, request.tools);
+  const history = meter.summary(messages, providerWindowIn);
+  const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
+  const configured = settings.maxInputTokens ?? profileWindow(request.model);
+  const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
+  const reserve = forced ? forced.reserve : window === undefined ? 0 : reserveFor(settings, request.model, window);
+  const sent = { window, reserve, providerWindow };
+  const unchanged = (tokens: number): Sendable<R> => ({ kind: "send", request, sentTokens: tokens, ...sent });
+  if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+  const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
+  const limit = window === undefined ? undefined : window - reserve;
+  // Far below the limit the running total decides; nearer to it, every message is measured again.
+  if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+  const fullTokens = fixedTokens + meter.messages(messages);
+  if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(fullTokens) };
+  return { kind: "over", unchanged: unchanged(fullTokens), forced, fixedTokens, fullTokens, factor, limit, ...sent };
+}
+
+/** Tokens kept free for the answer: the `reserveTokens` option, else the model's own (window.ts). */
+export function reserveFor(settings: WindowOptions, model: unknown, window: number): number {
+  return settings.reserveTokens !== undefined ? Math.min(settings.reserveTokens, window - 1) : answerReserve(model, window);
+}
+
+/**
+ * The retry after a refusal: the window to shrink into (the provider's, else the one the refused
+ * request was measured against) and a target below both what its numbers say fits and three
+ * quarters of what was refused.
+ */
+export function recoveryFor(refused: Sendable<unknown>, numbers: OverflowNumbers, model: unknown, settings: WindowOptions): Forced {
+  const window = numbers.limit ?? refused.window;
+  const reserve = window === undefined ? 0 : numbers.limit !== undefined ? reserveFor(settings, model, window) : refused.reserve;
+  // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
+  const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
+  const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * settings.shrinkTo) / ratio);
+  const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
+  return { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow };
+}
