@@ -5,7 +5,8 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
-import { decodeEnvelopePayload, ENVELOPE_TAG, envelopeText, escapeEnvelopePayload, findInstructionLikeText } from "../../src/guards/output/envelope.js";
+import { decodeEnvelopePayload, ENVELOPE_TAG, escapeEnvelopePayload, findInstructionLikeText } from "../../src/guards/output/envelope.js";
+import { envelopeText } from "../../src/guards/output/texts.js";
 import type { ToolOutputSpec } from "../../src/guards/output/spec.js";
 import { MemoryOffloadStore, OutputValidatorMiddleware, ToolResultBudgetMiddleware } from "../../src/index.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { decodeEnvelopePayload, ENVELOPE_TAG, envelopeText, escapeEnvelopePayload, findInstructionLikeText } from "../../../src/guards/output/envelope.js";
+import { decodeEnvelopePayload, ENVELOPE_TAG, escapeEnvelopePayload, findInstructionLikeText } from "../../../src/guards/output/envelope.js";
+import { envelopeText } from "../../../src/guards/output/texts.js";
 
 const CLOSE = `</${ENVELOPE_TAG}>`;
 
