@@ -7,6 +7,7 @@ import { stopMarkIn, unusableCallIds } from "../core/marks.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
+import { batchStop, callOutcome, type GuardMode } from "../core/verdict.js";
 import { historyOf, withCarry, type GuardState } from "./carry.js";
 
 export interface BatchGuardSettings {
@@ -66,7 +67,7 @@ export function batchGuard(settings: BatchGuardSettings) {
       const batch = unusable?.size ? toolCallsOf(asking).filter((call) => !unusable.has(call.id)) : toolCallsOf(asking);
       verdict = Promise.resolve()
         .then(() => settings.decide(history, batch))
-        .then((decisions) => verdictFrom(decisions, settings.exitBehavior));
+        .then((decisions) => verdictFrom(decisions, settings));
       verdicts.set(asking, verdict);
     }
     return verdict;
@@ -96,14 +97,11 @@ export function batchGuard(settings: BatchGuardSettings) {
       const detail = settings.observeOnly ? { ...own.detail, observeOnly: true } : own.detail;
       await emitSignal({ guard: settings.guard, action: own.action, toolCallId: id, tool: call.name, code: own.code, reason: own.reason, detail }, settings.onSignal);
     }
-    if (settings.observeOnly) return runToolSafely(request, handler);
-    if (verdict.stop) {
-      if (settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, verdict.stop.reason, call.name, call.id);
-      const text = own?.action === "stop" || own?.action === "directive" ? own.message : notRunText(settings.guard);
-      return guardToolMessage(call, settings.guard, "stop", text, verdict.stop.reason);
-    }
-    if (own?.action === "directive" || own?.action === "stop") return guardToolMessage(call, settings.guard, "directive", own.message);
-    return runToolSafely(request, handler);
+    const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
+    if (outcome.kind === "runs") return runToolSafely(request, handler);
+    if (outcome.kind === "refused") return guardToolMessage(call, settings.guard, "directive", outcome.own.message);
+    if (settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
+    return guardToolMessage(call, settings.guard, "stop", outcome.own?.message ?? notRunText(settings.guard), outcome.reason);
   };
 
   const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
@@ -116,14 +114,10 @@ export function batchGuard(settings: BatchGuardSettings) {
 
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;
 
-function verdictFrom(decisions: readonly CallDecision[], exitBehavior: ExitBehavior): Verdict {
+function verdictFrom(decisions: readonly CallDecision[], mode: GuardMode): Verdict {
   const byId = new Map<string, Decision>();
-  let stop: Verdict["stop"];
-  for (const { call, decision } of decisions) {
-    if (!byId.has(call.id)) byId.set(call.id, decision);
-    if (decision.action === "stop" && exitBehavior !== "directive") stop ??= { reason: decision.reason };
-  }
-  return { byId, stop };
+  for (const { call, decision } of decisions) if (!byId.has(call.id)) byId.set(call.id, decision);
+  return { byId, stop: batchStop(decisions, mode) };
 }
 
 function lastAiIndex(messages: readonly BaseMessage[]): number {

@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision } from "../core/decision.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
-import type { ExitBehavior } from "../core/decision.js";
+import { batchStop, refuses, type GuardMode } from "../core/verdict.js";
 
 /** A loop guard as replay sees it: its name and the decision function its live hook calls. */
 export interface ReplayGuard {
@@ -11,12 +11,8 @@ export interface ReplayGuard {
 }
 
 /** A guard in a middleware stack, with the two settings that change what later guards see. */
-export interface StackedGuard {
+export interface StackedGuard extends GuardMode {
   guard: ReplayGuard;
-  /** Observe-only guards signal but never answer a call. */
-  observeOnly: boolean;
-  /** `"directive"` keeps refusing at a stop instead of ending the run. */
-  exitBehavior: ExitBehavior;
 }
 
 /** A decision other than allow, as the live middleware would have signalled it. */
@@ -101,14 +97,15 @@ async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[
   const out: BatchDecision[] = [];
   const answeredBy = new Map<string, string>();
   let stoppedBy: string | undefined;
-  for (const { guard, observeOnly, exitBehavior } of stack) {
+  for (const { guard, ...mode } of stack) {
     const decisions = await guard.evaluate(history, calls);
-    const stops = !observeOnly && exitBehavior !== "directive" && !stoppedBy && decisions.some(({ call, decision }) => decision.action === "stop" && !answeredBy.has(call.id));
+    // Live, this guard only sees the calls no outer guard answered, and none after a stop.
+    const stops = !stoppedBy && batchStop(decisions.filter(({ call }) => !answeredBy.has(call.id)), mode) !== undefined;
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
       const shadowedBy = stoppedBy ?? answeredBy.get(call.id);
       out.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
-      if (!shadowedBy && decision.action !== "warn" && !observeOnly) answeredBy.set(call.id, guard.name);
+      if (!shadowedBy && refuses(decision, mode.observeOnly)) answeredBy.set(call.id, guard.name);
     }
     // A stop answers every call still open: live, no guard inside this one sees the batch.
     if (stops) stoppedBy = guard.name;

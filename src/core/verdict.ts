@@ -1,0 +1,51 @@
+import type { CallDecision, Decision, ExitBehavior } from "./decision.js";
+
+// What a guard's decisions on a batch of tool calls do to the batch. The live hook
+// (hooks/batchGuard.ts) and replay (replay/replayThread.ts) both read decisions through these
+// rules, so a replayed thread shows what the live stack would have done.
+
+/** The two settings that decide whether a guard's decisions act, or are only signalled. */
+export interface GuardMode {
+  /** Observe-only guards signal but never answer a call. */
+  observeOnly: boolean;
+  /** `"directive"` keeps refusing at a stop instead of ending the run. */
+  exitBehavior: ExitBehavior;
+}
+
+/**
+ * The stop that ends the run, answering every call of the batch: the first stop decision, unless
+ * the guard only observes or refuses at a stop instead (exitBehavior `"directive"`).
+ */
+export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): { reason: string } | undefined {
+  if (mode.observeOnly || mode.exitBehavior === "directive") return undefined;
+  for (const { decision } of decisions) if (decision.action === "stop") return { reason: decision.reason };
+  return undefined;
+}
+
+/** A decision that keeps its call from running: a directive, or a stop (which refuses its own call). */
+export type Refusal = Extract<Decision, { action: "directive" | "stop" }>;
+
+/** Whether the guard answers the call itself instead of letting the tool run. */
+export function refuses(decision: Decision | undefined, observeOnly: boolean): decision is Refusal {
+  return !observeOnly && (decision?.action === "directive" || decision?.action === "stop");
+}
+
+/** What happens to one call of a batch. */
+export type CallOutcome =
+  /** The tool runs. */
+  | { kind: "runs" }
+  /** The guard stopped the run: the call is answered, not run. `own` is the call's own refusal, if it had one. */
+  | { kind: "stopped"; reason: string; own: Refusal | undefined }
+  /** The guard refused this call: the model reads the refusal's message instead of the tool's result. */
+  | { kind: "refused"; own: Refusal };
+
+/**
+ * One call's outcome from the guard's own decision on it and the batch's stop: an observe-only
+ * guard lets every tool run, a stop answers every call, a directive or a stop on the call refuses it.
+ */
+export function callOutcome(own: Decision | undefined, stop: { reason: string } | undefined, observeOnly: boolean): CallOutcome {
+  if (observeOnly) return { kind: "runs" };
+  const refusal = refuses(own, observeOnly) ? own : undefined;
+  if (stop) return { kind: "stopped", reason: stop.reason, own: refusal };
+  return refusal ? { kind: "refused", own: refusal } : { kind: "runs" };
+}
