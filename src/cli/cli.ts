@@ -1,19 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HarnessKitError } from "../core/errors.js";
-import { ThreadLoadError } from "../testing/errors.js";
-import { buildReplaySetup, loadReplayConfig, type ReplaySetup } from "../replay/config.js";
+import { replaySetupFor, type ReplaySetup, type ReplaySetupRequest } from "../replay/config.js";
+import { ThreadLoadError } from "../replay/errors.js";
+import { evaluateSearch } from "../replay/evaluate.js";
+import { inspectSource } from "../replay/inspect.js";
+import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
+import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { CliUsageError } from "./errors.js";
-import { evaluateSources, type ThreadSource } from "../replay/evaluate.js";
 import { renderHtml } from "./html.js";
-import { inspectThread } from "../replay/inspect.js";
-import { policyGuardFromFiles, withPolicyGuard } from "../replay/policy.js";
-import { CLEAR_LINE, palette, progressLine, renderInspect, renderSummary, wantsColour } from "./render.js";
-import { collectThreadFiles, loadThreadFile } from "../replay/sources.js";
+import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, wantsColour } from "./render.js";
 import { packageVersion } from "./version.js";
-import { DEFAULT_SYSTEM_TOKENS, simulateUsage } from "../replay/simulateUsage.js";
-import { listCheckpointThreads, loadCheckpointThread } from "../replay/sqlite.js";
-import { listPostgresThreads, loadPostgresThread } from "../replay/postgres.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
 export interface CliIo {
@@ -60,10 +57,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(`harness-kit ${packageVersion()}\n`);
       return 0;
     }
-    const setup = values.config ? loadReplayConfig(values.config) : buildReplaySetup();
-    if (values.policy !== undefined) setup.stack = withPolicyGuard(setup.stack, policyGuardFromFiles(values.policy, values.context));
-    if (values["simulate-usage"]) setup.simulateUsage = { systemTokens: systemTokens(values["system-tokens"]) };
-    return command === "inspect" ? await inspect(positionals, values, setup, io) : await evaluate(positionals, values, setup, io);
+    const setup = setupRequestOf(values);
+    if (command === "inspect") {
+      const source = inspectedSourceOf(positionals, values);
+      return await inspect(source, values, replaySetupFor(setup), io);
+    }
+    return await evaluate(threadSearchOf(positionals, values), values, replaySetupFor(setup), io);
   } catch (error) {
     if (error instanceof CliUsageError) {
       io.stderr.write(`harness-kit: ${error.problem}\n\n${USAGE}\n`);
@@ -137,23 +136,43 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   return { command, values, positionals };
 }
 
-async function inspect(positionals: string[], values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
-  let thread;
-  if (values.sqlite !== undefined) {
-    if (values.thread === undefined) throw new CliUsageError("inspect --sqlite needs --thread <id>");
-    if (positionals.length > 0) throw new CliUsageError("inspect takes one thread: a file, or --sqlite with --thread");
-    thread = await loadCheckpointThread(values.sqlite, values.thread);
-  } else if (values.postgres !== undefined) {
-    if (values.thread === undefined) throw new CliUsageError("inspect --postgres needs --thread <id>");
-    if (positionals.length > 0) throw new CliUsageError("inspect takes one thread: a file, or --postgres with --thread");
-    thread = await loadPostgresThread(values.postgres, values.thread);
-  } else {
-    if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
-    thread = loadThreadFile(positionals[0]!);
+/** `--config`, `--policy` with `--context`, and `--simulate-usage` with `--system-tokens`. */
+function setupRequestOf(values: Flags): ReplaySetupRequest {
+  return {
+    ...(values.config !== undefined ? { configFile: values.config } : {}),
+    ...(values.policy !== undefined ? { policy: { file: values.policy, context: runContext(values.context) } } : {}),
+    ...(values["simulate-usage"] ? { simulateUsage: { systemTokens: systemTokens(values["system-tokens"]) } } : {}),
+  };
+}
+
+/** The one thread `inspect` reads: a file, or a thread of a checkpoint database. */
+function inspectedSourceOf(positionals: string[], values: Flags): ThreadSource {
+  for (const [flag, database] of [["sqlite", values.sqlite], ["postgres", values.postgres]] as const) {
+    if (database === undefined) continue;
+    if (values.thread === undefined) throw new CliUsageError(`inspect --${flag} needs --thread <id>`);
+    if (positionals.length > 0) throw new CliUsageError(`inspect takes one thread: a file, or --${flag} with --thread`);
+    return flag === "sqlite" ? { kind: "sqlite", db: database, threadId: values.thread } : { kind: "postgres", url: database, threadId: values.thread };
   }
-  if (setup.simulateUsage) thread = { ...thread, messages: simulateUsage(thread.messages, setup.simulateUsage.systemTokens) };
+  if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
+  return { kind: "file", path: positionals[0]! };
+}
+
+/** The threads `eval` replays: files and folders, and a checkpoint database's threads. */
+function threadSearchOf(positionals: string[], values: Flags): ThreadSearch {
+  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined) {
+    throw new CliUsageError("eval needs thread files, folders, --sqlite <db> or --postgres <connection string>");
+  }
+  return {
+    paths: positionals,
+    ...(values.sqlite !== undefined ? { sqlite: values.sqlite } : {}),
+    ...(values.postgres !== undefined ? { postgres: values.postgres } : {}),
+    ...(values.thread !== undefined ? { threadId: values.thread } : {}),
+  };
+}
+
+async function inspect(source: ThreadSource, values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
+  const { thread, report } = await inspectSource(source, setup);
   if (thread.messages.length === 0) io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
-  const report = await inspectThread(thread, setup);
   if (values.html !== undefined) {
     try {
       writeFileSync(values.html, renderHtml(thread.messages, report));
@@ -171,73 +190,55 @@ async function inspect(positionals: string[], values: Flags, setup: ReplaySetup,
 const PROGRESS_AFTER_MS = 500;
 const PROGRESS_EVERY_MS = 100;
 
-async function evaluate(positionals: string[], values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
-  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined) {
-    throw new CliUsageError("eval needs thread files, folders, --sqlite <db> or --postgres <connection string>");
-  }
-  const { files, problems } = collectThreadFiles(positionals);
-  const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
-  if (values.sqlite !== undefined) {
-    try {
-      const threadIds = values.thread !== undefined ? [values.thread] : await listCheckpointThreads(values.sqlite);
-      sources.push(...threadIds.map((threadId): ThreadSource => ({ kind: "sqlite", db: values.sqlite!, threadId })));
-    } catch (error) {
-      if (!(error instanceof ThreadLoadError)) throw error;
-      problems.push(error);
-    }
-  }
-  if (values.postgres !== undefined) {
-    try {
-      const threadIds = values.thread !== undefined ? [values.thread] : await listPostgresThreads(values.postgres);
-      sources.push(...threadIds.map((threadId): ThreadSource => ({ kind: "postgres", url: values.postgres!, threadId })));
-    } catch (error) {
-      if (!(error instanceof ThreadLoadError)) throw error;
-      problems.push(error);
-    }
-  }
-  for (const problem of problems) io.stderr.write(`${problemLine(problem, io)}\n`);
-
-  const showProgress = io.stderr.isTTY === true;
+async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
   let progressShown = false;
   let lastProgress = 0;
-  if (sources.length === 0 && problems.length === 0) {
-    io.stderr.write(`${warningLine(`no thread found in ${positionals.join(", ") || "the database"}: nothing to replay`, io)}\n`);
-    return 1;
-  }
-  const summary = await evaluateSources(sources, setup, {
-    onEmptyThread: (thread) => {
-      if (progressShown) io.stderr.write(CLEAR_LINE);
-      io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
-    },
-    onProblem: (problem) => {
-      if (progressShown) io.stderr.write(CLEAR_LINE);
-      io.stderr.write(`${problemLine(problem, io)}\n`);
-    },
+  /** A line of its own on stderr, clearing the progress line first. */
+  const note = (line: string) => {
+    if (progressShown) io.stderr.write(CLEAR_LINE);
+    io.stderr.write(`${line}\n`);
+  };
+  const summary = await evaluateSearch(search, setup, {
+    onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
+    onProblem: (problem) => note(problemLine(problem, io)),
     onThread: values.jsonl
       ? (thread, replay) => {
-          let out = "";
-          for (const d of replay.decisions) {
-            if (d.shadowedBy) continue;
-            out += `${JSON.stringify({ thread: thread.id, toolCallId: d.toolCallId, tool: d.tool, guard: d.guard, action: d.action, reason: d.reason })}\n`;
+          const lines = renderDecisionLines(thread.id, replay);
+          if (lines) io.stdout.write(lines);
+        }
+      : undefined,
+    onProgress:
+      io.stderr.isTTY === true
+        ? (done, total, toolCalls, elapsedMs) => {
+            if (elapsedMs < PROGRESS_AFTER_MS || elapsedMs - lastProgress < PROGRESS_EVERY_MS || done === total) return;
+            lastProgress = elapsedMs;
+            progressShown = true;
+            io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
           }
-          if (out) io.stdout.write(out);
-        }
-      : undefined,
-    onProgress: showProgress
-      ? (done, total, toolCalls, elapsedMs) => {
-          if (elapsedMs < PROGRESS_AFTER_MS || elapsedMs - lastProgress < PROGRESS_EVERY_MS || done === total) return;
-          lastProgress = elapsedMs;
-          progressShown = true;
-          io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
-        }
-      : undefined,
+        : undefined,
   });
+  if (!summary) {
+    io.stderr.write(`${warningLine(`no thread found in ${search.paths.join(", ") || "the database"}: nothing to replay`, io)}\n`);
+    return 1;
+  }
   if (progressShown) io.stderr.write(CLEAR_LINE);
-  summary.failed += problems.length;
   // With --jsonl, stdout carries only decisions; the summary goes to the terminal.
   const out = values.jsonl ? io.stderr : io.stdout;
   out.write(`${renderSummary(summary, palette(wantsColour(out.isTTY, io.env)))}\n`);
   return summary.failed > 0 ? 1 : 0;
+}
+
+/** `--context`: the run context the policy's rules read, a JSON object. */
+function runContext(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliUsageError(`--context takes a JSON object, e.g. '{"role":"nursing"}' (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new CliUsageError(`--context takes a JSON object, e.g. '{"role":"nursing"}'`);
+  return value;
 }
 
 function systemTokens(text: string | undefined): number {

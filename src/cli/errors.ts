@@ -6,13 +6,3 @@ export class CliUsageError extends HarnessKitError {
     super(problem);
   }
 }
-
-/** A `--config` file that cannot be read or does not describe a valid guard stack. */
-export class ReplayConfigError extends HarnessKitError {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-  ) {
-    super(`${file}: ${reason}`);
-  }
-}

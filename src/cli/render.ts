@@ -1,6 +1,7 @@
 import type { GuardAction } from "../core/signals.js";
 import { ACTIONS, type EvalSummary } from "../replay/evaluate.js";
 import type { InspectReport } from "../replay/inspect.js";
+import type { ReplayResult } from "../replay/replayThread.js";
 
 /** Colours for people at a terminal; plain text everywhere else. */
 export interface Palette {
@@ -170,6 +171,19 @@ export function renderSummary(summary: EvalSummary, p: Palette): string {
 
 function percent(part: number, whole: number): string {
   return whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/**
+ * `eval --jsonl`: one JSON line per decision the stack acted on, `{thread, toolCallId, tool, guard,
+ * action, reason}`; a judgement an outer guard shadowed is left out, as it is from the totals.
+ */
+export function renderDecisionLines(threadId: string, replay: ReplayResult): string {
+  let out = "";
+  for (const d of replay.decisions) {
+    if (d.shadowedBy) continue;
+    out += `${JSON.stringify({ thread: threadId, toolCallId: d.toolCallId, tool: d.tool, guard: d.guard, action: d.action, reason: d.reason })}\n`;
+  }
+  return out;
 }
 
 /** A one-line, self-overwriting progress report for a terminal. */

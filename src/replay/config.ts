@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { EXIT_BEHAVIORS } from "../core/decision.js";
 import { firstLineOf, HarnessKitError } from "../core/errors.js";
@@ -6,9 +7,11 @@ import { ProgressAwareLoopGuardMiddleware } from "../guards/progress/ProgressAwa
 import { RunawayGuardMiddleware } from "../guards/runaway/RunawayGuardMiddleware.js";
 import { makeSetMembershipDelta, type DeltaFunction } from "../observe/novelty.js";
 import type { ObservationOptions } from "../observe/store.js";
-import { ReplayConfigError } from "../cli/errors.js";
+import { ReplayConfigError } from "./errors.js";
+import { policyGuardFromFile, withPolicyGuard } from "./policy.js";
 import { readJsonFile } from "./readJsonFile.js";
 import type { StackedGuard } from "./replayThread.js";
+import { simulateUsage } from "./simulateUsage.js";
 
 const toolNames = z.array(z.string()).optional();
 const exitBehavior = z.enum(EXIT_BEHAVIORS).optional();
@@ -82,6 +85,26 @@ export interface ReplaySetup {
  * as another identical call.
  */
 export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } };
+
+/** What to replay with: a `--config` file (else the default stack), a policy rules file, simulated usage. */
+export interface ReplaySetupRequest {
+  configFile?: string;
+  /** The policy guard of a rules file, deciding with the run context given. */
+  policy?: { file: string; context: unknown };
+  simulateUsage?: { systemTokens: number };
+}
+
+export function replaySetupFor(request: ReplaySetupRequest): ReplaySetup {
+  const setup = request.configFile !== undefined ? loadReplayConfig(request.configFile) : buildReplaySetup();
+  if (request.policy) setup.stack = withPolicyGuard(setup.stack, policyGuardFromFile(request.policy.file, request.policy.context));
+  if (request.simulateUsage) setup.simulateUsage = request.simulateUsage;
+  return setup;
+}
+
+/** The messages a replay judges: the thread's own, with simulated usage when the setup asks for it. */
+export function messagesToReplay(messages: BaseMessage[], setup: ReplaySetup): BaseMessage[] {
+  return setup.simulateUsage ? simulateUsage(messages, setup.simulateUsage.systemTokens) : messages;
+}
 
 export function loadReplayConfig(file: string): ReplaySetup {
   const raw = readJsonFile(file, (reason) => new ReplayConfigError(file, reason));

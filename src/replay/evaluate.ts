@@ -1,10 +1,9 @@
 import type { GuardAction } from "../core/signals.js";
-import { ThreadLoadError } from "../testing/errors.js";
+import { ThreadLoadError } from "./errors.js";
 import type { LoadedThread } from "./threads.js";
-import type { ReplaySetup } from "./config.js";
+import { messagesToReplay, type ReplaySetup } from "./config.js";
 import { replayThread, type ReplayResult } from "./replayThread.js";
-import { simulateUsage } from "./simulateUsage.js";
-import { loadThreadSource, type ThreadSource } from "./sources.js";
+import { findThreadSources, loadThreadSource, type ThreadSearch, type ThreadSource } from "./sources.js";
 
 export type { ThreadSource } from "./sources.js";
 
@@ -66,8 +65,7 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
       continue;
     }
     if (thread.messages.length === 0) hooks.onEmptyThread?.(thread);
-    const messages = setup.simulateUsage ? simulateUsage(thread.messages, setup.simulateUsage.systemTokens) : thread.messages;
-    const replay = await replayThread(messages, setup.stack);
+    const replay = await replayThread(messagesToReplay(thread.messages, setup), setup.stack);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
     const flagged = new Map<string, Set<GuardAction>>();
@@ -82,6 +80,20 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
   }
   summary.elapsedMs = elapsedMs();
+  return summary;
+}
+
+/**
+ * Finds the threads a search names and replays them all (see `evaluateSources`); a path or a
+ * database that could not be found is reported through `onProblem` and counts as failed.
+ * Undefined when the search found nothing at all, not even a problem.
+ */
+export async function evaluateSearch(search: ThreadSearch, setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary | undefined> {
+  const { sources, problems } = await findThreadSources(search);
+  for (const problem of problems) hooks.onProblem?.(problem);
+  if (sources.length === 0 && problems.length === 0) return undefined;
+  const summary = await evaluateSources(sources, setup, hooks);
+  summary.failed += problems.length;
   return summary;
 }
 

@@ -4,8 +4,9 @@ import { messageKind, toolCallsOf } from "../core/messages.js";
 import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";
 import type { LoadedThread } from "./threads.js";
-import type { ReplaySetup } from "./config.js";
+import { messagesToReplay, type ReplaySetup } from "./config.js";
 import { replayThread, type ReplayedDecision } from "./replayThread.js";
+import { loadThreadSource, type ThreadSource } from "./sources.js";
 
 /** One tool call of a thread: what the observation store recorded, and what the guards decided. */
 export interface InspectRow {
@@ -36,6 +37,13 @@ export interface InspectReport {
   rows: InspectRow[];
   /** Requests the context-overflow guard shrank before sending (absent when none was). */
   contextShrinks?: ContextShrink[];
+}
+
+/** Loads one thread and inspects it; `thread` holds the messages judged (with simulated usage when the setup asks for it). */
+export async function inspectSource(source: ThreadSource, setup: ReplaySetup): Promise<{ thread: LoadedThread; report: InspectReport }> {
+  const loaded = await loadThreadSource(source);
+  const thread = { ...loaded, messages: messagesToReplay(loaded.messages, setup) };
+  return { thread, report: await inspectThread(thread, setup) };
 }
 
 /** The observation table of one thread, with every decision other than allow on the row of its call. */

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { historyOf, type GuardState } from "../hooks/carry.js";
 import { firstLineOf } from "../core/errors.js";
-import { ThreadLoadError } from "../testing/errors.js";
+import { ThreadLoadError } from "./errors.js";
 import type { LoadedThread } from "./threads.js";
 
 /** The part of a node-postgres pool this file uses. */

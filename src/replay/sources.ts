@@ -1,11 +1,11 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
-import { ThreadLoadError } from "../testing/errors.js";
-import { parseThread, type LoadedThread } from "./threads.js";
-import { loadPostgresThread } from "./postgres.js";
+import { ThreadLoadError } from "./errors.js";
+import { parseThread, threadOf, type LoadedThread } from "./threads.js";
+import { jsonFilesUnder } from "./threadFiles.js";
+import { listPostgresThreads, loadPostgresThread } from "./postgres.js";
 import { readJsonFile } from "./readJsonFile.js";
-import { loadCheckpointThread } from "./sqlite.js";
+import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
 
 /** Where a thread comes from: a JSON file, or a thread of a SQLite or Postgres checkpoint database. */
 export type ThreadSource =
@@ -21,9 +21,9 @@ export async function loadThreadSource(source: ThreadSource): Promise<LoadedThre
 }
 
 /**
- * Thread files named on the command line: files as given, folders searched recursively for
- * `*.json`, each folder's files in path order. A path that does not exist is a problem of its
- * own; the others are still returned.
+ * Thread files named on the command line, in the order given: a file as it is, a folder as every
+ * `*.json` file under it, in path order (see `jsonFilesUnder`). A path that does not exist is a
+ * problem of its own; the others are still returned.
  */
 export function collectThreadFiles(paths: readonly string[]): { files: string[]; problems: ThreadLoadError[] } {
   const files: string[] = [];
@@ -42,6 +42,34 @@ export function collectThreadFiles(paths: readonly string[]): { files: string[];
   return { files, problems };
 }
 
+/** The threads to replay: files and folders, and one or every thread of a checkpoint database. */
+export interface ThreadSearch {
+  paths: readonly string[];
+  sqlite?: string;
+  postgres?: string;
+  /** One thread of the database; all of them when absent. */
+  threadId?: string;
+}
+
+/** Every source a search names, and what could not be found (a missing path, an unreadable database). */
+export async function findThreadSources(search: ThreadSearch): Promise<{ sources: ThreadSource[]; problems: ThreadLoadError[] }> {
+  const { files, problems } = collectThreadFiles(search.paths);
+  const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
+  const { sqlite, postgres, threadId } = search;
+  // A database that cannot be listed is one problem; the other sources still replay.
+  const addThreadsOf = async (listIds: () => Promise<string[]>, source: (threadId: string) => ThreadSource) => {
+    try {
+      sources.push(...(threadId !== undefined ? [threadId] : await listIds()).map(source));
+    } catch (error) {
+      if (!(error instanceof ThreadLoadError)) throw error;
+      problems.push(error);
+    }
+  };
+  if (sqlite !== undefined) await addThreadsOf(() => listCheckpointThreads(sqlite), (id) => ({ kind: "sqlite", db: sqlite, threadId: id }));
+  if (postgres !== undefined) await addThreadsOf(() => listPostgresThreads(postgres), (id) => ({ kind: "postgres", url: postgres, threadId: id }));
+  return { sources, problems };
+}
+
 /**
  * Reads one thread file in any format the test kit's `parseThread` knows. Plain LangChain message
  * dicts, the format of most saved threads, are replayed as they are: the guards read messages
@@ -53,13 +81,7 @@ export function loadThreadFile(path: string): LoadedThread {
   const file = isObject(value) ? value : undefined;
   const messages = Array.isArray(value) ? value : file?.messages;
   if (!Array.isArray(messages) || !messages.every(isPlainMessageDict)) return parseThread(value, path);
-  const thread: LoadedThread = {
-    id: typeof file?.id === "string" && file.id !== "" ? file.id : path,
-    messages: messages as BaseMessage[],
-    source: path,
-  };
-  if (file && "outcome" in file) thread.outcome = file.outcome;
-  return thread;
+  return threadOf(file, messages as BaseMessage[], path);
 }
 
 const PLAIN_TYPES = new Set(["system", "human", "ai", "tool"]);
@@ -76,17 +98,6 @@ function isPlainMessageDict(message: unknown): boolean {
     Array.isArray(message.tool_calls) &&
     message.tool_calls.every((call) => isObject(call) && typeof call.id === "string" && typeof call.name === "string" && isObject(call.args))
   );
-}
-
-function jsonFilesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...jsonFilesUnder(path));
-    else if (entry.isFile() && entry.name.endsWith(".json")) out.push(path);
-  }
-  return out;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

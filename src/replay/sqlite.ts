@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
 import { historyOf, type GuardState } from "../hooks/carry.js";
 import { firstLineOf } from "../core/errors.js";
-import { ThreadLoadError } from "../testing/errors.js";
+import { ThreadLoadError } from "./errors.js";
 import type { LoadedThread } from "./threads.js";
 
 /** The part of a better-sqlite3 database this file uses. */

@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import {
   type BaseMessage,
   coerceMessageLikeToMessage,
@@ -8,7 +7,8 @@ import {
 } from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall } from "@langchain/core/messages/tool";
 import { firstLineOf } from "../core/errors.js";
-import { ThreadLoadError } from "../testing/errors.js";
+import { ThreadLoadError } from "./errors.js";
+import { jsonFilesUnder } from "./threadFiles.js";
 
 /** A saved conversation, ready to replay or to check. */
 export interface LoadedThread {
@@ -50,9 +50,9 @@ export function loadThread(path: string): LoadedThread {
   return parseThread(text, path);
 }
 
-/** Every `*.json` thread under `dir` (recursively), in path order. */
+/** Every `*.json` thread under `dir` (recursively), in path order (see `jsonFilesUnder`). */
 export function loadThreads(dir: string): LoadedThread[] {
-  return listJsonFiles(dir).map(loadThread);
+  return jsonFilesUnder(dir).map(loadThread);
 }
 
 /**
@@ -73,7 +73,11 @@ export function parseThread(json: unknown, source = "<inline thread>"): LoadedTh
   if (!Array.isArray(rawMessages)) {
     throw new ThreadLoadError(source, "no messages array (expected an array or an object with a `messages` array)");
   }
-  const messages = rawMessages.map((raw, index) => toMessage(raw, index, source));
+  return threadOf(file, rawMessages.map((raw, index) => toMessage(raw, index, source)), source);
+}
+
+/** A thread of `messages` read from a file's parsed value, which names its `id` and `outcome` when it is an object. */
+export function threadOf(file: Loose | undefined, messages: BaseMessage[], source: string): LoadedThread {
   const thread: LoadedThread = {
     id: typeof file?.id === "string" && file.id !== "" ? file.id : source,
     messages,
@@ -177,16 +181,6 @@ function parseArguments(text: string): { args: Loose } | { error: string } {
     return { error: `arguments are not valid JSON (${firstLineOf(error)})` };
   }
   return isObject(value) ? { args: value } : { error: `arguments are ${describe(value)}, not a JSON object` };
-}
-
-function listJsonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listJsonFiles(path));
-    else if (entry.isFile() && entry.name.endsWith(".json")) out.push(path);
-  }
-  return out.sort();
 }
 
 function isObject(value: unknown): value is Loose {

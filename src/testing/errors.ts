@@ -59,13 +59,3 @@ export class ToolCallPairingError extends HarnessKitError {
     this.toolCallId = violation.toolCallId;
   }
 }
-
-/** A thread file that could not be read as a list of messages. */
-export class ThreadLoadError extends HarnessKitError {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-  ) {
-    super(`Cannot load thread ${file}: ${reason}`);
-  }
-}

@@ -2,10 +2,10 @@
 export { ScriptedChatModel, type ScriptedChatModelOptions, type ScriptedTurn, type ScriptedTurnFunction, type ScriptedTurnSpec } from "./ScriptedChatModel.js";
 export { assertToolCallPairing, type ToolCallPairingOptions } from "./assertToolCallPairing.js";
 export { loadThread, parseThread, type LoadedThread } from "../replay/threads.js";
+export { ThreadLoadError } from "../replay/errors.js";
 export {
   InvalidScriptTurnError,
   ScriptExhaustedError,
-  ThreadLoadError,
   ToolCallPairingError,
   type ToolCallPairingViolation,
   type ToolCallPairingViolationKind,
