@@ -1,14 +1,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionsError } from "../../core/errors.js";
-import { EXIT_BEHAVIORS, type CallDecision, type ExitBehavior } from "../../core/decision.js";
+import type { CallDecision, ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
 import { decideIdenticalCalls, type IdenticalCallsOptions } from "./identicalCalls.js";
-import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../../observe/shared.js";
+import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
-import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
-import { carryStateSchema } from "../../hooks/carry.js";
+import { positiveInteger } from "../../hooks/middlewareBase.js";
+import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
 
 export interface LoopGuardOptions {
   /** Identical calls since the last new result (this one included) at which a `warn` signal is emitted. Default 3. */
@@ -45,7 +44,7 @@ const PROGRESS_FLOOR = 0.02;
  * @example
  * const agent = createAgent({ model, tools, middleware: [new LoopGuardMiddleware({ stopAt: 4 })] });
  */
-export class LoopGuardMiddleware extends MiddlewareBase {
+export class LoopGuardMiddleware extends BatchGuardMiddleware {
   readonly name = "LoopGuardMiddleware";
   private readonly settings: IdenticalCallsOptions;
 
@@ -61,32 +60,18 @@ export class LoopGuardMiddleware extends MiddlewareBase {
       ignoreTools: new Set(options.ignoreTools ?? LOOP_GUARD_DEFAULTS.ignoreTools),
       progressFloor: PROGRESS_FLOOR,
     };
-    ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = batchGuard({
-      guard: this.name,
-      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, LOOP_GUARD_DEFAULTS.exitBehavior),
-      observeOnly: options.observeOnly ?? false,
-      onSignal: options.onSignal,
-      decide: this.decideNow,
-    }));
+    this.attach(options, LOOP_GUARD_DEFAULTS.exitBehavior, this.decideNow);
   }
-
-  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
-  stateSchema?: typeof carryStateSchema = carryStateSchema;
-  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
-  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
 
   /**
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> =>
-    this.decideWith(await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS), pending);
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
-  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> => {
-    const observed = observationsNow(messages, DEFAULT_OBSERVATION_OPTIONS);
-    return observed ? this.decideWith(observed, pending) : this.evaluate(messages, pending);
-  };
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> =>
+    withObservations(messages, DEFAULT_OBSERVATION_OPTIONS, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
     const batch = pending.map((call) => ({

@@ -1,15 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { EXIT_BEHAVIORS, type CallDecision, type ExitBehavior } from "../../core/decision.js";
+import type { CallDecision, ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
 import { changesStateByName, decideNoProgress, type NoProgressOptions } from "./noProgress.js";
 import type { DeltaFunction } from "../../observe/novelty.js";
-import { DEFAULT_OBSERVATION_OPTIONS, observationsFor, observationsNow, type Observed } from "../../observe/shared.js";
+import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { callKeyOf, type ObservationOptions } from "../../observe/store.js";
-import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
-import { carryStateSchema } from "../../hooks/carry.js";
+import { positiveInteger } from "../../hooks/middlewareBase.js";
+import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
 import { InvalidOptionsError } from "../../core/errors.js";
 
 export interface ProgressAwareLoopGuardOptions {
@@ -65,12 +64,8 @@ export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreT
  *   middleware: [new ProgressAwareLoopGuardMiddleware({ readOnlyTools: ["job_status"] })],
  * });
  */
-export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
+export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
   readonly name = "ProgressAwareLoopGuardMiddleware";
-  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
-  stateSchema?: typeof carryStateSchema = carryStateSchema;
-  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
-  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: NoProgressOptions;
   private readonly observation: ObservationOptions;
 
@@ -92,27 +87,18 @@ export class ProgressAwareLoopGuardMiddleware extends MiddlewareBase {
       options.deltaOverrides || options.volatilePatterns
         ? { deltaOverrides: options.deltaOverrides, volatilePatterns: options.volatilePatterns }
         : DEFAULT_OBSERVATION_OPTIONS;
-    ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = batchGuard({
-      guard: this.name,
-      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, PROGRESS_GUARD_DEFAULTS.exitBehavior),
-      observeOnly: options.observeOnly ?? false,
-      onSignal: options.onSignal,
-      decide: this.decideNow,
-    }));
+    this.attach(options, PROGRESS_GUARD_DEFAULTS.exitBehavior, this.decideNow);
   }
 
   /**
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> =>
-    this.decideWith(await observationsFor(messages, this.observation), pending);
+  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
-  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> => {
-    const observed = observationsNow(messages, this.observation);
-    return observed ? this.decideWith(observed, pending) : this.evaluate(messages, pending);
-  };
+  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> =>
+    withObservations(messages, this.observation, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
     const batch = pending.map((call) => {

@@ -8,9 +8,9 @@ import { emitEvent, emitSignal, type SignalHandler } from "../../core/signals.js
 import { decideRunaway, decideRunStart, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
-import { MiddlewareBase, positiveInteger } from "../../hooks/middlewareBase.js";
-import { batchGuard, type BatchGuardHooks } from "../../hooks/batchGuard.js";
-import { carryStateSchema, historyOf } from "../../hooks/carry.js";
+import { positiveInteger } from "../../hooks/middlewareBase.js";
+import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
+import { historyOf } from "../../hooks/carry.js";
 
 export interface RunawayGuardOptions {
   /** Runaway factor at which a `warn` signal is emitted. Default 4. */
@@ -94,12 +94,8 @@ export const REPORT_EVENT = "harness_kit_report";
  *   ],
  * });
  */
-export class RunawayGuardMiddleware extends MiddlewareBase {
+export class RunawayGuardMiddleware extends BatchGuardMiddleware {
   readonly name = "RunawayGuardMiddleware";
-  /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
-  stateSchema?: typeof carryStateSchema = carryStateSchema;
-  readonly wrapToolCall: BatchGuardHooks["wrapToolCall"];
-  readonly wrapModelCall: BatchGuardHooks["wrapModelCall"];
   private readonly settings: RunawaySettings;
   private readonly delegationTools: ReadonlySet<string>;
 
@@ -122,7 +118,8 @@ export class RunawayGuardMiddleware extends MiddlewareBase {
     const { onSignal, onReport } = options;
     this.delegationTools = new Set(options.delegationTools ?? RUNAWAY_GUARD_DEFAULTS.delegationTools);
 
-    const batch = batchGuard({ guard: this.name, exitBehavior: "end", observeOnly, onSignal, decide: this.decideNow });
+    // Its own hooks wrap the batch guard's, to report each run as it ends.
+    const batch = this.attach({ observeOnly, onSignal }, "end", this.decideNow);
     const reported = new WeakSet<object>();
     /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
     const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
