@@ -49,7 +49,6 @@ export function guardResult(guard: ResultGuard, request: ToolRequest, result: To
 
 /** `rewrite` with failures caught per message and observe-only applied, still synchronous when it answers at once. */
 function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: RewriteToolMessage): RewriteToolMessage {
-  const settle = (done: ToolMessageRewrite | undefined) => (guard.observeOnly ? undefined : done);
   return (message) => {
     let done: ReturnType<RewriteToolMessage>;
     try {
@@ -58,8 +57,8 @@ function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: Rewri
       return failedMessage(guard, request, message, error);
     }
     if (done === undefined) return undefined;
-    if (done instanceof Promise) return done.then(settle, (error: unknown) => failedMessage(guard, request, message, error));
-    return settle(done);
+    if (done instanceof Promise) return done.then((settled) => (guard.observeOnly ? undefined : settled), (error: unknown) => failedMessage(guard, request, message, error));
+    return guard.observeOnly ? undefined : done;
   };
 }
 
