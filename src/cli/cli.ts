@@ -57,11 +57,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(`harness-kit ${packageVersion()}\n`);
       return 0;
     }
+    // The whole command line is read before anything is loaded: a usage error comes first.
     const setup = setupRequestOf(values);
-    if (command === "inspect") {
-      const source = inspectedSourceOf(positionals, values);
-      return await inspect(source, values, replaySetupFor(setup), io);
-    }
+    if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values), values, replaySetupFor(setup), io);
     return await evaluate(threadSearchOf(positionals, values), values, replaySetupFor(setup), io);
   } catch (error) {
     if (error instanceof CliUsageError) {
@@ -147,14 +145,14 @@ function setupRequestOf(values: Flags): ReplaySetupRequest {
 
 /** The one thread `inspect` reads: a file, or a thread of a checkpoint database. */
 function inspectedSourceOf(positionals: string[], values: Flags): ThreadSource {
-  for (const [flag, database] of [["sqlite", values.sqlite], ["postgres", values.postgres]] as const) {
-    if (database === undefined) continue;
-    if (values.thread === undefined) throw new CliUsageError(`inspect --${flag} needs --thread <id>`);
-    if (positionals.length > 0) throw new CliUsageError(`inspect takes one thread: a file, or --${flag} with --thread`);
-    return flag === "sqlite" ? { kind: "sqlite", db: database, threadId: values.thread } : { kind: "postgres", url: database, threadId: values.thread };
+  const database = values.sqlite !== undefined ? "sqlite" : values.postgres !== undefined ? "postgres" : undefined;
+  if (database === undefined) {
+    if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
+    return { kind: "file", path: positionals[0]! };
   }
-  if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
-  return { kind: "file", path: positionals[0]! };
+  if (values.thread === undefined) throw new CliUsageError(`inspect --${database} needs --thread <id>`);
+  if (positionals.length > 0) throw new CliUsageError(`inspect takes one thread: a file, or --${database} with --thread`);
+  return database === "sqlite" ? { kind: "sqlite", db: values.sqlite!, threadId: values.thread } : { kind: "postgres", url: values.postgres!, threadId: values.thread };
 }
 
 /** The threads `eval` replays: files and folders, and a checkpoint database's threads. */
