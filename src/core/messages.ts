@@ -54,6 +54,13 @@ export function contentOf(message: unknown): unknown {
   return fields(message).content;
 }
 
+/** The text of a content block: a string block, or a `{type: "text", text}` block; `undefined` for any other. */
+export function textOfBlock(block: unknown): string | undefined {
+  if (typeof block === "string") return block;
+  const b = fields(block);
+  return b.type === "text" && typeof b.text === "string" ? b.text : undefined;
+}
+
 export function statusOf(message: unknown): "success" | "error" | undefined {
   const status = fields(message).status;
   return status === "error" || status === "success" ? status : undefined;

@@ -1,5 +1,6 @@
 import { canonicalJson } from "./canonical.js";
 import { isMediaBlockType } from "../core/mediaBlocks.js";
+import { textOfBlock } from "../core/messages.js";
 
 type Block = Record<string, unknown>;
 
@@ -18,10 +19,10 @@ export function contentText(content: unknown): string {
 }
 
 function blockText(block: unknown): string {
-  if (typeof block === "string") return block;
+  const text = textOfBlock(block);
+  if (text !== undefined) return text;
   if (block === null || typeof block !== "object") return canonicalJson(block);
   const b = block as Block;
-  if (b.type === "text" && typeof b.text === "string") return b.text;
   if (isMediaBlockType(b.type)) {
     const mime = b.mimeType ?? b.mime_type ?? "";
     return `[${b.type} ${String(mime)}]\n${binaryPayload(b)}`;

@@ -1,3 +1,4 @@
+import { textOfBlock } from "../../core/messages.js";
 import { canonicalJson } from "../../observe/canonical.js";
 import { approximateTokens, CHARS_PER_TOKEN, countSafely, type CountTokens } from "../../core/tokens.js";
 import { mediaBlockOf, type MediaBlockView } from "../binary/media.js";
@@ -59,11 +60,5 @@ export function splitContent(content: unknown): SplitContent {
 }
 
 function blockText(block: unknown, view: MediaBlockView | undefined): string {
-  if (typeof block === "string") return block;
-  if (view?.text !== undefined) return view.text;
-  if (block !== null && typeof block === "object") {
-    const b = block as Record<string, unknown>;
-    if (b.type === "text" && typeof b.text === "string") return b.text;
-  }
-  return canonicalJson(block);
+  return textOfBlock(block) ?? view?.text ?? canonicalJson(block);
 }

@@ -1,5 +1,5 @@
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import { messageKind, toolCallsOf } from "../../core/messages.js";
+import { messageKind, textOfBlock, toolCallsOf } from "../../core/messages.js";
 import { isMediaBlockType } from "../../core/mediaBlocks.js";
 import { CHARS_PER_TOKEN, countSafely, type CountTokens } from "../../core/tokens.js";
 
@@ -121,11 +121,10 @@ export class RequestMeter {
   }
 
   private block(block: unknown): number {
-    if (typeof block === "string") return this.text(block);
+    const text = textOfBlock(block);
+    if (text !== undefined) return this.text(text);
     if (block === null || typeof block !== "object") return 0;
-    const b = block as Record<string, unknown>;
-    if (b.type === "text" && typeof b.text === "string") return this.text(b.text);
-    if (isMediaBlockType(b.type)) return MEDIA_TOKENS;
+    if (isMediaBlockType((block as { type?: unknown }).type)) return MEDIA_TOKENS;
     return this.text(safeJson(block));
   }
 

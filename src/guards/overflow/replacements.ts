@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { rewriteToolMessage } from "../../core/answers.js";
 import { contentText } from "../../observe/content.js";
-import { messageKind } from "../../core/messages.js";
+import { messageKind, textOfBlock } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
 import { retrievalToolHint } from "../budget/texts.js";
@@ -88,10 +88,7 @@ export function textLength(content: unknown): number {
   if (typeof content === "string") return content.length;
   if (!Array.isArray(content)) return 0;
   let n = 0;
-  for (const block of content) {
-    if (typeof block === "string") n += block.length;
-    else if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") n += String((block as { text?: unknown }).text ?? "").length;
-  }
+  for (const block of content) n += textOfBlock(block)?.length ?? 0;
   return n;
 }
 

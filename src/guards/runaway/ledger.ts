@@ -1,4 +1,4 @@
-import { contentOf, isSummary, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import { contentOf, isSummary, messageKind, textOfBlock, toolCallIdOf, toolCallsOf, type ToolCallView } from "../../core/messages.js";
 import { markOf } from "../../core/marks.js";
 import { fields } from "../../core/fields.js";
 import { HistoryPrefix } from "../../core/historyPrefix.js";
@@ -394,10 +394,7 @@ function contentChars(content: unknown): number {
   if (content === null || content === undefined) return 0;
   if (!Array.isArray(content)) return canonicalJson(content).length;
   let chars = 0;
-  for (const block of content) {
-    if (typeof block === "string") chars += block.length;
-    else if (fields(block).type === "text" && typeof fields(block).text === "string") chars += (fields(block).text as string).length;
-  }
+  for (const block of content) chars += textOfBlock(block)?.length ?? 0;
   return chars;
 }
 
