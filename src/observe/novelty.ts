@@ -1,4 +1,5 @@
 import { canonicalJson } from "./canonical.js";
+import { fields } from "../core/fields.js";
 
 /** One answered call as a novelty function sees it. */
 export interface CallResultView {
@@ -162,8 +163,7 @@ export function makeSetMembershipDelta(listField: string, itemKey?: string): Del
 }
 
 function listOf(source: unknown, field: string): unknown[] | undefined {
-  if (source === null || typeof source !== "object") return undefined;
-  const list = (source as Record<string, unknown>)[field];
+  const list = fields(source)[field];
   return Array.isArray(list) ? list : undefined;
 }
 

@@ -184,9 +184,7 @@ export function mediaTypeAllowed(mediaType: string | undefined, allowed: readonl
  * @example new BinaryReadGuardMiddleware({ allowedMediaTypes: mediaTypesAcceptedBy(model) })
  */
 export function mediaTypesAcceptedBy(model: { profile?: unknown }): string[] {
-  const profile = model.profile;
-  if (profile === null || typeof profile !== "object") return [];
-  const p = profile as Loose;
+  const p = fields(model.profile);
   const accepted: string[] = [];
   if (p.imageToolMessage === true) accepted.push("image/*");
   if (p.pdfToolMessage === true) accepted.push("application/pdf");

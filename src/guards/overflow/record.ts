@@ -1,3 +1,5 @@
+import { fields } from "../../core/fields.js";
+
 /**
  * What the context-overflow guard left out of a request, recorded on the model's answer to that
  * request (`response_metadata.harness_kit_context`), so a saved thread shows it: `harness-kit
@@ -45,18 +47,13 @@ export interface ContextRecord {
 
 const MAX_LISTED = 200;
 
-export function contextRecord(fields: Omit<ContextRecord, "v" | "removedCount" | "removed"> & { removed: readonly RemovedPart[] }): ContextRecord {
-  return { ...fields, v: CONTEXT_RECORD_VERSION, removed: fields.removed.slice(0, MAX_LISTED), removedCount: fields.removed.length };
+export function contextRecord(facts: Omit<ContextRecord, "v" | "removedCount" | "removed"> & { removed: readonly RemovedPart[] }): ContextRecord {
+  return { ...facts, v: CONTEXT_RECORD_VERSION, removed: facts.removed.slice(0, MAX_LISTED), removedCount: facts.removed.length };
 }
 
 /** The record on a model answer, instances and plain dicts alike. */
 export function readContextRecord(message: unknown): ContextRecord | undefined {
-  if (message === null || typeof message !== "object") return undefined;
-  const metadata = (message as { response_metadata?: unknown }).response_metadata;
-  if (metadata === null || typeof metadata !== "object") return undefined;
-  const record = (metadata as Record<string, unknown>)[CONTEXT_RECORD_KEY];
-  if (record === null || typeof record !== "object") return undefined;
-  const r = record as Partial<ContextRecord>;
+  const r: Partial<ContextRecord> = fields(fields(fields(message).response_metadata)[CONTEXT_RECORD_KEY]);
   return typeof r.guard === "string" && typeof r.sentTokens === "number" && Array.isArray(r.removed) ? (r as ContextRecord) : undefined;
 }
 
