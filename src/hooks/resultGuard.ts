@@ -1,8 +1,8 @@
-import type { ToolMessage } from "@langchain/core/messages";
+import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCallHandler } from "langchain";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { rewriteToolMessages, type RewriteToolMessage, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
+import { rewriteCommandMessages, withRewrite, type RewriteToolMessage, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
 
 /** The request of a `wrapToolCall` hook. */
 export type ToolRequest = Parameters<ToolCallHandler>[0];
@@ -31,23 +31,45 @@ export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, hand
 }
 
 /**
- * The guard's rewrite of a tool's result, for hooks that do more around the call (refuse it
- * first, carry the answer). A failure of the guard is a `guard_failed` warn, never an exception:
- * the message it failed on keeps the tool's answer (or `afterFailure`'s).
+ * The guard's rewrite of a tool's result (a ToolMessage, or the ToolMessages inside a Command),
+ * for hooks that do more around the call (refuse it first, carry the answer). A failure of the
+ * guard is a `guard_failed` warn, never an exception: the message it failed on keeps the tool's
+ * answer (or `afterFailure`'s). Nothing to rewrite comes back as the same object, without a
+ * promise when the rewrite answered at once.
  */
 export function guardResult(guard: ResultGuard, request: ToolRequest, result: ToolCallResult): ToolCallResult | Promise<ToolCallResult> {
-  let rewritten: ToolCallResult | Promise<ToolCallResult>;
+  let rewrite: RewriteToolMessage | undefined;
   try {
-    const rewrite = guard.rewriterFor(request);
+    rewrite = guard.rewriterFor(request);
     if (rewrite === undefined) return result;
-    rewritten = rewriteToolMessages(result, guardedRewrite(guard, request, rewrite));
+    if (!ToolMessage.isInstance(result)) {
+      return rewriteCommandMessages(result, guardedRewrite(guard, request, rewrite)).catch((error: unknown) => failedWhole(guard, request, result, error));
+    }
   } catch (error) {
     return failedWhole(guard, request, result, error);
   }
-  return rewritten instanceof Promise ? rewritten.catch((error: unknown) => failedWhole(guard, request, result, error)) : rewritten;
+  return guardMessage(guard, request, result, rewrite);
 }
 
-/** `rewrite` with failures caught per message and observe-only applied, still synchronous when it answers at once. */
+/** One ToolMessage (nearly every result): the rewrite, observe-only and a failure share one promise step at most. */
+function guardMessage(guard: ResultGuard, request: ToolRequest, message: ToolMessage, rewrite: RewriteToolMessage): ToolCallResult | Promise<ToolCallResult> {
+  let done: ReturnType<RewriteToolMessage>;
+  try {
+    done = rewrite(message);
+  } catch (error) {
+    return recovered(guard, request, message, error);
+  }
+  if (done === undefined) return message;
+  if (done instanceof Promise) {
+    return done.then(
+      (settled) => (settled && !guard.observeOnly ? withRewrite(settled) : message),
+      (error: unknown) => recovered(guard, request, message, error),
+    );
+  }
+  return guard.observeOnly ? message : withRewrite(done);
+}
+
+/** `rewrite` for the messages of a Command, with failures caught per message and observe-only applied. */
 function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: RewriteToolMessage): RewriteToolMessage {
   return (message) => {
     let done: ReturnType<RewriteToolMessage>;
@@ -62,9 +84,18 @@ function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: Rewri
   };
 }
 
+async function recovered(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolCallResult> {
+  const fallback = await failedMessage(guard, request, message, error);
+  return fallback ? withRewrite(fallback) : message;
+}
+
 async function failedMessage(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolMessageRewrite | undefined> {
   await signalFailure(guard, request, message.tool_call_id, error);
-  return guard.afterFailure?.(message, request);
+  try {
+    return guard.afterFailure?.(message, request);
+  } catch {
+    return undefined; // the fallback failed too: the tool's message goes on as it came
+  }
 }
 
 /** Rewriting the result itself failed (not one message): the tool's result goes on unchanged. */

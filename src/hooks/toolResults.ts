@@ -13,24 +13,17 @@ export interface ToolMessageRewrite {
 /** A rewrite of one ToolMessage: synchronous when it can tell at once that nothing changes. */
 export type RewriteToolMessage = (message: ToolMessage) => ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined>;
 
-/**
- * Applies `rewrite` to the ToolMessages of a handler's result: the result itself, or those in a
- * Command's `update.messages` (deepagents' tools answer with Commands that also update state).
- * Everything else in a Command (other messages, state keys, goto) is kept; a result with nothing
- * to rewrite comes back as the same object, without a promise when `rewrite` answered at once.
- */
-export function rewriteToolMessages(result: ToolCallResult, rewrite: RewriteToolMessage): ToolCallResult | Promise<ToolCallResult> {
-  if (!ToolMessage.isInstance(result)) return rewriteCommand(result, rewrite);
-  const done = rewrite(result);
-  if (done === undefined) return result;
-  return done instanceof Promise ? done.then((settled) => (settled ? applied(settled) : result)) : applied(done);
-}
-
-function applied(done: ToolMessageRewrite): ToolCallResult {
+/** The answer that replaces one ToolMessage: the new message, in a Command when it writes state too. */
+export function withRewrite(done: ToolMessageRewrite): ToolCallResult {
   return done.stateUpdate ? new Command({ update: { ...done.stateUpdate, messages: [done.message] } }) : done.message;
 }
 
-async function rewriteCommand(result: ToolCallResult, rewrite: RewriteToolMessage): Promise<ToolCallResult> {
+/**
+ * Applies `rewrite` to the ToolMessages in a Command's `update.messages` (deepagents' tools
+ * answer with Commands that also update state). Everything else in the Command (other messages,
+ * state keys, goto) is kept; with nothing rewritten the same object comes back.
+ */
+export async function rewriteCommandMessages(result: ToolCallResult, rewrite: RewriteToolMessage): Promise<ToolCallResult> {
   if (!isCommand(result)) return result;
   const command = result as Command;
   const update = command.update;
