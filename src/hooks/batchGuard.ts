@@ -1,14 +1,15 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
-import { guardToolMessage, notRunText, stopNotice } from "../core/answers.js";
+import { notRunText, stopNotice } from "../core/answers.js";
 import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { GuardStopError } from "../core/errors.js";
 import { stopMarkIn, unusableCallIds } from "../core/marks.js";
-import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, type GuardMode } from "../core/verdict.js";
-import { historyOf, withCarry, type GuardState } from "./carry.js";
+import { batchStop, callOutcome, type CallOutcome, type GuardMode } from "../core/verdict.js";
+import type { GuardState } from "./carry.js";
+import { answerCall, judgePendingCall, signalCall, type CallAnswer, type PendingCall, type ToolHandler, type ToolRequestLike } from "./pendingCall.js";
 
 export interface BatchGuardSettings {
   guard: string;
@@ -20,14 +21,6 @@ export interface BatchGuardSettings {
   /** Decisions for a batch, given the history that ends with the AIMessage that asked for it. */
   decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) => CallDecision[] | Promise<CallDecision[]>;
 }
-
-/** The part of LangChain's tool-call request a batch guard reads. */
-export interface ToolRequestLike {
-  toolCall: { id?: string; name: string; args: unknown };
-  state: GuardState;
-}
-
-export type ToolHandler<R> = (request: R) => ToolMessage | Command | Promise<ToolMessage | Command>;
 
 /** The part of LangChain's model request the stop check reads. */
 export interface ModelRequestLike {
@@ -73,35 +66,23 @@ export function batchGuard(settings: BatchGuardSettings) {
     return verdict;
   };
 
-  const wrapToolCall = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
-    const id = request.toolCall.id;
-    if (id === undefined) return runToolSafely(request, handler);
-    return withCarry(request.state, id, await judged(request, handler, id));
-  };
+  const wrapToolCall = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> =>
+    judgePendingCall(request, handler, judged);
 
   /** The call's answer: the guard's, or the tool's when the guard lets it run. */
-  const judged = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, id: string): Promise<ToolMessage | Command> => {
-    const messages = historyOf(request.state);
-    const at = lastAiIndex(messages);
-    if (at < 0) return runToolSafely(request, handler);
+  const judged = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, { call, messages, at }: PendingCall): Promise<ToolMessage | Command> => {
     let verdict: Verdict;
     try {
       verdict = await verdictOf(messages, at);
     } catch (error) {
-      await emitSignal({ guard: settings.guard, action: "warn", toolCallId: id, tool: request.toolCall.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
+      await emitSignal({ guard: settings.guard, action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
       return runToolSafely(request, handler);
     }
-    const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
-    const own = verdict.byId.get(id);
-    if (own && own.action !== "allow") {
-      const detail = settings.observeOnly ? { ...own.detail, observeOnly: true } : own.detail;
-      await emitSignal({ guard: settings.guard, action: own.action, toolCallId: id, tool: call.name, code: own.code, reason: own.reason, detail }, settings.onSignal);
-    }
+    const own = verdict.byId.get(call.id);
+    if (own && own.action !== "allow") await signalCall(settings, call, own);
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
-    if (outcome.kind === "runs") return runToolSafely(request, handler);
-    if (outcome.kind === "refused") return guardToolMessage(call, settings.guard, "directive", outcome.own.message);
-    if (settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    return guardToolMessage(call, settings.guard, "stop", outcome.own?.message ?? notRunText(settings.guard), outcome.reason);
+    if (outcome.kind === "stopped" && settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
+    return answerCall(settings, request, handler, answerOf(outcome, settings.guard));
   };
 
   const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
@@ -120,7 +101,9 @@ function verdictFrom(decisions: readonly CallDecision[], mode: GuardMode): Verdi
   return { byId, stop: batchStop(decisions, mode) };
 }
 
-function lastAiIndex(messages: readonly BaseMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return i;
-  return -1;
+/** A call's outcome as the answer it gets: a stop's sibling calls say they were not run. */
+function answerOf(outcome: CallOutcome, guard: string): CallAnswer<never> {
+  if (outcome.kind === "runs") return { kind: "run" };
+  if (outcome.kind === "refused") return { kind: "refuse", text: outcome.own.message };
+  return { kind: "stop", text: outcome.own?.message ?? notRunText(guard), reason: outcome.reason };
 }

@@ -3,15 +3,15 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
-import { guardToolMessage } from "../../core/answers.js";
 import { InvalidOptionsError } from "../../core/errors.js";
 import type { ToolCallView } from "../../core/messages.js";
-import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
+import type { SignalCode, SignalHandler } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { confineArguments, type ArgumentRefusal, type Confinement } from "./confineArguments.js";
 import { locationText, type ArgumentKind } from "./pathArguments.js";
 import { pathRefusalText } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { answerCall, signalCall, type CallGuard } from "../../hooks/pendingCall.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -117,8 +117,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
   private readonly baseDir: string;
   private readonly virtualPaths: boolean;
   private readonly rewrite: boolean;
-  private readonly onSignal: SignalHandler | undefined;
-  private readonly observeOnly: boolean;
+  private readonly callGuard: CallGuard;
 
   constructor(options: PathGuardOptions) {
     super();
@@ -144,8 +143,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
     this.baseDir = path.resolve(options.baseDir ?? process.cwd());
     this.virtualPaths = options.virtualPaths ?? false;
     this.rewrite = options.rewrite ?? false;
-    this.onSignal = options.onSignal;
-    this.observeOnly = options.observeOnly ?? false;
+    this.callGuard = { guard: this.name, observeOnly: options.observeOnly ?? false, onSignal: options.onSignal };
   }
 
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
@@ -155,14 +153,14 @@ export class PathGuardMiddleware extends MiddlewareBase {
     const confined = await this.confineCall(call.args ?? {}, names, request.tool);
     if (!confined.ok) {
       await this.signalRefusal(call, confined.refusal);
-      return this.observeOnly ? runToolSafely(request, handler) : guardToolMessage(call, this.name, "directive", pathRefusalText(call.name, confined.refusal));
+      return answerCall(this.callGuard, request, handler, { kind: "refuse", text: pathRefusalText(call.name, confined.refusal) });
     }
     for (const rewrite of confined.rewrites) {
       if (rewrite.to === path.resolve(this.baseDir, rewrite.from)) continue; // only made absolute
       await this.signal(call, "warn", "path_rewritten", { argument: locationText(rewrite.at), from: rewrite.from, to: rewrite.to });
     }
-    if (this.observeOnly || confined.rewrites.length === 0) return runToolSafely(request, handler);
-    return runToolSafely({ ...request, toolCall: { ...request.toolCall, args: confined.args as Record<string, unknown> } }, handler);
+    if (confined.rewrites.length === 0) return runToolSafely(request, handler);
+    return answerCall(this.callGuard, request, handler, { kind: "run", request: { ...request, toolCall: { ...request.toolCall, args: confined.args as Record<string, unknown> } } });
   };
 
   /**
@@ -201,10 +199,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
   }
 
   private signal(call: ToolCallView, action: "warn" | "directive", code: SignalCode, detail: Record<string, unknown>): Promise<void> {
-    return emitSignal(
-      { guard: this.name, action, toolCallId: call.id, tool: call.name, code, reason: code, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail },
-      this.onSignal,
-    );
+    return signalCall(this.callGuard, call, { action, code, reason: code, detail });
   }
 }
 

@@ -6,17 +6,18 @@ import { guardToolMessage } from "../../core/answers.js";
 import type { CallDecision } from "../../core/decision.js";
 import { unusableCallIds } from "../../core/marks.js";
 import { InvalidOptionsError } from "../../core/errors.js";
-import { messageKind, toolCallsOf, type ToolCallView } from "../../core/messages.js";
-import { emitSignal, type GuardAction, type SignalCode, type SignalHandler } from "../../core/signals.js";
+import { toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import type { GuardAction, SignalCode, SignalHandler } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "./compile.js";
 import { decideBatch, decideCall, type CallVerdict, type PolicyVerdict, type RuleHit } from "./decide.js";
 import { pastCalls, POLICY_METADATA_KEY, type PastCall } from "./history.js";
 import { readReview } from "./review.js";
 import type { PolicyRules } from "./rules.js";
-import { askDescription, deniedText, rejectedText, unreadableReviewText } from "./texts.js";
-import { carryStateSchema, historyOf, withCarry } from "../../hooks/carry.js";
+import { askDescription, deniedText, policyFailedText, rejectedText, unreadableReviewText } from "./texts.js";
+import { carryStateSchema } from "../../hooks/carry.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { answerCall, judgePendingCall, signalCall, type CallGuard, type PendingCall } from "../../hooks/pendingCall.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -71,7 +72,7 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
   stateSchema?: typeof carryStateSchema = carryStateSchema;
   readonly observeOnly: boolean;
   private readonly policy: CompiledPolicy;
-  private readonly onSignal: SignalHandler | undefined;
+  private readonly callGuard: CallGuard;
   // A cache, not state: keyed by the asking AIMessage, recomputed for another context or process.
   private readonly verdicts = new WeakMap<object, { context: unknown; verdicts: CallVerdict[] }>();
 
@@ -84,7 +85,7 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     }
     this.policy = compilePolicy(options.policy, "policy");
     this.observeOnly = options.observeOnly ?? false;
-    this.onSignal = options.onSignal;
+    this.callGuard = { guard: this.name, observeOnly: this.observeOnly, onSignal: options.onSignal };
   }
 
   /**
@@ -98,17 +99,12 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
   readonly decide = (messages: readonly unknown[], pending: readonly ToolCallView[], context?: unknown): CallVerdict[] =>
     decideBatch(this.policy, context, messages, pending);
 
-  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
-    const id = request.toolCall.id;
-    if (id === undefined) return runToolSafely(request, handler);
-    return withCarry(request.state, id, await this.judged(request, handler, id));
-  };
+  readonly wrapToolCall = (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
+    judgePendingCall(request, handler, this.judged);
 
-  private async judged(request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>, id: string): Promise<ToolMessage | Command> {
-    const messages = historyOf(request.state);
-    const at = lastAiIndex(messages);
-    if (at < 0 || unusableCallIds(messages[at]).has(id)) return runToolSafely(request, handler);
-    const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
+  private readonly judged = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>, { call, messages, at }: PendingCall): Promise<ToolMessage | Command> => {
+    // The repair middleware explains calls its review found unusable better than a rule could.
+    if (unusableCallIds(messages[at]).has(call.id)) return runToolSafely(request, handler);
     const context = request.runtime?.context;
     let verdicts: CallVerdict[];
     try {
@@ -116,14 +112,14 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     } catch (error) {
       // Fail closed: a policy that cannot be evaluated lets nothing through.
       await this.signal(call, "directive", "policy_failed", "the policy could not be evaluated; the call was denied", { error: String(error) });
-      return this.observeOnly ? runToolSafely(request, handler) : this.refuse(call, [{ id: "policy", reason: "the policy could not be evaluated", found: [] }]);
+      return answerCall(this.callGuard, request, handler, { kind: "refuse", text: policyFailedText() });
     }
-    const index = verdicts.findIndex((v) => v.call.id === id);
+    const index = verdicts.findIndex((v) => v.call.id === call.id);
     const verdict: PolicyVerdict = index < 0 ? decideCall(this.policy, this.facts(messages, call, context, [])) : verdicts[index]!.verdict;
     if (verdict.decision === "allow") return runToolSafely(request, handler);
     if (verdict.decision === "deny") {
       await this.signal(call, this.observeOnly ? "warn" : "directive", "policy_denied", deniedReason(verdict.rules), ruleDetail(verdict.rules));
-      return this.observeOnly ? runToolSafely(request, handler) : this.refuse(call, verdict.rules);
+      return answerCall(this.callGuard, request, handler, { kind: "refuse", text: deniedText(verdict.rules) });
     }
     if (this.observeOnly) {
       await this.signal(call, "warn", "policy_ask", askedReason(verdict.rules), ruleDetail(verdict.rules));
@@ -131,7 +127,7 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     }
     const before = index < 0 ? [] : verdicts.slice(0, index).filter((v) => v.verdict.decision !== "deny").map((v) => v.call);
     return this.review(request, handler, call, verdict, { messages, context, before });
-  }
+  };
 
   /** Asks a reviewer (interrupt) and carries out the answer. */
   private async review(
@@ -195,10 +191,7 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
   }
 
   private signal(call: ToolCallView, action: GuardAction, code: SignalCode, reason: string, detail: Record<string, unknown>): Promise<void> {
-    return emitSignal(
-      { guard: this.name, action, toolCallId: call.id, tool: call.name, code, reason, detail: this.observeOnly ? { ...detail, observeOnly: true } : detail },
-      this.onSignal,
-    );
+    return signalCall(this.callGuard, call, { action, code, reason, detail });
   }
 }
 
@@ -248,7 +241,3 @@ function reviewed(result: ToolMessage | Command, callId: string, record: Record<
   return new Command({ ...command, update: { ...update, messages } });
 }
 
-function lastAiIndex(messages: readonly BaseMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return i;
-  return -1;
-}

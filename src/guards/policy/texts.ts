@@ -14,6 +14,11 @@ export function deniedText(rules: readonly RuleReason[]): string {
   return `Denied by policy ${named}. This call did not run; do not retry it, tell the user it is not allowed or do the task another way.`;
 }
 
+/** Read by the model: the policy failed to evaluate, so the call was denied (it fails closed). */
+export function policyFailedText(): string {
+  return deniedText([{ id: "policy", reason: "the policy could not be evaluated" }]);
+}
+
 /** Read by the model: a reviewer said no. */
 export function rejectedText(toolName: string, message: string | undefined): string {
   return message !== undefined && message.trim() !== ""
