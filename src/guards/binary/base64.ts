@@ -1,6 +1,7 @@
 import { decodeBase64Head, MAGIC_SIGNATURES, type MagicSignature } from "./magic.js";
 import { isTextMediaType } from "./media.js";
-import { bytesLookBinary, fixedBytes, labelForMediaType, nextRun, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import { bytesLookBinary, fixedBytes, nextRun, signatureIn, type BinaryRegion } from "./region.js";
+import { labelForMediaType, UNKNOWN_LABEL } from "./texts.js";
 
 /**
  * Base64 payloads anywhere in a text: data URLs, and long base64 runs (wrapped over lines as

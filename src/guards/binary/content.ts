@@ -1,6 +1,7 @@
 import { matchMagicBase64 } from "./magic.js";
 import { isTextMediaType, mediaBlockOf, mediaTypeAllowed, normaliseMediaType, type MediaBlockView } from "./media.js";
-import { labelForMediaType, type BinaryRegion, type RegionEvidence } from "./region.js";
+import type { BinaryRegion, RegionEvidence } from "./region.js";
+import { labelForMediaType } from "./texts.js";
 import type { EncodingFinding } from "./encoding.js";
 import { reviewText } from "./review.js";
 

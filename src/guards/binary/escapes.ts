@@ -1,5 +1,6 @@
 import { isHexChar } from "./hex.js";
-import { bytesLookBinary, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import { bytesLookBinary, signatureIn, type BinaryRegion } from "./region.js";
+import { UNKNOWN_LABEL } from "./texts.js";
 
 /**
  * Bytes written as escapes: Python `bytes` literals (`b'\x89PNG\r\n...'`, what printing bytes

@@ -1,4 +1,5 @@
-import { bytesLookBinary, nextRun, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import { bytesLookBinary, nextRun, signatureIn, type BinaryRegion } from "./region.js";
+import { UNKNOWN_LABEL } from "./texts.js";
 
 /**
  * Binary data written as hexadecimal: hex dumps (`xxd`, `hexdump -C`, `od -A x -t x1`, plain

@@ -1,5 +1,6 @@
 import { rawBinaryEvidence } from "./raw.js";
-import { bytesLookBinary, fixedBytes, signatureIn, UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import { bytesLookBinary, fixedBytes, signatureIn, type BinaryRegion } from "./region.js";
+import { UNKNOWN_LABEL } from "./texts.js";
 import { provenSignatureAt } from "./start.js";
 
 /**

@@ -1,4 +1,5 @@
-import { UNKNOWN_LABEL, type BinaryRegion } from "./region.js";
+import type { BinaryRegion } from "./region.js";
+import { UNKNOWN_LABEL } from "./texts.js";
 
 /**
  * Raw bytes that went through a text decoder: NULs, control characters, and U+FFFD where UTF-8

@@ -36,8 +36,6 @@ export type RegionEvidence =
   | "replacement-characters"
   | "control-characters";
 
-export const UNKNOWN_LABEL = "binary file of unknown type";
-
 /**
  * How many bytes of a signature are fixed (not wildcards). A signature of 3 fixed bytes (JPEG,
  * gzip) turns up by chance in about one of 16 million random positions, so it only counts
@@ -92,20 +90,6 @@ export function mergeRegions(regions: readonly BinaryRegion[]): BinaryRegion[] {
   }
   return out;
 }
-
-/** The label of a media type, e.g. "image (image/svg+xml)". */
-export function labelForMediaType(mediaType: string): string {
-  const [family] = mediaType.split("/");
-  const kind = FAMILY_LABELS[family ?? ""] ?? "binary file";
-  return mediaType.endsWith("/*") ? kind : `${kind} (${mediaType})`;
-}
-
-const FAMILY_LABELS: Record<string, string> = {
-  image: "image",
-  audio: "audio file",
-  video: "video file",
-  font: "font file",
-};
 
 /**
  * Start of the next run of at least `min` characters that `inRun` accepts, or -1. Any such run

@@ -66,3 +66,20 @@ function formatBytes(bytes: number): string {
 function formatChars(chars: number): string {
   return `${chars} characters`;
 }
+
+/** Read by the model (in the directive and the placeholders): a binary payload whose type is unknown. */
+export const UNKNOWN_LABEL = "binary file of unknown type";
+
+/** Read by the model (in the directive and the placeholders): a media type's label, e.g. "image (image/svg+xml)". */
+export function labelForMediaType(mediaType: string): string {
+  const [family] = mediaType.split("/");
+  const kind = FAMILY_LABELS[family ?? ""] ?? "binary file";
+  return mediaType.endsWith("/*") ? kind : `${kind} (${mediaType})`;
+}
+
+const FAMILY_LABELS: Record<string, string> = {
+  image: "image",
+  audio: "audio file",
+  video: "video file",
+  font: "font file",
+};
