@@ -2,7 +2,7 @@ import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manage
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { DynamicStructuredTool, StructuredTool } from "@langchain/core/tools";
 import { InvalidOptionsError } from "../core/errors.js";
-import { emptyResultText } from "../guards/repair/texts.js";
+import { emptyResultText } from "../core/resultTexts.js";
 import { renderValue } from "../core/renderValue.js";
 
 type CallTool = (input: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig) => unknown;

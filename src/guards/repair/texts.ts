@@ -44,11 +44,6 @@ export function lostResultText(tool: string): string {
   return `Tool "${tool}" ran, but its result could not be turned into text (it holds a value JSON cannot represent, such as a BigInt or a circular reference), so the result is lost. Do not repeat the call expecting a different answer.`;
 }
 
-/** Read by the model: in place of an empty result, so that silence is not mistaken for an answer. */
-export function emptyResultText(tool: string): string {
-  return `(${tool} returned no output)`;
-}
-
 /**
  * The first line of an error's message, without the stack trace LangChain's own messages
  * include, prefixed with the error's class when that adds something.

@@ -1,0 +1,118 @@
+import { ToolMessage } from "@langchain/core/messages";
+import { ToolInputParsingException } from "@langchain/core/tools";
+import { isGraphBubbleUp, type Command } from "@langchain/langgraph";
+import { guardToolMessage, rewriteToolMessage } from "../../core/answers.js";
+import { REPLACED_RESULT } from "../../core/marks.js";
+import type { ToolCallView } from "../../core/messages.js";
+import { describeBytes, hexPreview } from "../../core/renderValue.js";
+import { emptyResultText } from "../../core/resultTexts.js";
+import { defaultToolErrorMessage } from "../../core/toolErrors.js";
+import { degradedResult } from "./degradedResult.js";
+import { signalRepair, type RepairGuard } from "./repairGuard.js";
+import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
+import { checkArguments } from "./validateArguments.js";
+
+/** The part of LangChain's tool-call request the tool side reads. */
+interface ToolRequestLike {
+  toolCall: { id?: string; name: string; args: unknown };
+  tool?: unknown;
+}
+
+type ToolHandler<R> = (request: R) => ToolMessage | Command | Promise<ToolMessage | Command>;
+
+export type FormatToolError = (error: unknown, call: ToolCallView) => string;
+
+/**
+ * The tool side of the repair guard, next to the tool: arguments the tool's schema refused get
+ * a one-line answer naming each problem, a tool's exception a short error ToolMessage (as
+ * LangChain's `toolErrorMiddleware` would write it; interrupts still propagate), and a result
+ * LangChain could not turn into text an explicit error or a bounded description. In observe-only
+ * mode it signals, and a thrown tool gets LangChain's usual error message.
+ */
+export function readableToolCall(guard: RepairGuard, formatToolError: FormatToolError | undefined) {
+  const format = safeFormatter(formatToolError);
+  const observed = guard.observeOnly ? { observeOnly: true as const } : {};
+
+  /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
+  const toolErrorMessage = async (error: unknown, call: ToolCallView): Promise<ToolMessage> => {
+    await signalRepair(guard, { action: "warn", code: "tool_error", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
+    return new ToolMessage({ content: format(error, call), tool_call_id: call.id, name: call.name, status: "error" });
+  };
+
+  const schemaRefusal = async (call: ToolCallView, tool: unknown): Promise<ToolMessage | undefined> => {
+    if (tool === null || typeof tool !== "object") return undefined;
+    let check;
+    try {
+      check = await checkArguments((tool as { schema?: unknown }).schema, call.args);
+    } catch {
+      return undefined; // the tool validates again itself; its error is caught like any other
+    }
+    if (check.ok) return undefined;
+    await signalRepair(guard, { action: "directive", code: "schema_mismatch", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues, ...observed } });
+    return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
+  };
+
+  const readableResult = async (result: ToolMessage, call: ToolCallView): Promise<ToolMessage> => {
+    if (result.status === "error") return result;
+    const degraded = degradedResult(result.content);
+    if (!degraded) return result;
+    const where = { toolCallId: call.id, tool: call.name };
+    switch (degraded.kind) {
+      case "lost":
+        await signalRepair(guard, { action: "directive", code: "unserialisable_result", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result", ...observed } });
+        return rewriteToolMessage(result, {
+          content: lostResultText(call.name),
+          status: "error",
+          mark: { guard: guard.guard, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
+        });
+      case "empty":
+        await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: { ...observed } });
+        return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: guard.guard, action: "warn", reason: "empty_result" } });
+      case "binary":
+        await signalRepair(guard, { action: "warn", code: "binary_result", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length, ...observed } });
+        return rewriteToolMessage(result, {
+          content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
+          mark: { guard: guard.guard, action: "warn", reason: "binary_result" },
+        });
+    }
+  };
+
+  return async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
+    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+    let result: ToolMessage | Command;
+    try {
+      result = await handler(request);
+    } catch (error) {
+      if (isGraphBubbleUp(error)) throw error;
+      // The tool checks its arguments before it runs: only a refused call costs a second check,
+      // whose issues make a one-line answer.
+      const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
+      if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
+      return refusal ?? toolErrorMessage(error, call);
+    }
+    if (!ToolMessage.isInstance(result)) return result;
+    if (guard.observeOnly) {
+      await readableResult(result, call);
+      return result;
+    }
+    return readableResult(result, call);
+  };
+}
+
+/** The user's formatter, falling back to the default text when it throws. */
+function safeFormatter(custom: FormatToolError | undefined): FormatToolError {
+  if (!custom) return (error, call) => toolFailedText(call.name, error);
+  return (error, call) => {
+    try {
+      return custom(error, call);
+    } catch {
+      return toolFailedText(call.name, error);
+    }
+  };
+}
+
+/** The tool refused its arguments before running (ToolNode wraps that in a ToolInvocationError). */
+function isInputParsingError(error: unknown): boolean {
+  const inner = error !== null && typeof error === "object" && "toolError" in error ? error.toolError : error;
+  return inner instanceof ToolInputParsingException;
+}

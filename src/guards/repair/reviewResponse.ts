@@ -1,0 +1,81 @@
+import { AIMessage } from "@langchain/core/messages";
+import { rawArgumentsOf } from "./rawArguments.js";
+import { signalRepair, type RepairGuard } from "./repairGuard.js";
+import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec } from "./reviewTurn.js";
+import type { Signal } from "../../core/signals.js";
+
+/**
+ * The model side of the repair guard: reviews the tool calls of a model's response where the
+ * offered tools are known, before the response enters state, so every other guard judges the
+ * repaired calls and the verdicts stay on the message (`REVIEW_KEY`). Arguments that did not
+ * parse are repaired or rejected, calls to unknown tools flagged; the answers and the stop at
+ * `stopAt` follow from those verdicts in `decideReviewedCalls`. A review that fails leaves the
+ * response as it came, with a `guard_failed` warn.
+ */
+export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[]) => Promise<T | AIMessage> {
+  // A cache, not state: keyed by the request's tool list, which LangChain keeps for the run.
+  const specsByTools = new WeakMap<readonly unknown[], ReadonlyMap<string, ToolSpec>>();
+  const specsOf = (tools: readonly unknown[]) => {
+    let specs = specsByTools.get(tools);
+    if (!specs) {
+      specs = toolSpecs(tools);
+      specsByTools.set(tools, specs);
+    }
+    return specs;
+  };
+
+  return async (response, tools) => {
+    if (!AIMessage.isInstance(response)) return response;
+    const invalid = response.invalid_tool_calls ?? [];
+    const calls = response.tool_calls ?? [];
+    if (invalid.length === 0 && calls.length === 0) return response;
+    try {
+      const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
+      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response));
+      const review = reviewing instanceof Promise ? await reviewing : reviewing;
+      if (!review) return response;
+      if (guard.observeOnly) {
+        for (const verdict of review.reviews) await signalRepair(guard, observedSignal(verdict));
+        return response;
+      }
+      return new AIMessage({
+        id: response.id,
+        name: response.name,
+        content: response.content,
+        additional_kwargs: response.additional_kwargs,
+        usage_metadata: response.usage_metadata,
+        response_metadata: { ...response.response_metadata, [REVIEW_KEY]: review.reviews },
+        tool_calls: review.toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
+        invalid_tool_calls: [],
+      });
+    } catch (error) {
+      await signalRepair(guard, { action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
+      return response;
+    }
+  };
+}
+
+/** The signal for a verdict reached in observe-only mode, where nothing is changed. */
+function observedSignal(review: CallReview): Omit<Signal, "guard"> {
+  const where = { toolCallId: review.id, tool: review.name };
+  switch (review.verdict) {
+    case "repaired":
+      return { action: "warn", code: "repaired_arguments", reason: "repaired_arguments", ...where, detail: { repairs: review.repairs, observeOnly: true } };
+    case "rejected":
+      return { action: "directive", code: "unusable_arguments", reason: "unusable_arguments", ...where, detail: { problem: review.problem, observeOnly: true } };
+    case "unknown_tool":
+      return { action: "directive", code: "unknown_tool", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
+  }
+}
+
+/** Names and argument schemas of the tools a model request offers (client tools and function dicts). */
+function toolSpecs(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
+  const specs = new Map<string, ToolSpec>();
+  for (const tool of tools) {
+    if (tool === null || typeof tool !== "object") continue;
+    const t = tool as { name?: unknown; schema?: unknown; function?: { name?: unknown; parameters?: unknown } };
+    if (typeof t.name === "string") specs.set(t.name, { name: t.name, schema: t.schema });
+    else if (typeof t.function?.name === "string") specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
+  }
+  return specs;
+}
