@@ -99,8 +99,11 @@ async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[
   let stoppedBy: string | undefined;
   for (const { guard, ...mode } of stack) {
     const decisions = await guard.evaluate(history, calls);
-    // Live, this guard only sees the calls no outer guard answered, and none after a stop.
-    const stops = !stoppedBy && batchStop(decisions.filter(({ call }) => !answeredBy.has(call.id)), mode) !== undefined;
+    // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
+    // the run even when the stopped call itself was answered by an outer guard. No call reaches
+    // it after a stop, or when outer guards answered them all.
+    const reached = calls.some((call) => !answeredBy.has(call.id));
+    const stops = !stoppedBy && reached && batchStop(decisions, mode) !== undefined;
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
       const shadowedBy = stoppedBy ?? answeredBy.get(call.id);

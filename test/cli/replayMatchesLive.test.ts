@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { createAgent } from "langchain";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import type { CallDecision, Decision } from "../../src/core/decision.js";
+import type { ToolCallView } from "../../src/core/messages.js";
+import type { Signal } from "../../src/core/signals.js";
+import { BatchGuardMiddleware } from "../../src/hooks/batchGuardMiddleware.js";
+import { replayThread, type StackedGuard } from "../../src/replay/replayThread.js";
+import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
+
+/** A batch guard that decides by tool name, so a test can set up any disagreement between guards. */
+class ScriptedGuard extends BatchGuardMiddleware {
+  constructor(
+    readonly name: string,
+    private readonly byTool: Record<string, Decision["action"]>,
+    onSignal: (signal: Signal) => void,
+  ) {
+    super();
+    this.attach({ onSignal }, "end", (_messages, batch) => this.decide(batch));
+  }
+
+  decide(batch: readonly ToolCallView[]): CallDecision[] {
+    return batch.map((call) => ({ call, decision: this.decisionFor(call.name) }));
+  }
+
+  private decisionFor(tool: string): Decision {
+    const action = this.byTool[tool] ?? "allow";
+    if (action === "allow") return { action };
+    if (action === "warn") return { action, code: "guard_failed", reason: `${this.name} warns on ${tool}` };
+    return { action, code: "no_progress", reason: `${this.name} ${action} on ${tool}`, message: `${this.name} answered ${tool}` };
+  }
+}
+
+const tools = ["a", "b"].map((name) => tool(async () => `${name} ran`, { name, description: name, schema: z.object({}) }));
+
+async function liveAndReplayed(stack: ScriptedGuard[]) {
+  const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "a", args: {} }, { name: "b", args: {} }] }, { text: "done" }] });
+  const agent = createAgent({ model, tools, middleware: stack });
+  const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+  assertToolCallPairing(messages);
+  const replayStack: StackedGuard[] = stack.map((guard) => ({
+    guard: { name: guard.name, evaluate: async (_history, pending) => guard.decide(pending) },
+    observeOnly: false,
+    exitBehavior: "end",
+  }));
+  return { messages, replayed: await replayThread(messages.slice(0, 2), replayStack) };
+}
+
+describe("replay agrees with the live stack when guards disagree on a batch", () => {
+  it("an inner guard's stop on a call an outer guard refused still ends the run, live and replayed", async () => {
+    const signals: Signal[] = [];
+    const onSignal = (signal: Signal) => signals.push(signal);
+    const stack = [
+      new ScriptedGuard("Outer", { a: "directive" }, onSignal),
+      new ScriptedGuard("Inner", { a: "stop" }, onSignal),
+      new ScriptedGuard("Third", { b: "directive" }, onSignal),
+    ];
+    const { messages, replayed } = await liveAndReplayed(stack);
+
+    // Live: Outer refuses a; b reaches Inner, whose batch verdict is a stop, so Third never sees b.
+    const answers = messages.filter((m) => m.getType() === "tool").map((m) => String(m.content));
+    expect(answers[0]).toBe("Outer answered a");
+    expect(answers[1]).not.toContain("b ran");
+    expect(answers[1]).not.toContain("Third");
+    expect(signals.filter((s) => s.guard === "Third")).toEqual([]);
+    expect(String(messages.at(-1)!.content)).not.toBe("done");
+
+    // Replayed: Third's directive on b is shadowed by Inner's stop, as it was live.
+    const acted = replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`);
+    expect(acted).toEqual(["Outer:directive:a"]);
+    expect(replayed.decisions.find((d) => d.guard === "Third")?.shadowedBy).toBe("Inner");
+  });
+
+  it("a guard none of whose calls reach it stops nothing", async () => {
+    const signals: Signal[] = [];
+    const onSignal = (signal: Signal) => signals.push(signal);
+    const stack = [
+      new ScriptedGuard("Outer", { a: "directive", b: "directive" }, onSignal),
+      new ScriptedGuard("Inner", { a: "stop" }, onSignal),
+    ];
+    const { messages, replayed } = await liveAndReplayed(stack);
+
+    expect(String(messages.at(-1)!.content)).toBe("done");
+    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`)).toEqual(["Outer:directive:a", "Outer:directive:b"]);
+  });
+});
