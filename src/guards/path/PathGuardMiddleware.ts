@@ -8,8 +8,8 @@ import type { ToolCallView } from "../../core/messages.js";
 import type { SignalCode, SignalHandler } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { confineArguments, type ArgumentRefusal, type Confinement } from "./confineArguments.js";
-import { locationText, type ArgumentKind } from "./pathArguments.js";
-import { pathRefusalText } from "./texts.js";
+import type { ArgumentKind } from "./pathArguments.js";
+import { locationText, pathRefusalText } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { answerCall, signalCall, type CallGuard } from "../../hooks/pendingCall.js";
 

@@ -71,11 +71,6 @@ function replaceAt(node: unknown, at: ArgumentLocation, depth: number, value: st
   return { ...record, [key]: replaceAt(record[key as string], at, depth + 1, value) };
 }
 
-/** `files[0].src`, for messages and signals. */
-export function locationText(at: ArgumentLocation): string {
-  return at.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
-}
-
 function stringsIn(value: unknown, depth = 0): string[] {
   if (typeof value === "string") return [value];
   return Array.isArray(value) && depth < MAX_DEPTH ? value.flatMap((item) => stringsIn(item, depth + 1)) : [];

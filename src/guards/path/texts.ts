@@ -1,5 +1,5 @@
 import type { ArgumentRefusal } from "./confineArguments.js";
-import { locationText } from "./pathArguments.js";
+import type { ArgumentLocation } from "./pathArguments.js";
 import type { ReadingStep } from "./pathForms.js";
 
 /** Longest argument value quoted back to the model. */
@@ -42,6 +42,11 @@ export function pathRefusalText(tool: string, refusal: ArgumentRefusal): string 
   const where = `"${locationText(refusal.at)}"${refusal.filledInByTool ? ` (the value ${tool} fills in for an argument the call leaves out)` : ""}`;
   const subject = `${noun} ${quoted(refusal.value)} in ${where}`;
   return `${tool} was not run: ${subject} is not allowed because ${reasonOf(refusal)}. Use a plain ${noun} ${allowed}${adviceOf(refusal)}.`;
+}
+
+/** Read by the model in a refusal, and by people in a signal's `argument`: where a value sits, as `files[0].src`. */
+export function locationText(at: ArgumentLocation): string {
+  return at.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
 }
 
 function reasonOf(refusal: ArgumentRefusal): string {

@@ -3,6 +3,7 @@ import type { ToolCallView } from "../../core/messages.js";
 import type { PastCall } from "./history.js";
 import { compileSearch, compileToolPattern, type TextTest } from "./patterns.js";
 import { policyRulesSchema, type CallPattern, type Condition, type HumanDecisionKind, type PolicyDecisionKind, type PolicyRules, type Predicate, type Predicates } from "./rules.js";
+import { absentValueText, earlierCallsText, foundText } from "./texts.js";
 import { equalityKey, shown, valueAt } from "./values.js";
 
 /** The name bad rules are reported under. */
@@ -230,7 +231,7 @@ function conditionTest(c: Condition, option: string): Test {
     for (const past of facts.past()) if (past.ran && (!inRunOnly || past.inRun) && matches(past)) n++;
     for (const sibling of facts.batchBefore) if (matches({ ...sibling, ran: true, status: undefined, inRun: true })) n++;
     if (n < atLeast) return false;
-    found.push(`${n} earlier calls`);
+    found.push(earlierCallsText(n));
     return true;
   };
 }
@@ -259,13 +260,13 @@ function compileTemplate(text: string, option: string): Template {
     parts.push(text.slice(last, match.index));
     last = match.index! + match[0].length;
     const name = match[1]!;
-    if (name === "found") parts.push((_, found) => (found.length > 0 ? [...new Set(found)].join(", ") : "(nothing)"));
+    if (name === "found") parts.push((_, found) => foundText(found));
     else if (name === "tool") parts.push((facts) => facts.call.name);
     else if (name.startsWith("args.") || name.startsWith("context.")) {
       const [root, ...keys] = name.split(".");
       parts.push((facts) => {
         const value = valueAt(root === "args" ? facts.call.args : facts.context, keys);
-        return value === undefined ? "(none)" : shown(value);
+        return value === undefined ? absentValueText() : shown(value);
       });
     } else throw new InvalidOptionsError(POLICY_GUARD, option, `has an unknown placeholder {${name}}: use {found}, {tool}, {args.<path>} or {context.<path>}`);
   }

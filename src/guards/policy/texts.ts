@@ -43,6 +43,21 @@ export function askDescription(rules: readonly RuleReason[], toolName: string, a
   return `Policy requires approval (${why})\n\nTool: ${toolName}\nArgs: ${shownArgs}`;
 }
 
+/** Read by the model and the reviewer, through `{found}` in a rule's reason: what a count condition counted. */
+export function earlierCallsText(count: number): string {
+  return `${count} earlier calls`;
+}
+
+/** Read by the model and the reviewer: a rule's `{found}`, the values its conditions caught. */
+export function foundText(found: readonly string[]): string {
+  return found.length > 0 ? [...new Set(found)].join(", ") : "(nothing)";
+}
+
+/** Read by the model and the reviewer: an `{args.<path>}` or `{context.<path>}` placeholder with no value there. */
+export function absentValueText(): string {
+  return "(none)";
+}
+
 /** Reason used when no rule matched and the policy's default denies or asks. */
 export function defaultReasonText(toolName: string, decision: "deny" | "ask"): string {
   return decision === "deny" ? `no rule allows ${toolName}` : `no rule covers ${toolName}`;

@@ -22,6 +22,23 @@ export function schemaMismatchText(tool: string, issues: readonly string[]): str
   return `The arguments for ${tool} do not match its schema: ${issues.join("; ")}. Fix them and call ${tool} again.`;
 }
 
+/** Read by the model, as one of a schema answer's issues: one problem, naming the argument it is in. */
+export function schemaIssueText(path: readonly PropertyKey[], message: string | undefined): string {
+  const where = path.map(String).join(".");
+  const what = message ?? "is invalid";
+  return where === "" ? what : `${where}: ${what}`;
+}
+
+/** Read by the model, as a schema answer's issue when the schema gave no specific one. */
+export function unexplainedMismatchText(): string {
+  return "the arguments do not match the schema";
+}
+
+/** Read by the model, as a schema answer's last issue: how many more were left out. */
+export function moreIssuesText(count: number): string {
+  return `and ${count} more`;
+}
+
 /** Read by the model: the tool it called does not exist (or it named none). */
 export function unknownToolText(name: string, closest: readonly string[]): string {
   const what = name === "" ? "Your tool call names no tool" : `Tool ${shownName(name)} does not exist`;

@@ -1,5 +1,6 @@
 import { Validator } from "@langchain/core/utils/json_schema";
 import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
+import { moreIssuesText, schemaIssueText, unexplainedMismatchText } from "./texts.js";
 
 export type SchemaCheck = { ok: true } | { ok: false; issues: string[] };
 
@@ -20,15 +21,15 @@ export async function checkArguments(schema: unknown, args: unknown): Promise<Sc
     const result = await interopSafeParseAsync(schema, args);
     if (result.success) return OK;
     const issues = (result.error?.issues ?? []) as Array<{ path?: PropertyKey[]; message?: string }>;
-    return failed(issues.map((issue) => issueLine(issue.path ?? [], issue.message ?? "is invalid")));
+    return failed(issues.map((issue) => schemaIssueText(issue.path ?? [], issue.message)));
   }
   if (typeof schema !== "object") return OK;
   const result = validatorFor(schema).validate(args);
   if (result.valid) return OK;
   const lines = result.errors
     .filter((error) => !SUMMARY_KEYWORDS.has(error.keyword))
-    .map((error) => issueLine(error.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean), error.error));
-  return failed(lines.length > 0 ? lines : ["the arguments do not match the schema"]);
+    .map((error) => schemaIssueText(error.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean), error.error));
+  return failed(lines.length > 0 ? lines : [unexplainedMismatchText()]);
 }
 
 function validatorFor(schema: object): Validator {
@@ -40,14 +41,9 @@ function validatorFor(schema: object): Validator {
   return validator;
 }
 
-function issueLine(path: readonly PropertyKey[], message: string): string {
-  const where = path.map(String).join(".");
-  return where === "" ? message : `${where}: ${message}`;
-}
-
 function failed(lines: string[]): SchemaCheck {
   const unique = [...new Set(lines)];
   const shown = unique.slice(0, MAX_ISSUES);
-  if (unique.length > MAX_ISSUES) shown.push(`and ${unique.length - MAX_ISSUES} more`);
+  if (unique.length > MAX_ISSUES) shown.push(moreIssuesText(unique.length - MAX_ISSUES));
   return { ok: false, issues: shown };
 }

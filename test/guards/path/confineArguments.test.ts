@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { confineArguments, type ConfineOptions } from "../../../src/guards/path/confineArguments.js";
-import { findPathArguments, locationText, replaceArguments, type ArgumentKind } from "../../../src/guards/path/pathArguments.js";
+import { findPathArguments, replaceArguments, type ArgumentKind } from "../../../src/guards/path/pathArguments.js";
+import { locationText } from "../../../src/guards/path/texts.js";
 import { pathRefusalText } from "../../../src/guards/path/texts.js";
 import { DEFAULT_PATH_ARGUMENTS, PATTERN_ARGUMENTS } from "../../../src/guards/path/PathGuardMiddleware.js";
 import { makePathTree } from "./pathTree.js";
