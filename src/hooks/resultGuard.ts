@@ -48,40 +48,48 @@ export function guardResult(guard: ResultGuard, request: ToolRequest, result: To
   } catch (error) {
     return failedWhole(guard, request, result, error);
   }
-  return guardMessage(guard, request, result, rewrite);
-}
-
-/** One ToolMessage (nearly every result): the rewrite, observe-only and a failure share one promise step at most. */
-function guardMessage(guard: ResultGuard, request: ToolRequest, message: ToolMessage, rewrite: RewriteToolMessage): ToolCallResult | Promise<ToolCallResult> {
-  let done: ReturnType<RewriteToolMessage>;
-  try {
-    done = rewrite(message);
-  } catch (error) {
-    return recovered(guard, request, message, error);
-  }
-  if (done === undefined) return message;
-  if (done instanceof Promise) {
-    return done.then(
-      (settled) => (settled && !guard.observeOnly ? withRewrite(settled) : message),
-      (error: unknown) => recovered(guard, request, message, error),
-    );
-  }
-  return guard.observeOnly ? message : withRewrite(done);
+  // One ToolMessage (nearly every result): the rewrite, observe-only and a failure share one promise step at most.
+  return settle(guard, request, result, rewrite, answerOf, recovered);
 }
 
 /** `rewrite` for the messages of a Command, with failures caught per message and observe-only applied. */
 function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: RewriteToolMessage): RewriteToolMessage {
-  return (message) => {
-    let done: ReturnType<RewriteToolMessage>;
-    try {
-      done = rewrite(message);
-    } catch (error) {
-      return failedMessage(guard, request, message, error);
-    }
-    if (done === undefined) return undefined;
-    if (done instanceof Promise) return done.then((settled) => (guard.observeOnly ? undefined : settled), (error: unknown) => failedMessage(guard, request, message, error));
-    return guard.observeOnly ? undefined : done;
-  };
+  return (message) => settle(guard, request, message, rewrite, rewriteOf, failedMessage);
+}
+
+/**
+ * `rewrite(message)` turned into `answer` (after observe-only), or into `failed` when it threw
+ * or rejected; synchronous when the rewrite answered at once.
+ */
+function settle<T>(
+  guard: ResultGuard,
+  request: ToolRequest,
+  message: ToolMessage,
+  rewrite: RewriteToolMessage,
+  answer: (done: ToolMessageRewrite | undefined, message: ToolMessage) => T,
+  failed: (guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown) => Promise<T>,
+): T | Promise<T> {
+  let done: ReturnType<RewriteToolMessage>;
+  try {
+    done = rewrite(message);
+  } catch (error) {
+    return failed(guard, request, message, error);
+  }
+  if (done instanceof Promise) {
+    return done.then(
+      (settled) => answer(guard.observeOnly ? undefined : settled, message),
+      (error: unknown) => failed(guard, request, message, error),
+    );
+  }
+  return answer(guard.observeOnly ? undefined : done, message);
+}
+
+function answerOf(done: ToolMessageRewrite | undefined, message: ToolMessage): ToolCallResult {
+  return done ? withRewrite(done) : message;
+}
+
+function rewriteOf(done: ToolMessageRewrite | undefined): ToolMessageRewrite | undefined {
+  return done;
 }
 
 async function recovered(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolCallResult> {
