@@ -16,6 +16,7 @@ import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema, historyOf, withCarry, type GuardState } from "../../hooks/carry.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
+import { threadIdOf } from "../../offload/threads.js";
 
 export interface OutputValidatorOptions {
   /** What a valid output looks like, by tool name. */
@@ -189,9 +190,4 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
 function callOf(request: ToolRequest): ToolCallView {
   return { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
-}
-
-function threadIdOf(runtime: unknown): string | undefined {
-  const configurable = (runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable;
-  return typeof configurable?.thread_id === "string" ? configurable.thread_id : undefined;
 }
