@@ -1,11 +1,27 @@
-import type { BinaryReadContext } from "./content.js";
-import type { EncodingFinding } from "./encoding.js";
-import type { BinaryRegion } from "./region.js";
-
 /** Text the model reads where the binary guard changed a result; each says what was removed or changed. */
 
-/** Read by the model: a binary payload was removed; use an extractor, do not guess. */
-export function binaryReadDirective(context: BinaryReadContext): string {
+// The texts take only the fields they print, so the detectors that use the labels below can
+// import this file without a circle through their own types.
+
+/** What a text says of a binary payload or region: its label and media type. */
+interface Described {
+  label: string;
+  mediaType: string | undefined;
+}
+
+/** Of a removed region: its form in the text, its place and, when known, its size in bytes. */
+interface RemovedRegion extends Described {
+  form: string;
+  start: number;
+  end: number;
+  bytes: number | undefined;
+}
+
+/** Of a text read in the wrong encoding: which one, and how many characters were lost. */
+type MisreadEncoding = { kind: "utf-16"; byteOrder: "LE" | "BE"; lost: number } | { kind: "legacy-8-bit"; lost: number };
+
+/** Read by the model: a binary payload was removed; use an extractor, do not guess. Generic, so a whole BinaryReadContext passes too. */
+export function binaryReadDirective<Context extends Described & { file: string }>(context: Context): string {
   return (
     `Not readable as text: ${context.file} is ${article(context.label)} ${context.label}, so its contents were removed from this result. ` +
     `Do not guess what it contains; extract its text with a suitable tool (${extractorFor(context.mediaType)}) or ask the user for a text version.`
@@ -13,13 +29,13 @@ export function binaryReadDirective(context: BinaryReadContext): string {
 }
 
 /** Read by the model in place of one binary region. Holds no `"` or `\`, so it fits inside a JSON string. */
-export function regionPlaceholder(region: BinaryRegion): string {
+export function regionPlaceholder(region: RemovedRegion): string {
   const size = region.bytes !== undefined ? `, ${formatBytes(region.bytes)}` : `, ${formatChars(region.end - region.start)}`;
   return `[binary data removed by harness-kit: ${region.label} as ${region.form}${size}; to read it, use ${extractorFor(region.mediaType)}]`;
 }
 
 /** Read by the model after a text whose binary parts were removed. */
-export function partsRemovedNote(removed: readonly BinaryRegion[]): string {
+export function partsRemovedNote(removed: readonly RemovedRegion[]): string {
   const listed = removed.slice(0, 5).map((r) => `${article(r.label)} ${r.label} (${r.form})`);
   if (removed.length > 5) listed.push(`${removed.length - 5} more`);
   const kinds = [...new Set(removed.map((r) => extractorFor(r.mediaType)))].join("; ");
@@ -30,7 +46,7 @@ export function partsRemovedNote(removed: readonly BinaryRegion[]): string {
 }
 
 /** Read by the model before text that was UTF-16 decoded one byte at a time, now decoded. */
-export function encodingNote(finding: EncodingFinding): string {
+export function encodingNote(finding: MisreadEncoding): string {
   if (finding.kind === "utf-16") {
     const lost = finding.lost > 0 ? ` ${finding.lost} characters could not be recovered and show as \ufffd.` : "";
     return `[This file is text in UTF-16${finding.byteOrder === "LE" ? "LE" : "BE"} that was read as single bytes; it is shown decoded below. It is text, not binary data.${lost}]`;
