@@ -43,6 +43,11 @@ export async function emitEvent<T>(name: string, payload: T, handler: ((payload:
   }
 }
 
+/** A signal's `detail`, saying so when the guard only observed (it changed nothing). */
+export function observedDetail(detail: Record<string, unknown> | undefined, observeOnly: boolean): Record<string, unknown> | undefined {
+  return observeOnly ? { ...detail, observeOnly: true } : detail;
+}
+
 export function emitSignal(signal: Signal, onSignal: SignalHandler | undefined): Promise<void> {
   return emitEvent(SIGNAL_EVENT, signal, onSignal);
 }

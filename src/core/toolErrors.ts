@@ -3,6 +3,12 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
 import { GuardStopError } from "./errors.js";
 
+/** What a tool call comes back as: its ToolMessage, or a Command that also updates state (deepagents' tools). */
+export type ToolCallResult = ToolMessage | Command;
+
+/** The next handler of a `wrapToolCall` chain. */
+export type ToolHandler<R> = (request: R) => ToolCallResult | Promise<ToolCallResult>;
+
 interface CallLike {
   toolCall: { id?: string; name: string };
 }
@@ -13,10 +19,7 @@ interface CallLike {
  * merely adding a `wrapToolCall` middleware makes every tool exception end the run
  * (docs/langchain-facts.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
  */
-export async function runToolSafely<R extends CallLike>(
-  request: R,
-  handler: (request: R) => Promise<ToolMessage | Command> | ToolMessage | Command,
-): Promise<ToolMessage | Command> {
+export async function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
   try {
     return await handler(request);
   } catch (error) {

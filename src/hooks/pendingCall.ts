@@ -2,8 +2,8 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage } from "../core/answers.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
-import { emitSignal, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
-import { runToolSafely } from "../core/toolErrors.js";
+import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
+import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
 import { historyOf, withCarry, type GuardState } from "./carry.js";
 
 // The per-call half of a guard that decides on pending tool calls before they run: the batch
@@ -16,7 +16,7 @@ export interface ToolRequestLike {
   state: GuardState;
 }
 
-export type ToolHandler<R> = (request: R) => ToolMessage | Command | Promise<ToolMessage | Command>;
+export type { ToolHandler };
 
 /** Who decides, as the per-call flow reads it. */
 export interface CallGuard {
@@ -69,7 +69,7 @@ export function signalCall(
   call: ToolCallView,
   signal: { action: GuardAction; code: SignalCode; reason: string; detail?: Record<string, unknown> },
 ): Promise<void> {
-  const detail = guard.observeOnly ? { ...signal.detail, observeOnly: true } : signal.detail;
+  const detail = observedDetail(signal.detail, guard.observeOnly);
   return emitSignal({ guard: guard.guard, action: signal.action, toolCallId: call.id, tool: call.name, code: signal.code, reason: signal.reason, detail }, guard.onSignal);
 }
 

@@ -1,8 +1,8 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, isCommand } from "@langchain/langgraph";
+import type { ToolCallResult } from "../core/toolErrors.js";
 
-/** What a `wrapToolCall` handler returns. */
-export type ToolCallResult = ToolMessage | Command;
+export type { ToolCallResult };
 
 /** A replacement for one ToolMessage, with graph state to write alongside it. */
 export interface ToolMessageRewrite {

@@ -3,7 +3,7 @@ import type { ToolCallHandler } from "langchain";
 import { REPLACED_RESULT } from "../../core/marks.js";
 import { rewriteToolMessage } from "../../core/answers.js";
 import { InvalidOptionsError } from "../../core/errors.js";
-import { emitSignal, type SignalHandler } from "../../core/signals.js";
+import { emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { inspectToolResult, reviewToolResult, type BinaryFinding, type BinaryReadContext, type ResultReview } from "./content.js";
 import { mediaBlockOf } from "./media.js";
 import { binaryReadDirective } from "./texts.js";
@@ -111,7 +111,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     const removed = review.removed.map((r) => ({ label: r.label, mediaType: r.mediaType ?? null, evidence: r.evidence, form: r.form, chars: r.end - r.start }));
     const encodings = review.encodings.map((e) => ({ kind: e.kind, lost: e.lost, ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}) }));
     const detected = { ...(removed.length > 0 ? { removed } : {}), ...(encodings.length > 0 ? { encodings } : {}) };
-    const detail = { ...detected, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    const detail = observedDetail({ ...detected }, this.observeOnly);
     await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: reason, reason, detail }, this.onSignal);
     return rewriteToolMessage(message, {
       content: review.content as ToolMessage["content"],
@@ -129,7 +129,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
       text = binaryReadDirective(context);
     }
     const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
-    const detail = { ...detected, ...finding.detail, ...(this.observeOnly ? { observeOnly: true } : {}) };
+    const detail = observedDetail({ ...detected, ...finding.detail }, this.observeOnly);
     await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, code: "binary_result", reason: "binary_result", detail }, this.onSignal);
     return rewriteToolMessage(message, {
       content: contentWithout(message.content, text),

@@ -5,7 +5,8 @@ import { contentText } from "../../observe/content.js";
 import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 import { findInstructionLikeText } from "./envelope.js";
 import { envelopeText } from "./texts.js";
-import { observedDetail, signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { observedDetail } from "../../core/signals.js";
 
 /** Which tools' output goes inside the envelope, from the `envelope` option. */
 export function envelopedTools(option: boolean | readonly string[]): (tool: string) => boolean {
@@ -65,7 +66,7 @@ export class DataEnvelope {
         tool: call.name,
         code: "instruction_like_text",
         reason: `instruction_like_text: the output of "${call.name}" contains ${flagged.join(", ")}`,
-        detail: observedDetail(this.context, { patterns: flagged }),
+        detail: observedDetail({ patterns: flagged }, this.context.observeOnly),
       });
     }
     return flagged;

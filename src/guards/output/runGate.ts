@@ -5,7 +5,8 @@ import { validatorMarkOf } from "./marks.js";
 import { runStateOf, trailingToolBatchStart, type RunStateSettings } from "./runState.js";
 import { invalidOutputStopText } from "./texts.js";
 import { decideWriteCall } from "./writeGate.js";
-import { observedDetail, signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { observedDetail } from "../../core/signals.js";
 
 /** The stop reason of a run ended by a `stopRun` spec. */
 export const INVALID_OUTPUT_STOP_REASON = "invalid_tool_output";
@@ -43,7 +44,7 @@ export class RunGate {
         tool: call.name,
         code: decision.code,
         reason: decision.reason,
-        detail: observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail,
+        detail: observedDetail(decision.detail, this.settings.observeOnly),
       });
       if (observeOnly) return undefined;
       const mark: ToolMessageMark = { guard, action: "directive", reason: decision.reason, outcome: "blocked" };
@@ -78,7 +79,7 @@ export class RunGate {
             action: "warn",
             code: "kill_switch",
             reason: `kill_switch: ${tripped.invalid} of the last ${tripped.outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
-            detail: observedDetail(this.settings, { ...tripped, writeTools: [...this.settings.writeTools] }),
+            detail: observedDetail({ ...tripped, writeTools: [...this.settings.writeTools] }, this.settings.observeOnly),
           });
         }
       }

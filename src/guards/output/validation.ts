@@ -11,7 +11,8 @@ import type { DataEnvelope } from "./dataEnvelope.js";
 import type { InvalidOutputMode, ResolvedSpec } from "./spec.js";
 import { invalidOutputText, lastKnownGoodText, unavailableText } from "./texts.js";
 import { validateOutput, type OutputVerdict } from "./validate.js";
-import { observedDetail, signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { signalFrom, type ValidatorContext } from "./validatorSignals.js";
+import { observedDetail } from "../../core/signals.js";
 
 export interface ValidationSettings extends ValidatorContext {
   specs: ReadonlyMap<string, ResolvedSpec>;
@@ -93,7 +94,7 @@ export class OutputValidation {
       tool: call.name,
       code: "invalid_output",
       reason: verdict.reason,
-      detail: observedDetail(this.settings, { errorClass: verdict.errorClass, argsFingerprint, mode, chars }),
+      detail: observedDetail({ errorClass: verdict.errorClass, argsFingerprint, mode, chars }, this.settings.observeOnly),
     });
     const mark: ToolMessageMark = {
       guard,

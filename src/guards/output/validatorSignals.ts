@@ -13,7 +13,3 @@ export function signalFrom(context: ValidatorContext, signal: Omit<Signal, "guar
   return emitSignal({ guard: context.guard, ...signal }, context.onSignal);
 }
 
-/** A signal's `detail`, saying so when the validator only observed. */
-export function observedDetail(context: ValidatorContext, detail: Record<string, unknown>): Record<string, unknown> {
-  return context.observeOnly ? { ...detail, observeOnly: true } : detail;
-}

@@ -6,7 +6,8 @@ import { REPLACED_RESULT } from "../../core/marks.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
-import { defaultToolErrorMessage } from "../../core/toolErrors.js";
+import { defaultToolErrorMessage, type ToolHandler } from "../../core/toolErrors.js";
+import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
@@ -17,8 +18,6 @@ interface ToolRequestLike {
   toolCall: { id?: string; name: string; args: unknown };
   tool?: unknown;
 }
-
-type ToolHandler<R> = (request: R) => ToolMessage | Command | Promise<ToolMessage | Command>;
 
 export type FormatToolError = (error: unknown, call: ToolCallView) => string;
 
@@ -31,7 +30,7 @@ export type FormatToolError = (error: unknown, call: ToolCallView) => string;
  */
 export function readableToolCall(guard: RepairGuard, formatToolError: FormatToolError | undefined) {
   const format = safeFormatter(formatToolError);
-  const observed = guard.observeOnly ? { observeOnly: true as const } : {};
+  const observed = (detail: Record<string, unknown>) => observedDetail(detail, guard.observeOnly);
 
   /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
   const toolErrorMessage = async (error: unknown, call: ToolCallView): Promise<ToolMessage> => {
@@ -48,7 +47,7 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       return undefined; // the tool validates again itself; its error is caught like any other
     }
     if (check.ok) return undefined;
-    await signalRepair(guard, { action: "directive", code: "schema_mismatch", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: { issues: check.issues, ...observed } });
+    await signalRepair(guard, { action: "directive", code: "schema_mismatch", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: observed({ issues: check.issues }) });
     return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
   };
 
@@ -59,17 +58,17 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
-        await signalRepair(guard, { action: "directive", code: "unserialisable_result", reason: "unserialisable_result", ...where, detail: { hint: "wrap the tool with withSafeResults() to keep its result", ...observed } });
+        await signalRepair(guard, { action: "directive", code: "unserialisable_result", reason: "unserialisable_result", ...where, detail: observed({ hint: "wrap the tool with withSafeResults() to keep its result" }) });
         return rewriteToolMessage(result, {
           content: lostResultText(call.name),
           status: "error",
           mark: { guard: guard.guard, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
         });
       case "empty":
-        await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: { ...observed } });
+        await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: observed({}) });
         return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: guard.guard, action: "warn", reason: "empty_result" } });
       case "binary":
-        await signalRepair(guard, { action: "warn", code: "binary_result", reason: "binary_result", ...where, detail: { bytes: degraded.bytes.length, ...observed } });
+        await signalRepair(guard, { action: "warn", code: "binary_result", reason: "binary_result", ...where, detail: observed({ bytes: degraded.bytes.length }) });
         return rewriteToolMessage(result, {
           content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
           mark: { guard: guard.guard, action: "warn", reason: "binary_result" },

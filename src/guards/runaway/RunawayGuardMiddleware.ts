@@ -4,7 +4,7 @@ import { stopNotice } from "../../core/answers.js";
 import type { CallDecision } from "../../core/decision.js";
 import { InvalidOptionsError } from "../../core/errors.js";
 import type { ToolCallView } from "../../core/messages.js";
-import { emitEvent, emitSignal, type SignalHandler } from "../../core/signals.js";
+import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideRunStart, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
@@ -177,7 +177,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       return undefined;
     }
     if (decision.action !== "stop") return undefined;
-    const detail = observeOnly ? { ...decision.detail, observeOnly: true } : decision.detail;
+    const detail = observedDetail(decision.detail, observeOnly);
     await emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal);
     return observeOnly ? undefined : stopNotice(this.name, decision.reason);
   }
