@@ -1,21 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { runCli } from "../../src/cli/cli.js";
 import { progressLine } from "../../src/cli/render.js";
 import { captureIo } from "./io.js";
+import { tempFiles } from "../helpers/tempFiles.js";
 
-const dir = mkdtempSync(join(tmpdir(), "hk-cli-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, value: unknown): string {
-  const path = join(dir, name);
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value));
-  return path;
-}
+const { dir, write } = tempFiles("hk-cli-");
 
 const ANSI = /\x1b\[/;
 

@@ -1,21 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
 import { buildReplaySetup } from "../../src/replay/config.js";
 import { replayThread } from "../../src/replay/replayThread.js";
 import { parseThread } from "../../src/replay/threads.js";
 import { captureIo } from "./io.js";
+import { tempFiles } from "../helpers/tempFiles.js";
 
-const dir = mkdtempSync(join(tmpdir(), "hk-cli-every-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, value: unknown): string {
-  const file = join(dir, name);
-  writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
-  return file;
-}
+const { dir, write } = tempFiles("hk-cli-every-");
 
 /** The same search, answered the same way, `n` times in a row. */
 function sameSearch(n: number): Array<Record<string, unknown>> {

@@ -1,22 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { runCli } from "../../src/cli/cli.js";
 import { simulateUsage } from "../../src/replay/simulateUsage.js";
 import { estimatedChars } from "../../src/guards/runaway/ledger.js";
 import { captureIo } from "./io.js";
+import { tempFiles } from "../helpers/tempFiles.js";
 
-const dir = mkdtempSync(join(tmpdir(), "hk-usage-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, value: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
+const { dir, write } = tempFiles("hk-usage-");
 
 type Dict = Record<string, unknown>;
 

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AIMessage,
   HumanMessage,
@@ -12,15 +11,9 @@ import {
 } from "@langchain/core/messages";
 import { ThreadLoadError, assertToolCallPairing, loadThread, parseThread } from "../../src/testing/index.js";
 import { loadThreads } from "../../src/replay/threads.js";
+import { tempFiles } from "../helpers/tempFiles.js";
 
-const dir = mkdtempSync(join(tmpdir(), "harness-kit-threads-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, value: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value));
-  return path;
-}
+const { dir, write } = tempFiles("harness-kit-threads-");
 
 describe("loadThread formats", () => {
   it("reads LangChain message dicts with id and outcome", () => {
