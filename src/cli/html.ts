@@ -91,7 +91,7 @@ function markHtml(message: BaseMessage): string {
 function callHtml(tool: string, args: unknown, row: InspectRow | undefined): string {
   const o = row?.observation;
   const facts = o
-    ? [`repeat ${o.sameArgsRepeatCount}`, `new ${o.newInformationDelta.toFixed(2)}`, o.answeredBy ? `answered by ${o.answeredBy.guard}` : o.status]
+    ? [`repeat ${o.sameArgsRepeatCount}`, `new ${o.newInformationDelta.toFixed(2)}`, o.answeredBy ? `answered by ${o.answeredBy.guard}` : o.notRun ? "not run" : o.status]
     : ["unanswered"];
   const decisions = (row?.decisions ?? [])
     .map((d) => `<li class="act-${esc(d.action)}"><b>${esc(d.action)}</b> ${esc(d.guard)}: ${esc(d.reason)}</li>`)

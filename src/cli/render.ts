@@ -99,7 +99,7 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
   const rows: Array<Array<Cell | string>> = [["#", "tool", "args", "repeat", "new", "status", "size", "decision"].map((text) => ({ text, paint: p.dim }))];
   for (const row of report.rows) {
     const o = row.observation;
-    const status = !o ? "unanswered" : o.answeredBy ? `${o.answeredBy.action}` : o.status === "error" ? "error" : "ok";
+    const status = !o ? "unanswered" : o.answeredBy ? `${o.answeredBy.action}` : o.notRun ? "not run" : o.status === "error" ? "error" : "ok";
     const statusCell: Cell = { text: status, paint: o?.status === "error" || !o ? p.error : undefined };
     const base: Array<Cell | string> = [
       String(row.callIndex),

@@ -21,6 +21,13 @@ export const MARK_KEY = "harness_kit";
 /** The key of the repair middleware's review of a model turn, on the AIMessage. */
 export const REVIEW_KEY = "harness_kit_review";
 export const MARK_VERSION = 1;
+/**
+ * On a ToolMessage that passed a guard's `wrapToolCall`: whether the tool really ran (the wrapper
+ * nearest the tool can tell, core/ranStamps.ts).
+ */
+export const RAN_KEY = "harness_kit_ran";
+/** On an AIMessage: a guard saw this turn, so each of its answers says by RAN_KEY whether the tool ran. */
+export const STAMPED_KEY = "harness_kit_stamped";
 
 /** The tool ran; its result was replaced because it could not be shown as it was. */
 export const REPLACED_RESULT = "replaced_result";
@@ -57,7 +64,7 @@ export interface HarnessMark {
 }
 
 /** Whether the tool behind a marked result really ran (see `outcome`). */
-function toolRan(mark: Mark): boolean {
+function ranBehindMark(mark: Mark): boolean {
   return mark.outcome === INVALID_OUTPUT || mark.outcome === REPLACED_RESULT;
 }
 
@@ -67,8 +74,42 @@ function toolRan(mark: Mark): boolean {
  */
 export function markOf(message: unknown): HarnessMark | undefined {
   const mark = readMark(message);
-  if (!mark || mark.action === "warn" || toolRan(mark)) return undefined;
+  if (!mark || mark.action === "warn" || ranBehindMark(mark)) return undefined;
   return { guard: mark.guard, action: mark.action };
+}
+
+/** Whether an answer carries the stamp of a tool that ran. */
+export function ranStampOf(message: unknown): boolean {
+  return fields(fields(message).response_metadata)[RAN_KEY] === true;
+}
+
+/** Whether an answer carries a run stamp at all: it passed a guard's `wrapToolCall`. */
+export function hasRanStamp(message: unknown): boolean {
+  return typeof fields(fields(message).response_metadata)[RAN_KEY] === "boolean";
+}
+
+/**
+ * Whether the guards met the call `answer` answers: in a turn a guard saw, an answer with neither
+ * a run stamp nor a guard's mark was written before the tools node (LangChain's call limit, a
+ * human-in-the-loop reject), where no `wrapToolCall` runs.
+ */
+export function reachedGuards(answer: unknown, stampedTurn: boolean): boolean {
+  return !stampedTurn || hasRanStamp(answer) || readMark(answer) !== undefined;
+}
+
+/** Whether a guard saw this AI turn, so that its answers without RAN_KEY did not run. */
+export function isStampedTurn(aiMessage: unknown): boolean {
+  return fields(fields(aiMessage).response_metadata)[STAMPED_KEY] === true;
+}
+
+/**
+ * Whether the tool behind `answer` ran. In a turn a guard saw, what ran is stamped, and every
+ * other answer (a guard's, LangChain's, a reviewer's) did not run. A thread no guard saw (older
+ * versions, other frameworks) tells a refusal only by our own marks.
+ */
+export function toolRan(answer: unknown, stampedTurn: boolean): boolean {
+  if (ranStampOf(answer)) return true;
+  return !stampedTurn && markOf(answer) === undefined;
 }
 
 /** What a middleware that replaced a result (e.g. with a preview) recorded about the original. */

@@ -2,6 +2,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
 import { GuardStopError } from "./errors.js";
+import { probedRequest, stampRan } from "./ranStamps.js";
 
 /** What a tool call comes back as: its ToolMessage, or a Command that also updates state (deepagents' tools). */
 export type ToolCallResult = ToolMessage | Command;
@@ -11,6 +12,7 @@ export type ToolHandler<R> = (request: R) => ToolCallResult | Promise<ToolCallRe
 
 interface CallLike {
   toolCall: { id?: string; name: string };
+  tool?: unknown;
 }
 
 /**
@@ -18,14 +20,18 @@ interface CallLike {
  * ToolMessage LangChain would have produced had no middleware wrapped the call. Without this,
  * merely adding a `wrapToolCall` middleware makes every tool exception end the run
  * (docs/langchain-facts.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
+ * The answer carries the stamp of a tool that ran (ranStamps.ts), a failure that ran included.
  */
 export async function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
+  const { request: probed, probe } = probedRequest(request);
+  let result: ToolCallResult;
   try {
-    return await handler(request);
+    result = await handler(probed);
   } catch (error) {
     if (isGraphBubbleUp(error) || GuardStopError.in(error)) throw error;
-    return defaultToolErrorMessage(error, request.toolCall);
+    result = defaultToolErrorMessage(error, request.toolCall);
   }
+  return stampRan(result, probe, request.toolCall.id);
 }
 
 /** LangChain's ToolInvocationError, recognised by its brand as LangChain itself does (core does not import langchain). */

@@ -3,6 +3,7 @@ import type { Command } from "@langchain/langgraph";
 import { notRunText, stopNotice } from "../core/answers.js";
 import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { GuardStopError } from "../core/errors.js";
+import { stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn, unusableCallIds } from "../core/marks.js";
 import { toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
@@ -42,7 +43,8 @@ interface Verdict {
  *   same batch verdict (decided once per AIMessage); a refused call is answered with the guard's
  *   ToolMessage instead of running; a stop answers every call of the batch;
  * - `wrapModelCall`: after a batch this guard stopped, the run's final AIMessage is returned
- *   without calling the model, which ends the run with pairing intact.
+ *   without calling the model, which ends the run with pairing intact; otherwise the model's
+ *   turn is stamped as one a guard saw (core/ranStamps.ts).
  * A tool's exception still becomes an error ToolMessage, as it would without any wrapToolCall.
  * Calls the repair middleware's review found unusable are left to it: it explains them better.
  * Every answer also carries the history the guard judged (see carry.ts), so judgement survives a summary.
@@ -87,7 +89,7 @@ export function batchGuard(settings: BatchGuardSettings) {
 
   const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
-    return stop ? stopNotice(settings.guard, stop.reason) : handler(request);
+    return stop ? stopNotice(settings.guard, stop.reason) : stampTurn(await handler(request));
   };
 
   return { wrapToolCall, wrapModelCall };

@@ -75,18 +75,18 @@ export class NearRepeats {
 
   /**
    * The newest earlier call that this one nearly repeats, arguments and result alike (same
-   * status, nothing new in the result); undefined when there is none. Calls a guard answered
-   * have no result of their own and repeat nothing.
+   * status, nothing new in the result); undefined when there is none. Calls answered without
+   * running (by a guard, LangChain, a reviewer) have no result of their own and repeat nothing.
    */
   nearRepeatOf(index: number): number | undefined {
     const cached = this.repeatOf.get(index);
     if (cached !== undefined) return cached ?? undefined;
     const o = this.list[index]!;
     let found: number | undefined;
-    if (!o.answeredBy) {
+    if (o.ran) {
       for (const j of this.similarBefore(o.toolName, o.argsKey, this.shapeAt(index), index)) {
         const earlier = this.list[j]!;
-        if (earlier.answeredBy || earlier.status !== o.status) continue;
+        if (!earlier.ran || earlier.status !== o.status) continue;
         if (earlier.resultFingerprint === o.resultFingerprint || this.sameResult(index, j)) {
           found = j;
           break;

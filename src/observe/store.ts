@@ -6,7 +6,7 @@ import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
-import { markOf, originalOf, type HarnessMark } from "../core/marks.js";
+import { isStampedTurn, markOf, originalOf, toolRan, type HarnessMark } from "../core/marks.js";
 import { HistoryPrefix } from "../core/historyPrefix.js";
 
 /** One answered tool call, as every guard sees it. */
@@ -36,6 +36,11 @@ export interface ToolCallObservation {
   sameArgsRepeatCount: number;
   /** Share of this result not seen in earlier results of the same call, in [0, 1]; 1 for a first call. */
   newInformationDelta: number;
+  /**
+   * Whether the tool really ran. A call answered in its place (by a guard, a LangChain
+   * middleware, a reviewer) did not: it is no result, and no repeat for any other guard.
+   */
+  ran: boolean;
   /** Set when a harness-kit guard answered the call instead of the tool. */
   answeredBy?: HarnessMark;
 }
@@ -57,6 +62,8 @@ interface PendingCall {
   callKey: string;
   turn: number;
   userTurn: number;
+  /** A guard saw the asking turn: its answers say whether the tool ran (core/marks.ts). */
+  stampedTurn: boolean;
 }
 
 /**
@@ -110,6 +117,7 @@ class Observation implements ToolCallObservation {
     readonly resultSize: number,
     readonly sameArgsRepeatCount: number,
     readonly newInformationDelta: number,
+    readonly ran: boolean,
     answeredBy: HarnessMark | undefined,
   ) {
     this.toolName = call.name;
@@ -291,6 +299,7 @@ export class ObservationStore {
 
   private addCalls(message: unknown): void {
     const turn = this.aiTurns++;
+    const stampedTurn = isStampedTurn(message);
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
       const { argsKey, digest, exact } = argsIdentity(call.name, call.args, this.hash);
@@ -302,6 +311,7 @@ export class ObservationStore {
         callKey: this.overrides?.[call.name] ? `${call.name}${ANY_ARGS}` : argsKey,
         turn,
         userTurn: this.humanMessages,
+        stampedTurn,
       });
     }
   }
@@ -317,7 +327,8 @@ export class ObservationStore {
     const original = originalOf(message);
     const result = new ResultText(raw, this.normalise, this.hash, original?.fingerprint);
     const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
-    const answeredBy = markOf(message);
+    const ran = toolRan(message, call.stampedTurn);
+    const answeredBy = ran ? undefined : markOf(message);
     const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
     this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
     this.list.push(
@@ -331,7 +342,8 @@ export class ObservationStore {
         status === "error" ? (ERROR_CLASS.exec(raw)?.[1] ?? "Error") : undefined,
         original?.size ?? raw.length,
         sameArgsRepeatCount,
-        answeredBy ? 0 : this.novelty(call, result, status),
+        ran ? this.novelty(call, result, status) : 0,
+        ran,
         answeredBy,
       ),
     );

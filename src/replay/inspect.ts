@@ -22,6 +22,8 @@ export interface InspectRow {
     newInformationDelta: number;
     status: "success" | "error";
     resultSize: number;
+    /** Set when the tool did not run: something answered in its place (`answeredBy` when a guard). */
+    notRun?: true;
     answeredBy?: HarnessMark;
   };
   /** Every guard's decision other than allow, outermost guard first; `shadowedBy` when an outer guard had answered the call. */
@@ -72,6 +74,7 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
                 newInformationDelta: o.newInformationDelta,
                 status: o.status,
                 resultSize: o.resultSize,
+                ...(o.ran ? {} : { notRun: true as const }),
                 ...(o.answeredBy ? { answeredBy: o.answeredBy } : {}),
               },
             }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision } from "../core/decision.js";
-import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { isStampedTurn, reachedGuards } from "../core/marks.js";
+import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
 import { batchStop, refuses, type GuardMode } from "../core/verdict.js";
 
@@ -63,7 +64,8 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, calls, stack)) {
+    const outside = answeredBeforeGuards(messages, i);
+    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, calls, stack, outside)) {
       decisions.push({
         guard,
         action: decision.action,
@@ -93,9 +95,14 @@ interface BatchDecision {
  * The non-allow decisions of every guard on one batch, outermost guard first. A guard inside one
  * that answered a call (or stopped the run) still judges it, marked `shadowedBy` that guard.
  */
-async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[], stack: readonly StackedGuard[]): Promise<BatchDecision[]> {
+async function replayBatch(
+  history: readonly BaseMessage[],
+  calls: ToolCallView[],
+  stack: readonly StackedGuard[],
+  answeredOutside: ReadonlySet<string>,
+): Promise<BatchDecision[]> {
   const out: BatchDecision[] = [];
-  const answeredBy = new Map<string, string>();
+  const answeredBy = new Map<string, string>([...answeredOutside].map((id) => [id, ANOTHER_MIDDLEWARE]));
   let stoppedBy: string | undefined;
   for (const { guard, ...mode } of stack) {
     const decisions = await guard.evaluate(history, calls);
@@ -114,4 +121,23 @@ async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[
     if (stops) stoppedBy = guard.name;
   }
   return out;
+}
+
+/** Who answered a call that never reached the guards (a LangChain call limit, a reviewer's reject). */
+const ANOTHER_MIDDLEWARE = "another middleware";
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Calls of the batch asked at `at` that were answered before the tools node, where no guard met
+ * them live (core/marks.ts `reachedGuards`): each guard's judgement of them is shadowed.
+ */
+function answeredBeforeGuards(messages: readonly BaseMessage[], at: number): ReadonlySet<string> {
+  if (!isStampedTurn(messages[at])) return NONE;
+  const ids = new Set<string>();
+  for (let j = at + 1; j < messages.length && messageKind(messages[j]) === "tool"; j++) {
+    const id = toolCallIdOf(messages[j]);
+    if (id !== undefined && !reachedGuards(messages[j], true)) ids.add(id);
+  }
+  return ids;
 }

@@ -40,7 +40,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
         book, think("retry"), book, think("again"), book, think("once more"), book,
         // a parallel batch with a duplicate,
         { toolCalls: [{ name: "search", args: { q: "flights" } }, { name: "search", args: { q: "hotels" } }, { name: "search", args: { q: "flights" } }] },
-        // then a stopped clock polled until LoopGuard, outermost, stops the run (the progress guard only directs)
+        // then a stopped clock, polled (the progress guard waits on it) until LoopGuard, outermost, stops the run
         ...Array.from({ length: 8 }, () => call("clock")),
         // second invocation, after a new user message: the counts start over
         call("search", { q: "trains" }), call("search", { q: "trains" }), call("search", { q: "trains" }),
@@ -50,7 +50,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
     const agent = createAgent({
       model,
       tools: tools(),
-      middleware: [new LoopGuardMiddleware({ onSignal }), new ProgressAwareLoopGuardMiddleware({ exitBehavior: "directive", onSignal })],
+      middleware: [new LoopGuardMiddleware({ onSignal }), new ProgressAwareLoopGuardMiddleware({ exitBehavior: "directive", pollingTools: ["clock"], onSignal })],
       checkpointer: SqliteSaver.fromConnString(db),
     });
     const config = { configurable: { thread_id: "booking-1" }, recursionLimit: 200 };
@@ -64,7 +64,7 @@ describe("eval on a saved checkpoint reports what the live run signalled", () =>
     );
 
     const configFile = join(dir, "stack.json");
-    writeFileSync(configFile, JSON.stringify({ guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: { exitBehavior: "directive" } } }));
+    writeFileSync(configFile, JSON.stringify({ guards: { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: { exitBehavior: "directive", pollingTools: ["clock"] } } }));
     const io = captureIo();
     const code = await runCli(["eval", "--sqlite", db, "--thread", "booking-1", "--config", configFile, "--jsonl"], io);
     expect(code).toBe(0);

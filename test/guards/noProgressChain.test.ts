@@ -18,14 +18,15 @@ const changesState = changesStateByName(new Set(), new Set());
  * is looked past, up to 8 of them), or an earlier user turn where the call did not fail. A chain
  * cut that way starts with a baseline that is not wasted, unless it repeated the result before
  * the change. The guard visits only the call's own occurrences; both must agree on every
- * history. (No near-duplicates here: the arguments differ by a changed value or not at all, and
- * every result has words.)
+ * history. A call answered without running is no result: only the guard's own refusal of the
+ * call in this user turn counts (1), anything else's is skipped. (No near-duplicates here: the
+ * arguments differ by a changed value or not at all, and every result has words.)
  */
 function wastedByWalkingBack(observations: readonly ToolCallObservation[], userTurn: number, key: string): number {
   const stale = (o: ToolCallObservation) => (o.sameArgsRepeatCount > 0 || groupsWholeTool(o.callKey)) && o.newInformationDelta <= FLOOR;
-  const wasted = (o: ToolCallObservation) => !o.answeredBy && stale(o);
+  const wasted = (o: ToolCallObservation) => o.ran && stale(o);
   const worldChange = (o: ToolCallObservation) =>
-    !o.answeredBy && o.status === "success" && o.toolName !== "think" && changesState(o.toolName) && !stale(o);
+    o.ran && o.status === "success" && o.toolName !== "think" && changesState(o.toolName) && !stale(o);
   const repeatedInVain = (i: number) => observations.slice(i + 1).some((later) => later.callKey === observations[i]!.callKey && wasted(later));
   const weight = (o: ToolCallObservation) => (o.status === "error" ? ERROR_WEIGHT : 1);
   let changedAt = -1;
@@ -45,9 +46,11 @@ function wastedByWalkingBack(observations: readonly ToolCallObservation[], userT
   for (let i = observations.length - 1; i >= 0 && i >= changedAt; i--) {
     const o = observations[i]!;
     if (o.callKey !== key) continue;
+    const own = o.answeredBy?.guard === "ProgressAwareLoopGuardMiddleware" && o.userTurn === userTurn;
+    if (!o.ran && !own) continue;
     if (o.userTurn !== userTurn && o.status !== "error") break;
     oldest = i;
-    if (o.answeredBy) total += 1;
+    if (!o.ran) total += 1;
     else if (stale(o)) total += weight(o);
     else {
       reachedBaseline = true;
@@ -68,10 +71,10 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ human: fc.constant("again") }) },
 ) as fc.Arbitrary<Step>;
 
-/** A refusal written by a guard, as the observation store recognises one. */
-function refusal(ai: AIMessage): ToolMessage {
+/** A refusal written by a guard (the progress guard itself, or another), as the observation store recognises one. */
+function refusal(ai: AIMessage, guard: string): ToolMessage {
   const call = ai.tool_calls![0]!;
-  return new ToolMessage({ content: "Not run", tool_call_id: call.id!, name: call.name, response_metadata: { harness_kit: { guard: "X", action: "directive" } } });
+  return new ToolMessage({ content: "Not run", tool_call_id: call.id!, name: call.name, response_metadata: { harness_kit: { guard, action: "directive" } } });
 }
 
 /** A novelty function for edit_file: nothing new when an earlier edit returned the same text. */
@@ -84,7 +87,7 @@ describe("ProgressAwareLoopGuard chain index", () => {
   ])("agrees with walking back over the whole history, growing one step at a time (%s)", async (_, deltaOverrides) => {
     const hash = await loadHasher();
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.array(fc.boolean(), { maxLength: 40 }), async (steps, refusals) => {
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.array(fc.constantFrom(undefined, "ProgressAwareLoopGuardMiddleware", "X"), { maxLength: 40 }), async (steps, refusals) => {
         const guard = new ProgressAwareLoopGuardMiddleware({ progressFloor: FLOOR, deltaOverrides });
         let messages: BaseMessage[] = history([]);
         for (const [i, s] of steps.entries()) {
@@ -102,7 +105,8 @@ describe("ProgressAwareLoopGuard chain index", () => {
           const expected = call!.name === "think" ? 0 : wastedByWalkingBack(await buildObservations(messages, { deltaOverrides }), userTurn, key);
           const wasted = decision.action === "allow" ? 0 : ((decision.detail as { wasted: number }).wasted);
           expect(wasted).toBe(expected >= 1 ? expected : 0);
-          messages = refusals[i] ? [...messages, refusal(first)] : [...messages, ...results];
+          const refusedBy = refusals[i];
+          messages = refusedBy ? [...messages, refusal(first, refusedBy)] : [...messages, ...results];
         }
       }),
       { numRuns: 150 },

@@ -24,7 +24,7 @@ export interface KeyedCall {
  * since its result last brought something new. It defers to progress evidence: a poll whose
  * answer moves on every time, or a log that grows on every read, is never counted past its
  * latest new result. Earlier calls of the same batch count; a new user message starts over;
- * ignored tools neither count nor break a streak.
+ * ignored tools and calls that did not run neither count nor break a streak.
  */
 export function decideIdenticalCalls(
   observations: readonly ToolCallObservation[],
@@ -58,7 +58,8 @@ function recentKeys(
   for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
     const o = observations[i]!;
     if (o.userTurn !== userTurn) break;
-    if (options.ignoreTools.has(o.toolName)) continue;
+    // A call answered without running (another guard's refusal, a reviewer's reject) is no repeat.
+    if (!o.ran || options.ignoreTools.has(o.toolName)) continue;
     const key = o.argsKey;
     // For consecutive counting, history older than the first different call is irrelevant.
     if (options.window === undefined && lastKey !== undefined && key !== lastKey) {
@@ -68,7 +69,7 @@ function recentKeys(
     lastKey = key;
     // Calls older than a result that brought something new are not counted against that call.
     keys.push(progressed.has(key) ? PROGRESSED : key);
-    if (!o.answeredBy && o.newInformationDelta > options.progressFloor) progressed.add(key);
+    if (o.newInformationDelta > options.progressFloor) progressed.add(key);
   }
   return keys.reverse();
 }

@@ -3,6 +3,7 @@ import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { InvalidOptionsError } from "../../core/errors.js";
 import type { ToolCallView } from "../../core/messages.js";
+import { stampTurn } from "../../core/ranStamps.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import type { SignalHandler } from "../../core/signals.js";
 import type { LastKnownGoodCache } from "./cache.js";
@@ -150,7 +151,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
   readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     const stop = this.gate.afterBatch(historyOf({ ...request.state, messages: request.state?.messages ?? [] }));
-    return (stop && (await stop)) ?? handler(request);
+    return (stop && (await stop)) ?? stampTurn(await handler(request));
   };
 
   private resolveSpec(tool: string, spec: ToolOutputSpec): ResolvedSpec {

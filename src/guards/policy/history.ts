@@ -1,5 +1,5 @@
 import { fields } from "../../core/fields.js";
-import { markOf } from "../../core/marks.js";
+import { isStampedTurn, toolRan } from "../../core/marks.js";
 import { isSummary, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
 
 /** Where a reviewer's edit is recorded on the result of the call it changed, so history shows what ran. */
@@ -9,7 +9,7 @@ export const POLICY_METADATA_KEY = "harness_kit_policy";
 export interface PastCall {
   name: string;
   args: unknown;
-  /** The tool ran and its result is in the thread (no guard answered in its place). */
+  /** The tool ran and its result is in the thread (nothing answered in its place: core/marks.ts toolRan). */
   ran: boolean;
   status: "success" | "error" | undefined;
   /** Made after the last user message. */
@@ -24,24 +24,26 @@ export interface PastCall {
 export function pastCalls(messages: readonly unknown[]): PastCall[] {
   const calls: PastCall[] = [];
   const madeAt: number[] = [];
-  const open = new Map<string, PastCall>();
+  const open = new Map<string, { past: PastCall; stampedTurn: boolean }>();
   let runStart = -1;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
     const kind = messageKind(message);
     if (kind === "ai") {
+      const stampedTurn = isStampedTurn(message);
       for (const call of toolCallsOf(message)) {
         const past: PastCall = { name: call.name, args: call.args, ran: false, status: undefined, inRun: false };
         calls.push(past);
         madeAt.push(i);
-        open.set(call.id, past);
+        open.set(call.id, { past, stampedTurn });
       }
     } else if (kind === "tool") {
       const id = toolCallIdOf(message);
-      const past = id === undefined ? undefined : open.get(id);
-      if (!past) continue;
+      const asked = id === undefined ? undefined : open.get(id);
+      if (!asked) continue;
       open.delete(id!);
-      past.ran = markOf(message) === undefined;
+      const { past } = asked;
+      past.ran = toolRan(message, asked.stampedTurn);
       past.status = statusOf(message) ?? "success";
       const edit = fields(fields(fields(fields(message).response_metadata)[POLICY_METADATA_KEY]).edited);
       if (typeof edit.name === "string") {

@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
-import { changesStateByName, decideNoProgress, type NoProgressOptions } from "./noProgress.js";
+import { changesStateByName, decideNoProgress, PROGRESS_GUARD, type NoProgressOptions } from "./noProgress.js";
 import type { DeltaFunction } from "../../observe/novelty.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
@@ -65,7 +65,7 @@ export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreT
  * });
  */
 export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
-  readonly name = "ProgressAwareLoopGuardMiddleware";
+  readonly name = PROGRESS_GUARD;
   private readonly settings: NoProgressOptions;
   private readonly observation: ObservationOptions;
 

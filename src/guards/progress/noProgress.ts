@@ -19,6 +19,9 @@ export interface NoProgressOptions {
   pollPatience?: number;
 }
 
+/** The guard's name, on its refusals' marks: its own refusals are the directives a repeat ignores. */
+export const PROGRESS_GUARD = "ProgressAwareLoopGuardMiddleware";
+
 /** A repeated error teaches less than a repeated success, so it escalates sooner. */
 export const ERROR_WEIGHT = 2;
 
@@ -68,7 +71,8 @@ export interface ProgressKeyedCall extends KeyedCall {
  * since the world last changed: another state-changing call that did something new starts a
  * fresh chain; so does a new user message, except for a call that keeps failing the same way,
  * since a message cannot change what the tool answers. Each result in the chain that brought
- * nothing new is wasted (errors weigh ERROR_WEIGHT, refused calls 1). A change the agent undid by
+ * nothing new is wasted (errors weigh ERROR_WEIGHT, calls this guard refused 1; a call anything
+ * else answered without running did not run, and counts for nothing). A change the agent undid by
  * repeating its call in vain (the "back" of a click-back-click-back cycle) does not start a new
  * chain: the world it made is one already seen. One wasted
  * repeat proves the next call will bring nothing either: it gets a directive and is not run
@@ -134,16 +138,20 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
   for (const index of members) {
     const o = observations[index]!;
     if (index < changedAt) break;
+    const near = o.argsKey !== argsKey && !groupsWholeTool(key);
+    // A call answered without running has no result to repeat: only this guard's own refusal of
+    // this very call, in this user turn, counts (as a directive ignored).
+    if (!o.ran && (near || o.userTurn !== userTurn || o.answeredBy?.guard !== PROGRESS_GUARD)) continue;
     // A user message may change what a call does, but not how a call that keeps failing fails.
     if (o.userTurn !== userTurn && o.status !== "error") break;
-    if (chain.lastStatus === undefined && !o.answeredBy) {
+    if (chain.lastStatus === undefined && o.ran) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
     }
     oldest = index;
     chain.occurrences++;
-    if (o.argsKey !== argsKey && !groupsWholeTool(key)) chain.near++;
-    if (o.answeredBy) {
+    if (near) chain.near++;
+    if (!o.ran) {
       chain.refused++;
       chain.wasted += 1;
     } else if (judge.isWasted(index)) {
@@ -206,7 +214,7 @@ class Judge {
     const { observations, near } = this.history;
     const o = observations[index]!;
     wasted = false;
-    if (!o.answeredBy) {
+    if (o.ran) {
       const proves = () => o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.rawResultText);
       if (isStaleRepeat(o, this.options)) {
         wasted = proves() || !this.changes.between(this.previousOccurrence(index), index);
@@ -262,7 +270,7 @@ class Judge {
   /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
   private isWorldChange(index: number): boolean {
     const o = this.history.observations[index]!;
-    if (o.answeredBy || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
+    if (!o.ran || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
     return !this.isWasted(index);
   }
 }

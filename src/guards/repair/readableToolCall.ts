@@ -6,6 +6,7 @@ import { REPLACED_RESULT } from "../../core/marks.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
+import { probedRequest, stampRan } from "../../core/ranStamps.js";
 import { defaultToolErrorMessage, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
@@ -76,7 +77,7 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     }
   };
 
-  return async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
+  const answer = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     let result: ToolMessage | Command;
     try {
@@ -95,6 +96,12 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       return result;
     }
     return readableResult(result, call);
+  };
+
+  // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
+  return async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
+    const { request: probed, probe } = probedRequest(request);
+    return stampRan(await answer(probed, handler), probe, request.toolCall.id);
   };
 }
 

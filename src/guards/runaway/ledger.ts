@@ -314,13 +314,15 @@ export class RunawayLedger {
     this.observed++;
     const run = this.run;
     // Without delta overrides (the options this ledger reads with), the call key is tool + arguments.
-    run.answeredCalls.add(observation.callKey);
+    // A call that did not run is no earlier answer: its retry is not a repeat.
+    if (observation.ran) run.answeredCalls.add(observation.callKey);
     run.batch = Math.max(run.batch, judgeResult(observation)) as Batch;
   }
 }
 
 function judgeResult(observation: ToolCallObservation): Batch {
-  if (observation.answeredBy) return Batch.Nothing;
+  // A model call that read only refusals learned nothing new: the run spends without progress.
+  if (!observation.ran) return Batch.Nothing;
   if (observation.resultSize === 0) return Batch.Neutral;
   return observation.newInformationDelta > NEW_INFORMATION_FLOOR ? Batch.New : Batch.Nothing;
 }

@@ -1,0 +1,83 @@
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ToolInputParsingException } from "@langchain/core/tools";
+import { isCommand, type Command } from "@langchain/langgraph";
+import { hasRanStamp, isStampedTurn, RAN_KEY, STAMPED_KEY } from "./marks.js";
+
+/**
+ * Stamps what really ran (docs/architecture.md, "Judge as one"). Only the wrapper nearest the
+ * tool can tell whether it ran: any middleware between may answer in its place (a guard's
+ * refusal, LangChain's call limit, a reviewer's reject). So every guard hands the next handler a
+ * request whose tool notes that it was invoked, and stamps the answer that comes back with whether it was.
+ * A guard that judges history also stamps each AI turn it sees: in a stamped turn, an answer
+ * without the stamp did not run.
+ */
+
+/** Whether a call's tool ran; shared by every guard of a stack along one call. */
+interface RunProbe {
+  ran: boolean;
+}
+
+interface InvokableTool {
+  invoke(input: unknown, config?: unknown): unknown;
+}
+
+const probes = new WeakMap<object, RunProbe>();
+
+/** `request` with its tool replaced by one that notes its run; an outer guard's probe is reused. */
+export function probedRequest<R extends { tool?: unknown }>(request: R): { request: R; probe: RunProbe } {
+  const tool = request.tool as InvokableTool | undefined;
+  // No tool by that name: LangChain answers the call without running anything.
+  if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function") return { request, probe: { ran: false } };
+  const known = probes.get(tool);
+  if (known) return { request, probe: known };
+  const probe: RunProbe = { ran: false };
+  const probing = Object.create(tool, {
+    invoke: {
+      value: async (input: unknown, config?: unknown) => {
+        probe.ran = true;
+        try {
+          return await tool.invoke(input, config);
+        } catch (error) {
+          // Arguments the tool's schema refused: the tool itself never ran.
+          if (error instanceof ToolInputParsingException) probe.ran = false;
+          throw error;
+        }
+      },
+    },
+  }) as InvokableTool;
+  probes.set(probing, probe);
+  return { request: { ...request, tool: probing }, probe };
+}
+
+/**
+ * Stamps the answer to `callId` in `result` with whether the probe saw the tool run. An answer
+ * stamped either way reached the guards (replay tells these from calls answered before the tools
+ * node, by LangChain's call limit or a reviewer's reject).
+ */
+export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunProbe, callId: string | undefined): T {
+  if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, probe.ran);
+  else if (isCommand(result)) {
+    const messages = (result.update as { messages?: unknown } | undefined)?.messages;
+    if (Array.isArray(messages)) for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, probe.ran);
+  }
+  return result;
+}
+
+/** Stamps the model's answer as a turn a guard saw (only a turn with tool calls needs it). */
+export function stampTurn<T>(response: T): T {
+  if (AIMessage.isInstance(response) && response.tool_calls?.length && !isStampedTurn(response)) stamp(response, STAMPED_KEY, true);
+  return response;
+}
+
+/**
+ * Sets `key` in a message's response_metadata, in place: the message is new (the tool's or the
+ * model's answer, not yet in state), and a copy per call would cost every step. The first stamp
+ * stands: an inner guard saw the same run. Serialisation writes the fields a message was built
+ * with (`lc_kwargs`), so the stamp goes there too.
+ */
+function stamp(message: BaseMessage, key: string, value: boolean): void {
+  if (key === RAN_KEY && hasRanStamp(message)) return;
+  const metadata = { ...message.response_metadata, [key]: value };
+  message.response_metadata = metadata;
+  (message.lc_kwargs as Record<string, unknown>).response_metadata = metadata;
+}

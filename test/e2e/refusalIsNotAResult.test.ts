@@ -1,0 +1,286 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware, toolCallLimitMiddleware, type AgentMiddleware } from "langchain";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { readMark } from "../../src/core/marks.js";
+import type { Signal } from "../../src/core/signals.js";
+import { PathGuardMiddleware } from "../../src/guards/path/PathGuardMiddleware.js";
+import { ask, deny, gt } from "../../src/guards/policy/helpers.js";
+import type { PolicyRules } from "../../src/guards/policy/rules.js";
+import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidatorMiddleware.js";
+import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
+import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
+import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { accountSchema, BAD_OUTPUTS, readAccount, VALID_ACCOUNT, writeAccount } from "./validatorFixtures.js";
+
+/**
+ * A call a guard answered without running did not run (docs/architecture.md, "Judge as one"):
+ * for every other guard it is no result and no repeat, so the retry it invited runs. Each case
+ * goes through a real createAgent graph, and the stack's loop guards replayed on the thread
+ * decide what they decided live.
+ */
+
+/** Tools that record each real run, in order. */
+function recordingTools() {
+  const ran: string[] = [];
+  const outputs: string[] = [];
+  const make = <S extends z.ZodObject>(name: string, schema: S, answer: () => string = () => `${name} done`) =>
+    tool(
+      async (args: z.infer<S>) => {
+        ran.push(`${name} ${JSON.stringify(args)}`);
+        return answer();
+      },
+      { name, description: name, schema },
+    );
+  const tools = [
+    make("get_account", z.object({ id: z.number() }), () => (outputs.length > 1 ? outputs.shift()! : (outputs[0] ?? VALID_ACCOUNT))),
+    make("update_account", z.object({ id: z.number(), seats: z.number() })),
+    make("set_plan", z.object({ id: z.number(), plan: z.enum(["free", "pro"]), seats: z.number() })),
+    make("transfer_funds", z.object({ amount: z.number(), to: z.string() })),
+    make("send_email", z.object({ to: z.string(), body: z.string() })),
+    make("search_docs", z.object({ query: z.string() })),
+  ];
+  return { ran, outputs, tools };
+}
+
+interface Scenario {
+  turns: ScriptedTurn[];
+  middleware: (signals: Signal[]) => AgentMiddleware[];
+  outputs?: string[];
+  extraTools?: unknown[];
+}
+
+function agentFor(scenario: Scenario) {
+  const signals: Signal[] = [];
+  const { ran, outputs, tools } = recordingTools();
+  outputs.push(...(scenario.outputs ?? []));
+  const middleware = scenario.middleware(signals);
+  const agent = createAgent({
+    model: new ScriptedChatModel({ turns: scenario.turns }),
+    tools: [...tools, ...((scenario.extraTools ?? []) as typeof tools)],
+    middleware,
+    checkpointer: new MemorySaver(),
+  });
+  let thread = 0;
+  const config = (context: Record<string, unknown> = {}) => ({ configurable: { thread_id: `t${thread}` }, context });
+  return {
+    signals,
+    ran,
+    middleware,
+    newThread: () => void thread++,
+    say: async (text: string, context?: Record<string, unknown>) => agent.invoke({ messages: [new HumanMessage(text)] }, config(context)),
+    resume: async (resume: unknown, context?: Record<string, unknown>) => agent.invoke(new Command({ resume }), config(context)),
+    messages: async (): Promise<BaseMessage[]> => ((await agent.graph.getState(config())).values as { messages: BaseMessage[] }).messages,
+  };
+}
+
+const stackSignals = (signals: Signal[], options: RecommendedGuardsOptions = {}) => recommendedGuards({ onSignal: (s) => signals.push(s), ...options }).agent;
+
+const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"]);
+
+/** The stack's loop guards, which `harness-kit eval` replays. */
+function replayGuards(middleware: readonly AgentMiddleware[]): ReplayGuard[] {
+  return middleware.filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
+}
+
+/** Replay of the thread through the stack's loop guards gives the decisions they signalled live. */
+async function expectReplayAgrees(run: ReturnType<typeof agentFor>) {
+  const messages = await run.messages();
+  assertToolCallPairing(messages);
+  const guards = replayGuards(run.middleware);
+  const names = new Set(guards.map((g) => g.name));
+  const replayed = await replayThread(
+    messages,
+    guards.map((guard) => ({ guard, observeOnly: false, exitBehavior: "end" as const })),
+  );
+  const live = run.signals.filter((s) => names.has(s.guard) && s.code !== "guard_failed").map((s) => `${s.guard}:${s.action}:${s.toolCallId}`);
+  expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`)).toEqual(live);
+}
+
+/** Text the model read that calls an unrun call a repeat or a result. */
+const REPEAT_TEXT = /already (failed|returned)|same result|nothing new/i;
+
+async function expectNoRepeatClaims(run: ReturnType<typeof agentFor>) {
+  const answers = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+  expect(answers.filter((m) => REPEAT_TEXT.test(String(m.content))).map((m) => m.content)).toEqual([]);
+}
+
+const validatorOptions = { outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" as const } }, writeTools: ["update_account"] };
+
+describe("validator degrade: the stack recovers exactly as the validator alone does", () => {
+  const scenarios: Array<[string, (signals: Signal[]) => AgentMiddleware[]]> = [
+    [
+      "validator alone",
+      (signals) => [new OutputValidatorMiddleware({ tools: validatorOptions.outputSpecs, writeTools: validatorOptions.writeTools, onSignal: (s) => signals.push(s) })],
+    ],
+    ["recommendedGuards", (signals) => stackSignals(signals, validatorOptions)],
+  ];
+
+  it.each(scenarios)("%s: safe mode refuses the write; after a valid re-read the same write runs", async (_, middleware) => {
+    const run = agentFor({
+      turns: [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "done" }],
+      outputs: [BAD_OUTPUTS.html_instead_of_json, VALID_ACCOUNT],
+      middleware,
+    });
+    await run.say("add a seat");
+    expect(run.ran).toEqual(["get_account {\"id\":7}", "get_account {\"id\":7}", "update_account {\"id\":7,\"seats\":4}"]);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+
+  it.each(scenarios)("%s: safe mode refuses the write; after a new user message the same write runs", async (_, middleware) => {
+    const run = agentFor({
+      turns: [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "the account service is down" }, { toolCalls: [writeAccount] }, { text: "done" }],
+      outputs: [BAD_OUTPUTS.html_instead_of_json],
+      middleware,
+    });
+    await run.say("add a seat");
+    expect(run.ran).toEqual(["get_account {\"id\":7}"]);
+    await run.say("it is back up, add the seat now");
+    expect(run.ran).toEqual(["get_account {\"id\":7}", "update_account {\"id\":7,\"seats\":4}"]);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+});
+
+describe("repair: the call fixed after a schema refusal runs", () => {
+  const fixes: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+    ["an enum value in the wrong case", { id: 7, plan: "FREE", seats: 3 }, { id: 7, plan: "free", seats: 3 }],
+    ["a missing field added", { id: 7, plan: "free" }, { id: 7, plan: "free", seats: 3 }],
+    ["a number sent as a string", { id: 7, plan: "free", seats: "3" }, { id: 7, plan: "free", seats: 3 }],
+  ];
+
+  it.each(fixes)("%s", async (_, wrong, fixed) => {
+    const run = agentFor({
+      turns: [{ toolCalls: [{ name: "set_plan", args: wrong }] }, { toolCalls: [{ name: "set_plan", args: fixed }] }, { text: "done" }],
+      middleware: (signals) => stackSignals(signals),
+    });
+    await run.say("downgrade the account");
+    const answers = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(readMark(answers[0])?.guard).toBe("ToolCallRepairMiddleware");
+    expect(run.ran).toEqual([`set_plan ${JSON.stringify(fixed)}`]);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+});
+
+describe("path guard: a call refused through a symlink runs once the link is fixed", () => {
+  const root = mkdtempSync(join(tmpdir(), "hk-refusal-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("refuses, then runs the same call after the user fixed the link and asked again", async () => {
+    const data = join(root, "data");
+    mkdirSync(data);
+    mkdirSync(join(root, "outside"));
+    writeFileSync(join(root, "outside", "notes.txt"), "secret");
+    symlinkSync(join(root, "outside", "notes.txt"), join(data, "notes.txt"));
+    const read = tool(async ({ path }: { path: string }) => `read ${path}`, { name: "read_file", description: "read", schema: z.object({ path: z.string() }) });
+    const call = { name: "read_file", args: { path: "notes.txt" } };
+    const run = agentFor({
+      turns: [{ toolCalls: [call] }, { text: "that file leaves the folder" }, { toolCalls: [call] }, { text: "done" }],
+      extraTools: [read],
+      middleware: (signals) => stackSignals(signals, { pathGuard: new PathGuardMiddleware({ roots: [data], baseDir: data, tools: { read_file: ["path"] }, onSignal: (s) => signals.push(s) }) }),
+    });
+    await run.say("read my notes");
+    expect(run.signals.map((s) => s.reason)).toEqual(["through_symlink"]);
+    unlinkSync(join(data, "notes.txt"));
+    writeFileSync(join(data, "notes.txt"), "my notes");
+    await run.say("I fixed the link, read it again");
+    const answers = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(answers.at(-1)!.content).toContain("read notes.txt");
+    expect(run.signals.map((s) => s.reason)).toEqual(["through_symlink"]);
+    await expectReplayAgrees(run);
+  });
+});
+
+const POLICY: PolicyRules = {
+  rules: [
+    deny("tellers-only", { tool: "transfer_funds", context: { role: { not: { in: ["teller"] } } }, reason: "role {context.role} may not move money" }),
+    ask("large-transfer", { tool: "transfer_funds", args: { amount: gt(1000) }, reason: "transfers over 1000 need a second person" }),
+  ],
+};
+
+describe("policy guard: a denied or rejected call runs when its retry is allowed", () => {
+  const transfer = (amount: number) => ({ name: "transfer_funds", args: { amount, to: "acme" } });
+
+  it("denied by role, then asked again with another role in context: it runs", async () => {
+    const run = agentFor({
+      turns: [{ toolCalls: [transfer(50)] }, { text: "I may not" }, { toolCalls: [transfer(50)] }, { text: "done" }],
+      middleware: (signals) => stackSignals(signals, { policy: POLICY }),
+    });
+    await run.say("pay acme 50", { role: "intern" });
+    expect(run.ran).toEqual([]);
+    await run.say("pay acme 50, I am the teller now", { role: "teller" });
+    expect(run.ran).toEqual(['transfer_funds {"amount":50,"to":"acme"}']);
+    expect(run.signals.map((s) => `${s.guard}:${s.code}`)).toEqual(["PolicyGuardMiddleware:policy_denied"]);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+
+  it("a reviewer rejects an ask, then approves the retry: it runs", async () => {
+    const run = agentFor({
+      turns: [{ toolCalls: [transfer(2000)] }, { toolCalls: [transfer(2000)] }, { text: "done" }],
+      middleware: (signals) => stackSignals(signals, { policy: POLICY }),
+    });
+    const context = { role: "teller" };
+    expect((await run.say("pay acme 2000", context)).__interrupt__).toHaveLength(1);
+    expect((await run.resume({ decisions: [{ type: "reject", message: "Wait for the invoice." }] }, context)).__interrupt__).toHaveLength(1);
+    const done = await run.resume({ decisions: [{ type: "approve" }] }, context);
+    expect(String(done.messages.at(-1)!.content)).toBe("done");
+    expect(run.ran).toEqual(['transfer_funds {"amount":2000,"to":"acme"}']);
+    expect(run.signals.map((s) => `${s.guard}:${s.code}`)).toEqual(["PolicyGuardMiddleware:policy_rejected", "PolicyGuardMiddleware:policy_approved"]);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+});
+
+/** LangChain's built-ins beside the stack, listed before it and after it, against the built-in alone. */
+const ORDERS: Array<[string, (builtIn: AgentMiddleware, signals: Signal[]) => AgentMiddleware[]]> = [
+  ["alone", (builtIn) => [builtIn]],
+  ["before the stack", (builtIn, signals) => [builtIn, ...stackSignals(signals)]],
+  ["after the stack", (builtIn, signals) => [...stackSignals(signals), builtIn]],
+];
+
+describe("humanInTheLoopMiddleware: a call approved after two identical rejects runs", () => {
+  it.each(ORDERS)("%s", async (_, order) => {
+    const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" } };
+    const run = agentFor({
+      turns: [{ toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }, { text: "sent" }],
+      middleware: (signals) => order(humanInTheLoopMiddleware({ interruptOn: { send_email: true } }), signals),
+    });
+    const reject = { decisions: [{ type: "reject", message: "Not yet." }] };
+    expect((await run.say("email Ana")).__interrupt__).toHaveLength(1);
+    expect((await run.resume(reject)).__interrupt__).toHaveLength(1);
+    expect((await run.resume(reject)).__interrupt__).toHaveLength(1);
+    const done = await run.resume({ decisions: [{ type: "approve" }] });
+    expect(String(done.messages.at(-1)!.content)).toBe("sent");
+    expect(run.ran).toEqual(['send_email {"to":"ana@example.com","body":"Hi"}']);
+    const answers = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content));
+    expect(answers).toEqual(["Not yet.", "Not yet.", expect.stringContaining("send_email done")]);
+    expect(run.signals).toEqual([]);
+    await expectReplayAgrees(run);
+  });
+});
+
+describe("toolCallLimitMiddleware: calls blocked in one run run in the next, when the limit allows them again", () => {
+  it.each(ORDERS)("%s", async (_, order) => {
+    const search = { name: "search_docs", args: { query: "refund policy" } };
+    const run = agentFor({
+      // The second turn's two calls are over the run's limit: both are blocked, and the run ends.
+      turns: [{ toolCalls: [search] }, { toolCalls: [search, search] }, { toolCalls: [search] }, { text: "found it" }],
+      middleware: (signals) => order(toolCallLimitMiddleware({ toolName: "search_docs", runLimit: 1, exitBehavior: "continue" }), signals),
+    });
+    await run.say("find the refund policy");
+    expect(run.ran).toHaveLength(1);
+    const done = await run.say("try once more");
+    expect(String(done.messages.at(-1)!.content)).toBe("found it");
+    expect(run.ran).toHaveLength(2);
+    await expectNoRepeatClaims(run);
+    await expectReplayAgrees(run);
+  });
+});
