@@ -86,7 +86,8 @@ export interface JudgedBatch {
  * guard that would have answered it too.
  *
  * A recorded thread goes on past a call the replayed stack would have refused: the history is
- * judged as recorded, and a call a live guard answered counts as not run (its mark says so).
+ * judged as recorded. A call a live guard answered counts as not run (its mark says so), and
+ * never reached the guards that would have answered it too (see `actOn`).
  */
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
   const { toolCalls, batches } = await judgeBatches(messages, stack);
@@ -147,21 +148,29 @@ interface BatchDecision {
  * What the stack, in `order`, does with one batch: every guard's non-allow decisions, outermost
  * guard first (a guard inside one that answered a call, or stopped the run, still judges it,
  * marked `shadowedBy` that guard), and the guard that answers each call the tool does not.
+ *
+ * A call that a guard outside the replayed stack answered live (its mark names it) never reached
+ * a guard of the stack that would have answered it too, or stopped its batch: had it reached
+ * one, that guard's mark would be on the answer. Such a guard's decisions on the call are
+ * shadowed by the one that answered it. Where the stack's guard only warns, the thread cannot
+ * tell whether the call reached it, and its warning stands.
  */
 function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: BatchDecision[]; answers: Map<string, string> } {
   const acted: BatchDecision[] = [];
   const answers = new Map<string, string>();
+  const outside = answeredOutside(batch, order);
   let stoppedBy: string | undefined;
   for (const { guard, ...mode } of order) {
     const decisions = batch.judgements.get(guard.name)!;
+    const stopping = batchStop(decisions, mode) !== undefined;
     // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
     // the run even when the stopped call itself was answered by an outer guard. No call reaches
     // it after a stop, or when outer guards answered them all.
-    const reached = !stoppedBy && batch.calls.some((call) => !answers.has(call.id));
-    const stops = reached && batchStop(decisions, mode) !== undefined;
+    const stops = stopping && !stoppedBy && batch.calls.some((call) => !answers.has(call.id) && !outside.has(call.id));
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
-      const shadowedBy = stoppedBy ?? answers.get(call.id);
+      const answersToo = stopping || refuses(decision, mode.observeOnly);
+      const shadowedBy = stoppedBy ?? answers.get(call.id) ?? (answersToo ? outside.get(call.id) : undefined);
       acted.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
       if (!shadowedBy && refuses(decision, mode.observeOnly)) answers.set(call.id, guard.name);
     }
@@ -172,6 +181,12 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
     }
   }
   return { acted, answers };
+}
+
+/** The recorded answers of guards the replay leaves out, by call id. */
+function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Map<string, string> {
+  const replayed = new Set(order.map(({ guard }) => guard.name));
+  return new Map([...batch.answeredLive].filter(([, guard]) => !replayed.has(guard)));
 }
 
 function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedBy }: BatchDecision): ReplayedDecision {
