@@ -9,7 +9,7 @@ import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
-import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, wantsColour } from "./render.js";
+import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
 import { packageVersion } from "./version.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
@@ -33,10 +33,12 @@ Replays saved threads through the guards that judge tool calls and reports what 
 inspect  the observation table of one thread, with every decision other than allow;
          --html <file> writes the thread as a timeline page instead (self-contained, no script)
 eval     totals over many threads; --jsonl prints one JSON line per decision instead
---config a JSON file naming the guard stack and its options, e.g.
+--config a JSON file naming the guard stack and its options, in middleware order (the live
+         stack's, to replay what it did), e.g.
          {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
-         (default: RunawayGuardMiddleware, LoopGuardMiddleware and ProgressAwareLoopGuardMiddleware
-         with their default options)
+         (default: RunawayGuardMiddleware, ProgressAwareLoopGuardMiddleware and LoopGuardMiddleware,
+         in recommendedGuards' order, with their default options). Where a thread's recorded
+         answers show its guards in another order, it is replayed in that one; the output says so
 --policy a PolicyGuardMiddleware rules file, replayed right after the runaway guard; --context the
          run context its rules read (a saved thread does not hold it), e.g. '{"role":"nursing"}'
 --simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
@@ -199,12 +201,10 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
   const summary = await evaluateSearch(search, setup, {
     onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
     onProblem: (problem) => note(problemLine(problem, io)),
-    onThread: values.jsonl
-      ? (thread, replay) => {
-          const lines = renderDecisionLines(thread.id, replay);
-          if (lines) io.stdout.write(lines);
-        }
-      : undefined,
+    onThread: (thread, replay) => {
+      for (const line of renderThreadNotes(thread.id, replay, palette(wantsColour(io.stderr.isTTY, io.env)))) note(line);
+      if (values.jsonl) io.stdout.write(renderDecisionLines(thread.id, replay));
+    },
     onProgress:
       io.stderr.isTTY === true
         ? (done, total, toolCalls, elapsedMs) => {

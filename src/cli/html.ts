@@ -34,7 +34,7 @@ export function renderHtml(messages: readonly BaseMessage[], report: InspectRepo
 <body>
 <header>
 <h1>thread ${esc(report.thread)}</h1>
-<p class="meta">${esc(report.source)} · ${report.messages} messages · ${report.toolCalls} tool calls · guards replayed: ${esc(report.guards.join(", ") || "none")}</p>
+<p class="meta">${esc(report.source)} · ${report.messages} messages · ${report.toolCalls} tool calls · guards replayed, outermost first: ${esc(report.guards.join(" > ") || "none")} (${esc(report.orderSource)})</p>
 <p class="meta">${decisions === 0 ? "No guard decision other than allow." : `${decisions} guard decision${decisions === 1 ? "" : "s"} other than allow.`}</p>
 ${strip(report.rows)}
 </header>

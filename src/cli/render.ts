@@ -1,7 +1,8 @@
 import type { GuardAction } from "../core/signals.js";
 import { ACTIONS, type EvalSummary } from "../replay/evaluate.js";
 import type { InspectReport } from "../replay/inspect.js";
-import type { ReplayResult } from "../replay/replayThread.js";
+import type { ReplayResult, UnreproducedAnswer } from "../replay/replayThread.js";
+import type { OrderEvidence } from "../replay/stackOrder.js";
 
 /** Colours for people at a terminal; plain text everywhere else. */
 export interface Palette {
@@ -93,7 +94,7 @@ const number = new Intl.NumberFormat("en-US");
 export function renderInspect(report: InspectReport, p: Palette, width?: number): string {
   const header = [
     p.bold(`thread ${report.thread}`) + (report.source !== report.thread ? p.dim(`  (${report.source})`) : ""),
-    `${number.format(report.messages)} messages, ${number.format(report.toolCalls)} tool calls; guards: ${report.guards.join(", ") || "none"}`,
+    ...sizeAndOrderLines(report, width),
     "",
   ];
   const rows: Array<Array<Cell | string>> = [["#", "tool", "args", "repeat", "new", "status", "size", "decision"].map((text) => ({ text, paint: p.dim }))];
@@ -123,7 +124,43 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
   const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);
   const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
-  return [...header, ...lines, ...footer, ...renderContextShrinks(report, p)].join("\n");
+  return [...header, ...lines, ...footer, ...(report.unreproduced ? ["", ...unreproducedNote(report.unreproduced, p)] : []), ...renderContextShrinks(report, p)].join("\n");
+}
+
+/** The thread's size, the guards replayed and the recorded answers that showed their order; wrapped at `width`. */
+function sizeAndOrderLines(report: InspectReport, width: number | undefined): string[] {
+  const lines = [
+    `${number.format(report.messages)} messages, ${number.format(report.toolCalls)} tool calls; ${orderText(report.guards, report.orderSource)}`,
+    ...orderEvidenceLines(report.orderEvidence ?? []),
+  ];
+  return width === undefined ? lines : lines.flatMap((line) => wrapText(line, width));
+}
+
+/** The guards replayed and where their order comes from: replay is only as faithful as that order. */
+function orderText(guards: readonly string[], source: string): string {
+  return guards.length === 0 ? "guards: none" : `guards, outermost first: ${guards.join(" > ")} (${source})`;
+}
+
+/** The recorded answers that showed the live stack's order. */
+function orderEvidenceLines(evidence: readonly OrderEvidence[]): string[] {
+  return evidence.map(({ outer, inner, toolCallId }) => `  ${outer} was outside ${inner}: it answered ${toolCallId} live, which ${inner} would have answered too`);
+}
+
+/** Recorded answers the replay gives otherwise: its decisions are not the live run's. */
+function unreproducedNote(unreproduced: readonly UnreproducedAnswer[], p: Palette, thread = ""): string[] {
+  const count = `${unreproduced.length} recorded answer${unreproduced.length === 1 ? "" : "s"}`;
+  const headline = p.error(`${thread}${count} not reproduced: the live stack, or its options, differed from the one replayed (--config)`);
+  return [headline, ...unreproduced.map(({ toolCallId, tool, live, replayed }) => `  ${toolCallId} (${tool}): answered live by ${live}; in the replay ${replayed ? `by ${replayed}` : "the tool runs"}`)];
+}
+
+/** `eval`'s notes on one thread: the order its recorded answers showed, and the answers the replay does not reproduce. */
+export function renderThreadNotes(threadId: string, replay: ReplayResult, p: Palette): string[] {
+  const notes: string[] = [];
+  if (replay.orderEvidence.length > 0) {
+    notes.push(p.bold(`note: thread ${threadId} replayed as ${replay.order.join(" > ")}, the order its recorded answers show:`), ...orderEvidenceLines(replay.orderEvidence));
+  }
+  if (replay.unreproduced.length > 0) notes.push(...unreproducedNote(replay.unreproduced, p, `warning: thread ${threadId}: `));
+  return notes;
 }
 
 /** The requests the context-overflow guard shrank: what each answer's request left out, and where it is kept. */
@@ -149,6 +186,11 @@ export function renderSummary(summary: EvalSummary, p: Palette): string {
     `threads     ${number.format(summary.threads)}${summary.failed ? p.error(`  (${number.format(summary.failed)} could not be loaded)`) : ""}`,
     `tool calls  ${number.format(summary.toolCalls)}`,
     `throughput  ${number.format(Math.round(rate))} tool calls/s  (${seconds.toFixed(2)} s)`,
+    `order       ${summary.guards.join(" > ")}  (outermost first; ${summary.orderSource})`,
+    ...(summary.threadsReordered === 0 ? [] : [`            ${number.format(summary.threadsReordered)} thread${summary.threadsReordered === 1 ? "" : "s"} replayed in another order, the one their recorded answers show`]),
+    ...(summary.threadsUnreproduced === 0
+      ? []
+      : [p.error(`            ${number.format(summary.threadsUnreproduced)} thread${summary.threadsUnreproduced === 1 ? " has" : "s have"} recorded answers the replay does not reproduce`)]),
     ...(summary.simulatedSystemTokens === undefined
       ? []
       : [`usage       simulated where not recorded: ${number.format(summary.simulatedSystemTokens)}-token system prompt + the history, 4 characters a token`]),

@@ -1,8 +1,10 @@
 import type { CallDecision, Decision, ExitBehavior } from "./decision.js";
+import { unusableCallIds } from "./marks.js";
+import { toolCallsOf, type ToolCallView } from "./messages.js";
 
-// What a guard's decisions on a batch of tool calls do to the batch. The live hook
-// (hooks/batchGuard.ts) and replay (replay/replayThread.ts) both read decisions through these
-// rules, so a replayed thread shows what the live stack would have done.
+// Which calls of a batch a guard judges, and what its decisions do to the batch. The live hook
+// (hooks/batchGuard.ts) and replay (replay/replayThread.ts) both go through these rules, so a
+// replayed thread shows what the live stack would have done.
 
 /** The two settings that decide whether a guard's decisions act, or are only signalled. */
 export interface GuardMode {
@@ -10,6 +12,16 @@ export interface GuardMode {
   observeOnly: boolean;
   /** `"directive"` keeps refusing at a stop instead of ending the run. */
   exitBehavior: ExitBehavior;
+}
+
+/**
+ * The calls of a model turn a guard judges: every call for the repair middleware; for the others,
+ * those its review did not find unusable, which the repair middleware answers and explains better.
+ */
+export function judgedCalls(asking: unknown, judgesUnusableCalls = false): ToolCallView[] {
+  const calls = toolCallsOf(asking);
+  const unusable = judgesUnusableCalls ? undefined : unusableCallIds(asking);
+  return unusable?.size ? calls.filter((call) => !unusable.has(call.id)) : calls;
 }
 
 /**

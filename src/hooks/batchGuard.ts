@@ -4,11 +4,11 @@ import { notRunText, stopNotice } from "../core/answers.js";
 import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { GuardStopError } from "../core/errors.js";
 import { stampTurn } from "../core/ranStamps.js";
-import { stopMarkIn, unusableCallIds } from "../core/marks.js";
-import { toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { stopMarkIn } from "../core/marks.js";
+import type { ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, type CallOutcome, type GuardMode } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, type CallOutcome, type GuardMode } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import { answerCall, judgePendingCall, signalCall, type CallAnswer, type PendingCall, type ToolHandler, type ToolRequestLike } from "./pendingCall.js";
 
@@ -58,8 +58,7 @@ export function batchGuard(settings: BatchGuardSettings) {
     let verdict = verdicts.get(asking);
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
-      const unusable = settings.judgesUnusableCalls ? undefined : unusableCallIds(asking);
-      const batch = unusable?.size ? toolCallsOf(asking).filter((call) => !unusable.has(call.id)) : toolCallsOf(asking);
+      const batch = judgedCalls(asking, settings.judgesUnusableCalls);
       verdict = Promise.resolve()
         .then(() => settings.decide(history, batch))
         .then((decisions) => verdictFrom(decisions, settings));

@@ -74,6 +74,8 @@ export type ReplayConfig = z.infer<typeof replayConfig>;
 /** What a replay runs: the guard stack, and the observation options `inspect` shows the table with. */
 export interface ReplaySetup {
   stack: StackedGuard[];
+  /** Where the stack's order comes from, as the output names it (replay may still read another from a thread). */
+  orderSource: string;
   observation: ObservationOptions;
   /** Fill in the usage a provider would have reported, on threads recorded without it (see `simulateUsage`). */
   simulateUsage?: { systemTokens: number };
@@ -86,6 +88,9 @@ export interface ReplaySetup {
  */
 export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } };
 
+/** The order replay assumes without `--config`: a thread saved by another stack needs its own. */
+const DEFAULT_ORDER_SOURCE = "recommendedGuards' order, no --config given";
+
 /** What to replay with: a `--config` file (else the default stack), a policy rules file, simulated usage. */
 export interface ReplaySetupRequest {
   configFile?: string;
@@ -95,8 +100,11 @@ export interface ReplaySetupRequest {
 }
 
 export function replaySetupFor(request: ReplaySetupRequest): ReplaySetup {
-  const setup = request.configFile !== undefined ? loadReplayConfig(request.configFile) : buildReplaySetup();
-  if (request.policy) setup.stack = withPolicyGuard(setup.stack, policyGuardFromFile(request.policy.file, request.policy.context));
+  const setup = request.configFile !== undefined ? loadReplayConfig(request.configFile) : buildReplaySetup(DEFAULT_REPLAY_CONFIG, undefined, DEFAULT_ORDER_SOURCE);
+  if (request.policy) {
+    setup.stack = withPolicyGuard(setup.stack, policyGuardFromFile(request.policy.file, request.policy.context));
+    setup.orderSource += ", with PolicyGuardMiddleware where recommendedGuards puts it";
+  }
   if (request.simulateUsage) setup.simulateUsage = request.simulateUsage;
   return setup;
 }
@@ -117,7 +125,7 @@ export function loadReplayConfig(file: string): ReplaySetup {
   const order = Object.keys((raw as { guards: object }).guards) as (keyof ReplayConfig["guards"])[];
   if (order.length === 0) throw new ReplayConfigError(file, "guards: name at least one guard to replay");
   try {
-    return buildReplaySetup(parsed.data, order);
+    return buildReplaySetup(parsed.data, order, `the order of ${file}`);
   } catch (error) {
     if (error instanceof HarnessKitError) throw new ReplayConfigError(file, error.message);
     throw error;
@@ -127,6 +135,7 @@ export function loadReplayConfig(file: string): ReplaySetup {
 export function buildReplaySetup(
   config: ReplayConfig = DEFAULT_REPLAY_CONFIG,
   order = Object.keys(config.guards) as (keyof ReplayConfig["guards"])[],
+  orderSource = "the order given",
 ): ReplaySetup {
   const stack: StackedGuard[] = [];
   let observation: ObservationOptions = {};
@@ -151,7 +160,7 @@ export function buildReplaySetup(
       });
     }
   }
-  return { stack, observation };
+  return { stack, orderSource, observation };
 }
 
 function toRegExp(text: string): RegExp {

@@ -12,8 +12,14 @@ export const ACTIONS: readonly GuardAction[] = ["warn", "directive", "stop"];
 export type ActionCounts = Record<GuardAction, number>;
 
 export interface EvalSummary {
-  /** Guards replayed, in middleware order. */
+  /** Guards replayed, in the middleware order assumed (a thread's recorded answers may show another: `threadsReordered`). */
   guards: string[];
+  /** Where that order comes from. */
+  orderSource: string;
+  /** Threads whose recorded answers showed the live stack in another order, replayed in that order. */
+  threadsReordered: number;
+  /** Threads with recorded answers of the replayed guards that the replay does not reproduce. */
+  threadsUnreproduced: number;
   threads: number;
   /** Sources that could not be loaded. */
   failed: number;
@@ -45,6 +51,9 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
   const guards = setup.stack.map(({ guard }) => guard.name);
   const summary: EvalSummary = {
     guards,
+    orderSource: setup.orderSource,
+    threadsReordered: 0,
+    threadsUnreproduced: 0,
     threads: 0,
     failed: 0,
     toolCalls: 0,
@@ -68,6 +77,8 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     const replay = await replayThread(messagesToReplay(thread.messages, setup), setup.stack);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
+    if (replay.orderEvidence.length > 0) summary.threadsReordered++;
+    if (replay.unreproduced.length > 0) summary.threadsUnreproduced++;
     const flagged = new Map<string, Set<GuardAction>>();
     for (const { guard, action, shadowedBy } of replay.decisions) {
       // What the stack did: a call an outer guard already answered is not this guard's doing.

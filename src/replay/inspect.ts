@@ -5,7 +5,8 @@ import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";
 import type { LoadedThread } from "./threads.js";
 import { messagesToReplay, type ReplaySetup } from "./config.js";
-import { replayThread, type ReplayedDecision } from "./replayThread.js";
+import { replayThread, type ReplayedDecision, type ReplayResult, type UnreproducedAnswer } from "./replayThread.js";
+import type { OrderEvidence } from "./stackOrder.js";
 import { loadThreadSource, type ThreadSource } from "./sources.js";
 
 /** One tool call of a thread: what the observation store recorded, and what the guards decided. */
@@ -35,7 +36,14 @@ export interface InspectReport {
   source: string;
   messages: number;
   toolCalls: number;
+  /** The guards replayed, outermost first. */
   guards: string[];
+  /** Where their order comes from: the setup's, or the thread's recorded answers where they showed another. */
+  orderSource: string;
+  /** The recorded answers that moved a guard (absent when none did). */
+  orderEvidence?: OrderEvidence[];
+  /** Recorded answers of the replayed guards that the replay does not reproduce (absent when it reproduces them all). */
+  unreproduced?: UnreproducedAnswer[];
   rows: InspectRow[];
   /** Requests the context-overflow guard shrank before sending (absent when none was). */
   contextShrinks?: ContextShrink[];
@@ -92,8 +100,16 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
     source: thread.source,
     messages: thread.messages.length,
     toolCalls: replay.toolCalls,
-    guards: setup.stack.map(({ guard }) => guard.name),
+    guards: replay.order,
+    orderSource: orderSourceOf(replay, setup),
+    ...(replay.orderEvidence.length > 0 ? { orderEvidence: replay.orderEvidence } : {}),
+    ...(replay.unreproduced.length > 0 ? { unreproduced: replay.unreproduced } : {}),
     rows,
     ...(shrinks.length > 0 ? { contextShrinks: shrinks } : {}),
   };
+}
+
+/** The order replayed, as the output names it. */
+function orderSourceOf(replay: ReplayResult, setup: ReplaySetup): string {
+  return replay.orderEvidence.length > 0 ? `read from the thread's recorded answers, else ${setup.orderSource}` : setup.orderSource;
 }

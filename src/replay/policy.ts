@@ -1,4 +1,7 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { CallDecision } from "../core/decision.js";
 import { HarnessKitError } from "../core/errors.js";
+import { toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { PolicyGuardMiddleware } from "../guards/policy/PolicyGuardMiddleware.js";
 import type { PolicyRules } from "../guards/policy/rules.js";
 import { ReplayConfigError } from "./errors.js";
@@ -19,10 +22,20 @@ export function policyGuardFromFile(file: string, context: unknown): StackedGuar
     throw error;
   }
   return {
-    guard: { name: guard.name, evaluate: (messages, pending) => guard.evaluate(messages, pending, context) },
+    guard: { name: guard.name, evaluate: (messages, pending) => judgeLikeLive(guard, messages, pending, context) },
     observeOnly: false,
     exitBehavior: "directive",
   };
+}
+
+/**
+ * Live, the policy judges the whole batch (a rule may read the calls before this one), then lets
+ * the repair middleware answer the calls its review found unusable: `pending` holds the others.
+ */
+async function judgeLikeLive(guard: PolicyGuardMiddleware, messages: readonly BaseMessage[], pending: readonly ToolCallView[], context: unknown): Promise<CallDecision[]> {
+  const judged = new Set(pending.map((call) => call.id));
+  const decisions = await guard.evaluate(messages, toolCallsOf(messages[messages.length - 1]), context);
+  return decisions.filter(({ call }) => judged.has(call.id));
 }
 
 /** The stack with the policy guard where `recommendedGuards` puts it: right after the runaway guard, else first. */

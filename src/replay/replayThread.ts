@@ -1,9 +1,10 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision } from "../core/decision.js";
-import { isStampedTurn, reachedGuards } from "../core/marks.js";
+import { isStampedTurn, markOf, reachedGuards } from "../core/marks.js";
 import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
-import { batchStop, refuses, type GuardMode } from "../core/verdict.js";
+import { batchStop, judgedCalls, refuses, type GuardMode } from "../core/verdict.js";
+import { liveOrder, type OrderEvidence } from "./stackOrder.js";
 
 /** A loop guard as replay sees it: its name and the decision function its live hook calls. */
 export interface ReplayGuard {
@@ -36,21 +37,75 @@ export interface ReplayedDecision {
   shadowedBy?: string;
 }
 
+/** A call a guard of the stack answered live that the replay answers otherwise. */
+export interface UnreproducedAnswer {
+  toolCallId: string;
+  tool: string;
+  messageIndex: number;
+  /** The guard whose mark is on the call's recorded answer. */
+  live: string;
+  /** The guard that answers it in the replay; absent when the replay lets the tool run. */
+  replayed?: string;
+}
+
 export interface ReplayResult {
   toolCalls: number;
   decisions: ReplayedDecision[];
+  /** The guards as replayed, outermost first: the stack's order, moved where `orderEvidence` says. */
+  order: string[];
+  /** Recorded answers that show the live stack had a guard outside one the given order puts before it. */
+  orderEvidence: OrderEvidence[];
+  /** Recorded answers the replay does not reproduce: the live stack, or its options, differed from the one replayed. */
+  unreproduced: UnreproducedAnswer[];
+}
+
+/** One model turn with tool calls, judged by every guard of the stack. */
+export interface JudgedBatch {
+  /** Index of the AI message that made the calls. */
+  messageIndex: number;
+  /** Position of the turn's first call among all tool calls of the thread. */
+  firstCallIndex: number;
+  /** Every call of the turn, those no guard judges included: a stop answers them too. */
+  calls: ToolCallView[];
+  /** Each guard's decisions, by name. A decision does not depend on the stack's order, only what it does. */
+  judgements: Map<string, CallDecision[]>;
+  /** The guard that answered a call in place of its tool live, by call id, read from the marks of the recorded answers. */
+  answeredLive: Map<string, string>;
+  /** Calls answered before the tools node (a call limit, a reviewer's reject): no guard met them live. */
+  answeredBeforeGuards: ReadonlySet<string>;
 }
 
 /**
  * Replays a saved thread through a stack of loop guards (given in middleware order, as passed to
  * `createAgent`). At every AI message with tool calls, each guard's `evaluate` gets the history up
- * to that message and the whole batch, exactly as its live `wrapToolCall` does. Wrap hooks nest
- * first middleware outermost, so a later guard only acts on the calls an earlier one let through,
- * and on none after a stop; its judgement of the others is still reported, marked `shadowedBy`. A recorded thread goes on past a call a guard would have refused: the
- * call really ran, and replay keeps judging the history as recorded.
+ * to that message and the batch it would judge live (calls the repair middleware found unusable
+ * are left to it), exactly as its live `wrapToolCall` does.
+ *
+ * Wrap hooks nest first middleware outermost, so a later guard only acts on the calls an earlier
+ * one let through, and on none after a stop; its judgement of the others is still reported,
+ * marked `shadowedBy`. The order is the stack's, except where the thread's recorded answers prove
+ * the live stack had another (`liveOrder`): the guard a call's answer names was outside every
+ * guard that would have answered it too.
+ *
+ * A recorded thread goes on past a call the replayed stack would have refused: the history is
+ * judged as recorded. A call a live guard answered counts as not run (its mark says so), and
+ * never reached the guards that would have answered it too (see `actOn`).
  */
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
+  const { toolCalls, batches } = await judgeBatches(messages, stack);
+  const { order, evidence } = liveOrder(batches, stack);
   const decisions: ReplayedDecision[] = [];
+  const unreproduced: UnreproducedAnswer[] = [];
+  for (const batch of batches) {
+    const { acted, answers } = actOn(batch, order);
+    decisions.push(...acted.map((decision) => replayedDecision(batch, decision)));
+    unreproduced.push(...unreproducedAnswers(batch, answers, order));
+  }
+  return { toolCalls, decisions, order: order.map(({ guard }) => guard.name), orderEvidence: evidence, unreproduced };
+}
+
+async function judgeBatches(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<{ toolCalls: number; batches: JudgedBatch[] }> {
+  const batches: JudgedBatch[] = [];
   // The history so far, grown in place: the same message objects in the same array keep the
   // shared observation store incremental, as it is in a live run.
   const history: BaseMessage[] = [];
@@ -61,25 +116,32 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     if (messageKind(message) !== "ai") continue;
     const calls = toolCallsOf(message);
     if (calls.length === 0) continue;
-    const firstCallIndex = toolCalls;
+    const judged = judgedCalls(message);
+    const judgements = new Map<string, CallDecision[]>();
+    for (const { guard } of stack) judgements.set(guard.name, await guard.evaluate(history, judged));
+    batches.push({
+      messageIndex: i,
+      firstCallIndex: toolCalls,
+      calls,
+      judgements,
+      answeredLive: answeredLive(messages, i, calls),
+      answeredBeforeGuards: answeredBeforeGuards(messages, i),
+    });
     toolCalls += calls.length;
-    const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    const outside = answeredBeforeGuards(messages, i);
-    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, calls, stack, outside)) {
-      decisions.push({
-        guard,
-        action: decision.action,
-        toolCallId: call.id,
-        tool: call.name,
-        reason: decision.reason,
-        callIndex: position.get(call.id) ?? firstCallIndex,
-        messageIndex: i,
-        ...(decision.detail ? { detail: decision.detail } : {}),
-        ...(shadowedBy ? { shadowedBy } : {}),
-      });
-    }
   }
-  return { toolCalls, decisions };
+  return { toolCalls, batches };
+}
+
+/** Who answered each call of the turn at `at` in place of its tool, as the marks on the recorded answers say. */
+function answeredLive(messages: readonly BaseMessage[], at: number, calls: readonly ToolCallView[]): Map<string, string> {
+  const ids = new Set(calls.map((call) => call.id));
+  const answered = new Map<string, string>();
+  for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
+    const id = toolCallIdOf(messages[i]);
+    const mark = markOf(messages[i]);
+    if (mark && id !== undefined && ids.has(id)) answered.set(id, mark.guard);
+  }
+  return answered;
 }
 
 type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
@@ -92,35 +154,42 @@ interface BatchDecision {
 }
 
 /**
- * The non-allow decisions of every guard on one batch, outermost guard first. A guard inside one
- * that answered a call (or stopped the run) still judges it, marked `shadowedBy` that guard.
+ * What the stack, in `order`, does with one batch: every guard's non-allow decisions, outermost
+ * guard first (a guard inside one that answered a call, or stopped the run, still judges it,
+ * marked `shadowedBy` that guard), and the guard that answers each call the tool does not.
+ *
+ * A call that a guard outside the replayed stack answered live (its mark names it) never reached
+ * a guard of the stack that would have answered it too, or stopped its batch: had it reached
+ * one, that guard's mark would be on the answer. Such a guard's decisions on the call are
+ * shadowed by the one that answered it. Where the stack's guard only warns, the thread cannot
+ * tell whether the call reached it, and its warning stands.
  */
-async function replayBatch(
-  history: readonly BaseMessage[],
-  calls: ToolCallView[],
-  stack: readonly StackedGuard[],
-  answeredOutside: ReadonlySet<string>,
-): Promise<BatchDecision[]> {
-  const out: BatchDecision[] = [];
-  const answeredBy = new Map<string, string>([...answeredOutside].map((id) => [id, ANOTHER_MIDDLEWARE]));
+function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: BatchDecision[]; answers: Map<string, string> } {
+  const acted: BatchDecision[] = [];
+  const answers = new Map<string, string>([...batch.answeredBeforeGuards].map((id) => [id, ANOTHER_MIDDLEWARE]));
+  const outside = answeredOutside(batch, order);
   let stoppedBy: string | undefined;
-  for (const { guard, ...mode } of stack) {
-    const decisions = await guard.evaluate(history, calls);
+  for (const { guard, ...mode } of order) {
+    const decisions = batch.judgements.get(guard.name)!;
+    const stopping = batchStop(decisions, mode) !== undefined;
     // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
     // the run even when the stopped call itself was answered by an outer guard. No call reaches
     // it after a stop, or when outer guards answered them all.
-    const reached = calls.some((call) => !answeredBy.has(call.id));
-    const stops = !stoppedBy && reached && batchStop(decisions, mode) !== undefined;
+    const stops = stopping && !stoppedBy && batch.calls.some((call) => !answers.has(call.id) && !outside.has(call.id));
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
-      const shadowedBy = stoppedBy ?? answeredBy.get(call.id);
-      out.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
-      if (!shadowedBy && refuses(decision, mode.observeOnly)) answeredBy.set(call.id, guard.name);
+      const answersToo = stopping || refuses(decision, mode.observeOnly);
+      const shadowedBy = stoppedBy ?? answers.get(call.id) ?? (answersToo ? outside.get(call.id) : undefined);
+      acted.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
+      if (!shadowedBy && refuses(decision, mode.observeOnly)) answers.set(call.id, guard.name);
     }
     // A stop answers every call still open: live, no guard inside this one sees the batch.
-    if (stops) stoppedBy = guard.name;
+    if (stops) {
+      stoppedBy = guard.name;
+      for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
+    }
   }
-  return out;
+  return { acted, answers };
 }
 
 /** Who answered a call that never reached the guards (a LangChain call limit, a reviewer's reject). */
@@ -129,15 +198,49 @@ const ANOTHER_MIDDLEWARE = "another middleware";
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Calls of the batch asked at `at` that were answered before the tools node, where no guard met
- * them live (core/marks.ts `reachedGuards`): each guard's judgement of them is shadowed.
+ * Calls of the turn at `at` answered before the tools node, where no guard met them live
+ * (core/marks.ts `reachedGuards`): every guard's judgement of them is shadowed.
  */
 function answeredBeforeGuards(messages: readonly BaseMessage[], at: number): ReadonlySet<string> {
   if (!isStampedTurn(messages[at])) return NONE;
   const ids = new Set<string>();
-  for (let j = at + 1; j < messages.length && messageKind(messages[j]) === "tool"; j++) {
-    const id = toolCallIdOf(messages[j]);
-    if (id !== undefined && !reachedGuards(messages[j], true)) ids.add(id);
+  for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
+    const id = toolCallIdOf(messages[i]);
+    if (id !== undefined && messageKind(messages[i]) === "tool" && !reachedGuards(messages[i], true)) ids.add(id);
   }
   return ids;
+}
+
+/** The recorded answers of guards the replay leaves out, by call id. */
+function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Map<string, string> {
+  const replayed = new Set(order.map(({ guard }) => guard.name));
+  return new Map([...batch.answeredLive].filter(([, guard]) => !replayed.has(guard)));
+}
+
+function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedBy }: BatchDecision): ReplayedDecision {
+  const position = batch.calls.findIndex((c) => c.id === call.id);
+  return {
+    guard,
+    action: decision.action,
+    toolCallId: call.id,
+    tool: call.name,
+    reason: decision.reason,
+    callIndex: batch.firstCallIndex + Math.max(0, position),
+    messageIndex: batch.messageIndex,
+    ...(decision.detail ? { detail: decision.detail } : {}),
+    ...(shadowedBy ? { shadowedBy } : {}),
+  };
+}
+
+/** The recorded answers of guards in the stack that the replay gives otherwise (guards outside the stack cannot be checked). */
+function unreproducedAnswers(batch: JudgedBatch, answers: ReadonlyMap<string, string>, order: readonly StackedGuard[]): UnreproducedAnswer[] {
+  const replayed = new Set(order.map(({ guard }) => guard.name));
+  const out: UnreproducedAnswer[] = [];
+  for (const [toolCallId, live] of batch.answeredLive) {
+    const replayedBy = answers.get(toolCallId);
+    if (!replayed.has(live) || replayedBy === live) continue;
+    const tool = batch.calls.find((call) => call.id === toolCallId)!.name;
+    out.push({ toolCallId, tool, messageIndex: batch.messageIndex, live, ...(replayedBy ? { replayed: replayedBy } : {}) });
+  }
+  return out;
 }

@@ -85,7 +85,7 @@ describe("harness-kit inspect --html", () => {
       new ToolMessage({ content: "Not run: nothing new", tool_call_id: "c1", status: "error", response_metadata: marked("directive", "<b>same</b>") }),
       new AIMessage({ content: "Run stopped", response_metadata: { harness_kit: { v: 1, guard: "RunawayGuardMiddleware", action: "stop", stopReason: "runaway </pre>" } } }),
     ];
-    const html = renderHtml(messages, { thread: "t", source: "t", messages: 3, toolCalls: 1, guards: [], rows: [] });
+    const html = renderHtml(messages, { thread: "t", source: "t", messages: 3, toolCalls: 1, guards: [], orderSource: "the order given", rows: [] });
     expect(html).toContain("directive by ProgressAwareLoopGuardMiddleware: &#60;b&#62;same&#60;/b&#62;");
     expect(html).toContain("stop by RunawayGuardMiddleware: runaway &#60;/pre&#62;");
     expect(html).toContain("result of job_status");

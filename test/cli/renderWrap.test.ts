@@ -11,6 +11,7 @@ const report: InspectReport = {
   messages: 4,
   toolCalls: 2,
   guards: ["ProgressAwareLoopGuardMiddleware"],
+  orderSource: "the order given",
   rows: [
     { callIndex: 0, toolCallId: "c0", tool: "job_status", messageIndex: 1, argsFingerprint: "0123456789abcdef", observation: { sameArgsRepeatCount: 0, newInformationDelta: 1, status: "success", resultSize: 120 }, decisions: [] },
     {

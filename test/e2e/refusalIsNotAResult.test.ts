@@ -113,36 +113,31 @@ async function expectNoRepeatClaims(run: ReturnType<typeof agentFor>) {
 const validatorOptions = { outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" as const } }, writeTools: ["update_account"] };
 
 describe("validator degrade: the stack recovers exactly as the validator alone does", () => {
-  const scenarios: Array<[string, (signals: Signal[]) => AgentMiddleware[]]> = [
-    [
-      "validator alone",
-      (signals) => [new OutputValidatorMiddleware({ tools: validatorOptions.outputSpecs, writeTools: validatorOptions.writeTools, onSignal: (s) => signals.push(s) })],
-    ],
-    ["recommendedGuards", (signals) => stackSignals(signals, validatorOptions)],
+  const alone = (signals: Signal[]) => [
+    new OutputValidatorMiddleware({ tools: validatorOptions.outputSpecs, writeTools: validatorOptions.writeTools, onSignal: (s) => signals.push(s) }),
   ];
+  const stack = (signals: Signal[]) => stackSignals(signals, validatorOptions);
+  /** Runs one script through `middleware`; each string of `script` is a user message, each array the model's turns after it. */
+  const runWith = async (middleware: Scenario["middleware"], bad: string, script: Array<string | ScriptedTurn[]>) => {
+    const turns = script.filter((part): part is ScriptedTurn[] => Array.isArray(part)).flat();
+    const run = agentFor({ turns, outputs: [bad, VALID_ACCOUNT], middleware });
+    for (const part of script) if (typeof part === "string") await run.say(part);
+    return run;
+  };
+  const scripts: Array<[string, Array<string | ScriptedTurn[]>]> = [
+    ["after a valid re-read", ["add a seat", [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "done" }]]],
+    [
+      "after a new user message",
+      ["add a seat", [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "the service is down" }], "it is back, add the seat", [{ toolCalls: [writeAccount] }, { text: "done" }]],
+    ],
+  ];
+  const cases = Object.entries(BAD_OUTPUTS).flatMap(([kind, bad]) => scripts.map(([when, script]) => [kind, when, bad, script] as const));
 
-  it.each(scenarios)("%s: safe mode refuses the write; after a valid re-read the same write runs", async (_, middleware) => {
-    const run = agentFor({
-      turns: [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "done" }],
-      outputs: [BAD_OUTPUTS.html_instead_of_json, VALID_ACCOUNT],
-      middleware,
-    });
-    await run.say("add a seat");
-    expect(run.ran).toEqual(["get_account {\"id\":7}", "get_account {\"id\":7}", "update_account {\"id\":7,\"seats\":4}"]);
-    await expectNoRepeatClaims(run);
-    await expectReplayAgrees(run);
-  });
-
-  it.each(scenarios)("%s: safe mode refuses the write; after a new user message the same write runs", async (_, middleware) => {
-    const run = agentFor({
-      turns: [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "the account service is down" }, { toolCalls: [writeAccount] }, { text: "done" }],
-      outputs: [BAD_OUTPUTS.html_instead_of_json],
-      middleware,
-    });
-    await run.say("add a seat");
-    expect(run.ran).toEqual(["get_account {\"id\":7}"]);
-    await run.say("it is back up, add the seat now");
-    expect(run.ran).toEqual(["get_account {\"id\":7}", "update_account {\"id\":7,\"seats\":4}"]);
+  it.each(cases)("%s, then the same write %s", async (_kind, _when, bad, script) => {
+    const expected = await runWith(alone, bad, script);
+    const run = await runWith(stack, bad, script);
+    expect(run.ran).toEqual(expected.ran);
+    expect(run.ran.at(-1)).toBe('update_account {"id":7,"seats":4}');
     await expectNoRepeatClaims(run);
     await expectReplayAgrees(run);
   });
