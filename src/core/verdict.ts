@@ -1,4 +1,6 @@
 import type { CallDecision, Decision, ExitBehavior } from "./decision.js";
+import { unusableCallIds } from "./marks.js";
+import { toolCallsOf, type ToolCallView } from "./messages.js";
 
 // What a guard's decisions on a batch of tool calls do to the batch. The live hook
 // (hooks/batchGuard.ts) and replay (replay/replayThread.ts) both read decisions through these
@@ -13,13 +15,27 @@ export interface GuardMode {
 }
 
 /**
+ * The calls of a model turn a guard judges: every call for the repair guard, the usable ones for
+ * the others, which leave the calls its review found unusable to it (it explains them better).
+ */
+export function callsJudged(aiMessage: unknown, judgesUnusableCalls = false): ToolCallView[] {
+  const calls = toolCallsOf(aiMessage);
+  const unusable = judgesUnusableCalls ? undefined : unusableCallIds(aiMessage);
+  return unusable?.size ? calls.filter((call) => !unusable.has(call.id)) : calls;
+}
+
+/**
  * The stop that ends the run, answering every call of the batch: the first stop decision, unless
  * the guard only observes or refuses at a stop instead (exitBehavior `"directive"`).
  */
 export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): { reason: string } | undefined {
-  if (mode.observeOnly || mode.exitBehavior === "directive") return undefined;
-  for (const { decision } of decisions) if (decision.action === "stop") return { reason: decision.reason };
+  for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason };
   return undefined;
+}
+
+/** Whether a decision ends the run: a stop, unless the guard only observes or refuses at a stop instead. */
+export function stopsRun(decision: Decision, mode: GuardMode): decision is Refusal {
+  return decision.action === "stop" && !mode.observeOnly && mode.exitBehavior !== "directive";
 }
 
 /** A decision that keeps its call from running: a directive, or a stop (which refuses its own call). */

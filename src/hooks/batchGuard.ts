@@ -3,11 +3,11 @@ import type { Command } from "@langchain/langgraph";
 import { notRunText, stopNotice } from "../core/answers.js";
 import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { GuardStopError } from "../core/errors.js";
-import { stopMarkIn, unusableCallIds } from "../core/marks.js";
-import { toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { stopMarkIn } from "../core/marks.js";
+import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, type CallOutcome, type GuardMode } from "../core/verdict.js";
+import { batchStop, callOutcome, callsJudged, type CallOutcome, type GuardMode } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import { answerCall, judgePendingCall, signalCall, type CallAnswer, type PendingCall, type ToolHandler, type ToolRequestLike } from "./pendingCall.js";
 
@@ -56,8 +56,7 @@ export function batchGuard(settings: BatchGuardSettings) {
     let verdict = verdicts.get(asking);
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
-      const unusable = settings.judgesUnusableCalls ? undefined : unusableCallIds(asking);
-      const batch = unusable?.size ? toolCallsOf(asking).filter((call) => !unusable.has(call.id)) : toolCallsOf(asking);
+      const batch = callsJudged(asking, settings.judgesUnusableCalls);
       verdict = Promise.resolve()
         .then(() => settings.decide(history, batch))
         .then((decisions) => verdictFrom(decisions, settings));
@@ -90,7 +89,22 @@ export function batchGuard(settings: BatchGuardSettings) {
     return stop ? stopNotice(settings.guard, stop.reason) : handler(request);
   };
 
-  return { wrapToolCall, wrapModelCall };
+  /**
+   * Whether `messages` end with the answers to a batch this guard judged, at least one call of it
+   * (not when it had none left: all unusable, or all answered by an outer guard). The verdict
+   * cache knows, since a call that reaches the guard fills it; the answers cannot tell, as an
+   * outer middleware may answer without a mark. A process that resumes a thread between the tool
+   * and model nodes does not know either: it judges that turn again, to the same decision.
+   */
+  const judgedLatestBatch = async (messages: readonly BaseMessage[]): Promise<boolean> => {
+    let at = messages.length - 1;
+    while (at >= 0 && messageKind(messages[at]) === "tool") at--;
+    const verdict = at >= 0 && messageKind(messages[at]) === "ai" ? verdicts.get(messages[at] as object) : undefined;
+    // A verdict that failed was signalled as guard_failed, and the calls ran: the batch was judged.
+    return verdict ? verdict.then(({ byId }) => byId.size > 0, () => true) : false;
+  };
+
+  return { wrapToolCall, wrapModelCall, judgedLatestBatch };
 }
 
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;

@@ -1,13 +1,19 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CallDecision } from "../core/decision.js";
+import type { CallDecision, Decision } from "../core/decision.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
-import { batchStop, refuses, type GuardMode } from "../core/verdict.js";
+import { batchStop, callsJudged, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
 
-/** A loop guard as replay sees it: its name and the decision function its live hook calls. */
+/** A loop guard as replay sees it: its name and the decision functions its live hooks call. */
 export interface ReplayGuard {
   readonly name: string;
   readonly evaluate: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
+  /**
+   * For a guard that judges model turns (the runaway guard): its decision on a turn none of whose
+   * calls it judged, which live it makes before the next model call. Replay shows it on the
+   * turn's first call.
+   */
+  readonly evaluateTurn?: (messages: readonly BaseMessage[]) => Promise<Decision>;
 }
 
 /** A guard in a middleware stack, with the two settings that change what later guards see. */
@@ -43,9 +49,10 @@ export interface ReplayResult {
 /**
  * Replays a saved thread through a stack of loop guards (given in middleware order, as passed to
  * `createAgent`). At every AI message with tool calls, each guard's `evaluate` gets the history up
- * to that message and the whole batch, exactly as its live `wrapToolCall` does. Wrap hooks nest
- * first middleware outermost, so a later guard only acts on the calls an earlier one let through,
- * and on none after a stop; its judgement of the others is still reported, marked `shadowedBy`. A recorded thread goes on past a call a guard would have refused: the
+ * to that message and the batch, exactly as its live `wrapToolCall` does (see `replayBatch`).
+ * Wrap hooks nest first middleware outermost, so a later guard only acts on the calls an earlier
+ * one let through, and on none after a stop; its judgement of the others is still reported,
+ * marked `shadowedBy`. A recorded thread goes on past a call a guard would have refused: the
  * call really ran, and replay keeps judging the history as recorded.
  */
 export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
@@ -63,7 +70,7 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     const firstCallIndex = toolCalls;
     toolCalls += calls.length;
     const position = new Map(calls.map((call, k) => [call.id, firstCallIndex + k]));
-    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, calls, stack)) {
+    for (const { guard, call, decision, shadowedBy } of await replayBatch(history, message, stack)) {
       decisions.push({
         guard,
         action: decision.action,
@@ -92,17 +99,27 @@ interface BatchDecision {
 /**
  * The non-allow decisions of every guard on one batch, outermost guard first. A guard inside one
  * that answered a call (or stopped the run) still judges it, marked `shadowedBy` that guard.
+ * As live, each guard judges the calls the repair guard's review found usable (it answers the
+ * others), and a guard that judges turns judges as a whole a turn none of whose calls it judged.
  */
-async function replayBatch(history: readonly BaseMessage[], calls: ToolCallView[], stack: readonly StackedGuard[]): Promise<BatchDecision[]> {
+async function replayBatch(history: readonly BaseMessage[], asking: BaseMessage, stack: readonly StackedGuard[]): Promise<BatchDecision[]> {
   const out: BatchDecision[] = [];
+  const calls = toolCallsOf(asking);
+  const judged = callsJudged(asking);
   const answeredBy = new Map<string, string>();
   let stoppedBy: string | undefined;
   for (const { guard, ...mode } of stack) {
-    const decisions = await guard.evaluate(history, calls);
     // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
     // the run even when the stopped call itself was answered by an outer guard. No call reaches
     // it after a stop, or when outer guards answered them all.
     const reached = calls.some((call) => !answeredBy.has(call.id));
+    if (guard.evaluateTurn && !(reached && judged.length > 0)) {
+      const decision = await guard.evaluateTurn(history);
+      if (decision.action !== "allow") out.push({ guard: guard.name, call: calls[0]!, decision, ...(stoppedBy ? { shadowedBy: stoppedBy } : {}) });
+      if (!stoppedBy && stopsRun(decision, mode)) stoppedBy = guard.name;
+      continue;
+    }
+    const decisions = await guard.evaluate(history, judged);
     const stops = !stoppedBy && reached && batchStop(decisions, mode) !== undefined;
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
