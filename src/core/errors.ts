@@ -8,8 +8,9 @@ export class HarnessKitError extends Error {
 
 /**
  * Thrown by a guard whose `exitBehavior` is `"throw"` when it would stop the run. LangChain wraps
- * what a wrap hook throws in its `MiddlewareError` (once per middleware it passes), so `invoke`
- * rejects with that wrapper: `GuardStopError.in(error)` finds the stop inside.
+ * what a wrap hook throws in its `MiddlewareError` (once per middleware it passes), and LangGraph
+ * gathers the errors of parallel tool calls in an `AggregateError`, so `invoke` rejects with a
+ * wrapper: `GuardStopError.in(error)` finds the stop inside.
  */
 export class GuardStopError extends HarnessKitError {
   constructor(
@@ -21,13 +22,31 @@ export class GuardStopError extends HarnessKitError {
     super(`${guard} stopped the run: ${reason}`);
   }
 
-  /** The GuardStopError `error` is or wraps (along its `cause` chain), if any. */
+  /** The GuardStopError `error` is or wraps (along `cause` and an AggregateError's `errors`), if any. */
   static in(error: unknown): GuardStopError | undefined {
-    for (let e = error, depth = 0; e instanceof Error && depth < 32; e = e.cause, depth++) {
-      if (e instanceof GuardStopError) return e;
-    }
-    return undefined;
+    return findStop(error, 0, new Set());
   }
+}
+
+/** How deep `GuardStopError.in` looks: wrappers nest once per middleware and per parallel batch. */
+const MAX_WRAP_DEPTH = 32;
+
+/** Depth first through the errors `error` wraps, each visited once (a cause may point back). */
+function findStop(error: unknown, depth: number, seen: Set<Error>): GuardStopError | undefined {
+  if (!(error instanceof Error) || depth > MAX_WRAP_DEPTH || seen.has(error)) return undefined;
+  if (error instanceof GuardStopError) return error;
+  seen.add(error);
+  for (const inner of wrappedBy(error)) {
+    const stop = findStop(inner, depth + 1, seen);
+    if (stop) return stop;
+  }
+  return undefined;
+}
+
+/** What an error wraps: its `cause`, and an AggregateError's `errors`. */
+function wrappedBy(error: Error): unknown[] {
+  const errors = error instanceof AggregateError && Array.isArray(error.errors) ? error.errors : [];
+  return [error.cause, ...errors];
 }
 
 /** Bad options passed to a middleware constructor. */

@@ -29,9 +29,13 @@ export function judgedCalls(asking: unknown, judgesUnusableCalls = false): ToolC
  * the guard only observes or refuses at a stop instead (exitBehavior `"directive"`).
  */
 export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): { reason: string } | undefined {
-  if (mode.observeOnly || mode.exitBehavior === "directive") return undefined;
-  for (const { decision } of decisions) if (decision.action === "stop") return { reason: decision.reason };
+  for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason };
   return undefined;
+}
+
+/** Whether a decision ends the run: a stop, unless the guard only observes or refuses at a stop instead. */
+export function stopsRun(decision: Decision, mode: GuardMode): decision is Refusal {
+  return decision.action === "stop" && !mode.observeOnly && mode.exitBehavior !== "directive";
 }
 
 /** A decision that keeps its call from running: a directive, or a stop (which refuses its own call). */

@@ -5,7 +5,7 @@ import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { GuardStopError } from "../core/errors.js";
 import { stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
-import type { ToolCallView } from "../core/messages.js";
+import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { batchStop, callOutcome, judgedCalls, type CallOutcome, type GuardMode } from "../core/verdict.js";
@@ -91,7 +91,22 @@ export function batchGuard(settings: BatchGuardSettings) {
     return stop ? stopNotice(settings.guard, stop.reason) : stampTurn(await handler(request));
   };
 
-  return { wrapToolCall, wrapModelCall };
+  /**
+   * Whether `messages` end with the answers to a batch this guard judged, at least one call of it
+   * (not when it had none left: all unusable, or all answered by an outer guard). The verdict
+   * cache knows, since a call that reaches the guard fills it; the answers cannot tell, as an
+   * outer middleware may answer without a mark. A process that resumes a thread between the tool
+   * and model nodes does not know either: it judges that turn again, to the same decision.
+   */
+  const judgedLatestBatch = async (messages: readonly BaseMessage[]): Promise<boolean> => {
+    let at = messages.length - 1;
+    while (at >= 0 && messageKind(messages[at]) === "tool") at--;
+    const verdict = at >= 0 && messageKind(messages[at]) === "ai" ? verdicts.get(messages[at] as object) : undefined;
+    // A verdict that failed was signalled as guard_failed, and the calls ran: the batch was judged.
+    return verdict ? verdict.then(({ byId }) => byId.size > 0, () => true) : false;
+  };
+
+  return { wrapToolCall, wrapModelCall, judgedLatestBatch };
 }
 
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;

@@ -1,15 +1,21 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CallDecision } from "../core/decision.js";
+import type { CallDecision, Decision } from "../core/decision.js";
 import { isStampedTurn, markOf, reachedGuards } from "../core/marks.js";
 import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
-import { batchStop, judgedCalls, refuses, type GuardMode } from "../core/verdict.js";
+import { batchStop, judgedCalls, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
 import { liveOrder, type OrderEvidence } from "./stackOrder.js";
 
-/** A loop guard as replay sees it: its name and the decision function its live hook calls. */
+/** A loop guard as replay sees it: its name and the decision functions its live hooks call. */
 export interface ReplayGuard {
   readonly name: string;
   readonly evaluate: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
+  /**
+   * For a guard that judges model turns (the runaway guard): its decision on a turn none of whose
+   * calls it judged, which live it makes before the next model call. Replay shows it on the
+   * turn's first call.
+   */
+  readonly evaluateTurn?: (messages: readonly BaseMessage[]) => Promise<Decision>;
 }
 
 /** A guard in a middleware stack, with the two settings that change what later guards see. */
@@ -69,6 +75,10 @@ export interface JudgedBatch {
   calls: ToolCallView[];
   /** Each guard's decisions, by name. A decision does not depend on the stack's order, only what it does. */
   judgements: Map<string, CallDecision[]>;
+  /** The calls the guards judge (the repair middleware answers the others). */
+  judged: ToolCallView[];
+  /** Each turn-judging guard's decision on the turn as a whole, for when none of its calls reach it. */
+  turnJudgements: Map<string, Decision>;
   /** The guard that answered a call in place of its tool live, by call id, read from the marks of the recorded answers. */
   answeredLive: Map<string, string>;
   /** Calls answered before the tools node (a call limit, a reviewer's reject): no guard met them live. */
@@ -118,12 +128,18 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
     if (calls.length === 0) continue;
     const judged = judgedCalls(message);
     const judgements = new Map<string, CallDecision[]>();
-    for (const { guard } of stack) judgements.set(guard.name, await guard.evaluate(history, judged));
+    const turnJudgements = new Map<string, Decision>();
+    for (const { guard } of stack) {
+      judgements.set(guard.name, await guard.evaluate(history, judged));
+      if (guard.evaluateTurn) turnJudgements.set(guard.name, await guard.evaluateTurn(history));
+    }
     batches.push({
       messageIndex: i,
       firstCallIndex: toolCalls,
       calls,
       judgements,
+      judged,
+      turnJudgements,
       answeredLive: answeredLive(messages, i, calls),
       answeredBeforeGuards: answeredBeforeGuards(messages, i),
     });
@@ -170,6 +186,17 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
   const outside = answeredOutside(batch, order);
   let stoppedBy: string | undefined;
   for (const { guard, ...mode } of order) {
+    const open = (call: ToolCallView) => !answers.has(call.id) && !outside.has(call.id);
+    // As live: a turn none of whose judged calls reach a turn-judging guard is judged as a whole.
+    const turn = batch.turnJudgements.get(guard.name);
+    if (turn && !batch.judged.some(open)) {
+      if (turn.action !== "allow") acted.push({ guard: guard.name, call: batch.calls[0]!, decision: turn, ...(stoppedBy ? { shadowedBy: stoppedBy } : {}) });
+      if (!stoppedBy && stopsRun(turn, mode)) {
+        stoppedBy = guard.name;
+        for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
+      }
+      continue;
+    }
     const decisions = batch.judgements.get(guard.name)!;
     const stopping = batchStop(decisions, mode) !== undefined;
     // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends

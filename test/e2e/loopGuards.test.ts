@@ -200,6 +200,17 @@ describe("LoopGuardMiddleware in createAgent", () => {
     expect(t.counter.runs).toBe(1);
   });
 
+  it("exitBehavior throw on a parallel batch: invoke rejects with an AggregateError the stop is found in", async () => {
+    const t = search();
+    const model = new ScriptedChatModel({ turns: repeat(5, { toolCalls: [{ name: "search", args: { q: "x" } }, { name: "search", args: { q: "x" } }] }) });
+    const agent = createAgent({ model, tools: [t.tool], middleware: [new LoopGuardMiddleware({ warnAt: 2, stopAt: 2, exitBehavior: "throw" })] });
+    const error = await agent.invoke({ messages: [new HumanMessage("go")] }).catch((e: unknown) => e);
+    // Each call of the batch throws in its own task; LangGraph gathers them in one AggregateError.
+    expect(error).toBeInstanceOf(AggregateError);
+    expect(GuardStopError.in(error)).toMatchObject({ guard: "LoopGuardMiddleware", toolName: "search" });
+    expect(t.counter.runs).toBe(0);
+  });
+
   it("emits signals as LangChain custom events", async () => {
     const t = search();
     const model = new ScriptedChatModel({ turns: repeat(5, call("search", { q: "x" })) });

@@ -4,7 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { guardToolMessage, stopNotice } from "../../src/core/answers.js";
 import { InvalidOptionsError } from "../../src/core/errors.js";
 import { pendingToolCalls } from "../../src/core/messages.js";
-import { decideRunaway, decideRunStart, type RunawaySettings } from "../../src/guards/runaway/decide.js";
+import { decideRunaway, decideTurn, type RunawaySettings } from "../../src/guards/runaway/decide.js";
 import { estimatedChars, ledgerFor, RunawayLedger } from "../../src/guards/runaway/ledger.js";
 import { runawayReport } from "../../src/guards/runaway/report.js";
 import { RunawayGuardMiddleware } from "../../src/guards/runaway/RunawayGuardMiddleware.js";
@@ -307,12 +307,22 @@ describe("RunawayGuard decisions", () => {
   it("refuses to start a run in a thread already at its cap", () => {
     const thread = [new HumanMessage("a"), ...step([{ name: "x" }], usage(3000)), new AIMessage({ content: "done", usage_metadata: usage(2000) }), new HumanMessage("b")];
     const ledger = new RunawayLedger().update(thread);
-    expect(decideRunStart(ledger, { ...SETTINGS, maxThreadTokens: 5000 })).toMatchObject({ action: "stop", detail: { cap: "maxThreadTokens" } });
-    expect(decideRunStart(ledger, { ...SETTINGS, maxThreadTokens: 5001 }).action).toBe("allow");
-    expect(decideRunStart(ledger, SETTINGS).action).toBe("allow");
-    // mid-run, decisions after each model call take over
-    const midRun = new RunawayLedger().update([...thread, ai([{ name: "x" }], usage(10))]);
-    expect(decideRunStart(midRun, { ...SETTINGS, maxThreadTokens: 5000 }).action).toBe("allow");
+    expect(decideTurn(ledger, { ...SETTINGS, maxThreadTokens: 5000 })).toMatchObject({ action: "stop", detail: { cap: "maxThreadTokens" } });
+    expect(decideTurn(ledger, { ...SETTINGS, maxThreadTokens: 5001 }).action).toBe("allow");
+    expect(decideTurn(ledger, SETTINGS).action).toBe("allow");
+    // at a run's start, the run has spent nothing yet
+    expect(decideTurn(ledger, { ...SETTINGS, maxRunTokens: 1 }).action).toBe("allow");
+  });
+
+  it("stops after a turn as a whole at the caps and the stop tier of its batch, with no call to carry the stop", () => {
+    const turn = (messages: BaseMessage[], settings: Partial<RunawaySettings> = {}) => decideTurn(new RunawayLedger().update(messages), { ...SETTINGS, ...settings });
+    const capped = flatRun(4, [{ name: "search" }]);
+    expect(turn(capped, { maxRunTokens: 5000 })).toEqual(decide(capped, { maxRunTokens: 5000 })[0]!.decision);
+    expect(turn(flatRun(3, [{ name: "search" }]), { maxRunTokens: 5000 }).action).toBe("allow");
+    expect(turn(stuckRun(30))).toMatchObject({ action: "stop", code: "runaway_factor" });
+    // a warning or a block needs a call to carry it
+    expect(turn(stuckRun(5)).action).toBe("allow");
+    expect(turn(stuckRun(7)).action).toBe("allow");
   });
 
   it("treats an infinite threshold as a tier turned off", () => {

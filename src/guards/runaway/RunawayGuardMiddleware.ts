@@ -1,11 +1,11 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { stopNotice } from "../../core/answers.js";
-import type { CallDecision } from "../../core/decision.js";
+import type { CallDecision, Decision } from "../../core/decision.js";
 import { InvalidOptionsError } from "../../core/errors.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
-import { decideRunaway, decideRunStart, type RunawaySettings } from "./decide.js";
+import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
 import { positiveInteger } from "../../hooks/middlewareBase.js";
@@ -74,8 +74,10 @@ export const REPORT_EVENT = "harness_kit_report";
  * Ladder, decided before the batch runs: a `warn` signal when the factor crosses `warnAt`; from
  * `blockAt`, a call that repeats one already made in this run gets a directive instead of
  * running (new calls pass: they are how the run can learn something again); at `stopAt`, or at
- * a token cap, a clean stop. The 111-call, 6.5 M-token incident this guard exists for (five
- * inputs read over and over by one tool) stops at its 31st call. Subagent tokens count only in
+ * a token cap, a clean stop. A turn none of whose calls reach the guard (all to phantom tools,
+ * which the repair middleware answers, or all answered by an outer middleware) meets the caps
+ * and the stop tier before the next model call instead. The 111-call, 6.5 M-token incident this
+ * guard exists for (five inputs read over and over by one tool) stops at its 31st call. Subagent tokens count only in
  * the subagent, when the guard is passed to it as well. Everything is derived from the history
  * (`state.messages`, and what the guards carry across a summary), so a restored thread and a
  * replay get the same decisions, and a summary does not start the count over.
@@ -148,14 +150,14 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
 
     this.wrapModelCall = async (request, handler) => {
       const messages = historyOf({ ...request.state, messages: request.state?.messages ?? [] });
-      const capped = await this.threadCapStop(messages, observeOnly, onSignal);
-      if (capped) {
-        await report(messages, capped);
-        return capped;
-      }
+      // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
+      const judgeTurn = async (checked: typeof request) => {
+        const stop = (await batch.judgedLatestBatch(messages)) ? undefined : await this.turnStop(messages, observeOnly, onSignal);
+        return stop ?? handler(checked);
+      };
       let response;
       try {
-        response = await batch.wrapModelCall(request, handler);
+        response = await batch.wrapModelCall(request, judgeTurn);
       } catch (error) {
         if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
         throw error;
@@ -166,12 +168,18 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     };
   }
 
-  /** At a run's first model call, a thread already at `maxThreadTokens` gets the stop notice instead of the model. */
-  private async threadCapStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): Promise<AIMessage | undefined> {
-    if (this.settings.maxThreadTokens === undefined) return undefined;
+  /**
+   * The latest model turn, judged before the next model call when none of its calls reached the
+   * batch guard (none left after the repair guard's, an outer guard answered them all, or a run's
+   * start): at a token cap or the stop tier, the stop notice instead of the model. Every turn meets
+   * the caps, whatever its calls. Only a stop is decided here, never a warning: a process that
+   * resumes the thread between the tool and model nodes judges its turn again, and would warn
+   * twice (a stop the batch made is already in its answers).
+   */
+  private async turnStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): Promise<AIMessage | undefined> {
     let decision;
     try {
-      decision = decideRunStart(ledgerFor(messages), this.settings);
+      decision = decideTurn(ledgerFor(messages), this.settings);
     } catch (error) {
       await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
       return undefined;
@@ -187,6 +195,12 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
    * (ending with the AIMessage that asked for them). The live hook and replay both call this.
    */
   readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+
+  /**
+   * The guard's decision on the model turn `messages` end with, when none of its calls reached
+   * the guard (see `turnStop`). The live hook and replay both call `decideTurn`.
+   */
+  readonly evaluateTurn = async (messages: readonly BaseMessage[]): Promise<Decision> => decideTurn(ledgerFor(messages), this.settings);
 
   private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] =>
     decideRunaway(ledgerFor(messages), pending, this.settings);

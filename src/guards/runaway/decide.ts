@@ -31,7 +31,7 @@ export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallV
   const [first] = pending;
   if (first === undefined) return [];
   const run = ledger.measureRun(settings.minInputTokens);
-  const stop = capStop(run, settings.maxThreadTokens === undefined ? undefined : ledger.measureThread(), settings) ?? factorStop(run, settings);
+  const stop = turnStop(ledger, run, settings);
   if (stop) return pending.map((call) => ({ call, decision: call === first ? stop : ALLOW }));
 
   if (run.factor >= settings.blockAt) {
@@ -54,13 +54,17 @@ export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallV
 }
 
 /**
- * Whether a run may make its first model call: only a thread already at its token cap stops it,
- * since later calls are judged after each model call by `decideRunaway`.
+ * Whether the run stops after its latest model turn, whatever that turn's calls: at a token cap
+ * or at the stop tier. The middleware asks before a model call when no call of the latest turn
+ * reached the guard (it had none, the repair guard answers them all, or an outer guard answered
+ * them); at a run's start, only a thread already at its cap stops it.
  */
-export function decideRunStart(ledger: RunawayLedger, settings: RunawaySettings): Decision {
-  if (settings.maxThreadTokens === undefined) return ALLOW;
-  const run = ledger.measureRun(settings.minInputTokens);
-  return run.modelCalls > 0 ? ALLOW : (capStop(run, ledger.measureThread(), settings) ?? ALLOW);
+export function decideTurn(ledger: RunawayLedger, settings: RunawaySettings): Decision {
+  return turnStop(ledger, ledger.measureRun(settings.minInputTokens), settings) ?? ALLOW;
+}
+
+function turnStop(ledger: RunawayLedger, run: RunMeasure, settings: RunawaySettings): Decision | undefined {
+  return capStop(run, settings.maxThreadTokens === undefined ? undefined : ledger.measureThread(), settings) ?? factorStop(run, settings);
 }
 
 function capStop(run: RunMeasure, thread: ThreadMeasure | undefined, settings: RunawaySettings): Decision | undefined {
