@@ -73,6 +73,17 @@ export function bytesLookBinary(bytes: Uint8Array): boolean {
 }
 
 /**
+ * Whether one byte value occurs at least four times as often as in uniformly random bytes (which
+ * stay under twice from 2 KB on): real binary repeats some (NUL padding, opcodes, headers); hashes,
+ * ids and random numbers do not. Needs 2 KB or more to mean anything.
+ */
+export function someByteStandsOut(bytes: Uint8Array): boolean {
+  const counts = new Uint32Array(256);
+  for (const byte of bytes) counts[byte]!++;
+  return Math.max(...counts) >= (4 * bytes.length) / 256;
+}
+
+/**
  * Regions in order, without overlaps: where two overlap, the one that starts first (the longer,
  * for the same start) wins, since a finder that saw more context (a data URL, a JSON string, a
  * dump block) covers what a narrower one (the base64 run inside) found.
