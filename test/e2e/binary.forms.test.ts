@@ -56,6 +56,9 @@ const FORMS: Record<string, { produce: () => unknown; absent: string[]; present?
   xxd_p: { produce: () => wrapHex(BIG_PNG, 60), absent: [hexLine(BIG_PNG, 60)], status: "error", reason: "binary_result" },
   hex_wrapped_upper_crlf: { produce: () => wrapHex(BIG_PNG, 128, { upper: true, eol: "\r\n" }), absent: [hexLine(BIG_PNG, 128).toUpperCase()], status: "error", reason: "binary_result" },
   hex_wrapped_unknown: { produce: () => wrapHex(makeUnknownBinary(8192), 32), absent: [hexLine(makeUnknownBinary(8192), 32)], status: "error", reason: "binary_result" },
+  uint8array: { produce: () => new Uint8Array(BIG_PNG), absent: ['"1":80,"2":78'], status: "error", reason: "binary_result" },
+  uint8array_in_object: { produce: () => JSON.stringify({ name: "chart.png", data: new Uint8Array(PNG) }), absent: ['"1":80,"2":78'], present: ["chart.png", "PNG image"], status: "success", reason: "binary_parts_removed" },
+  byte_array: { produce: () => JSON.stringify([...makeUnknownBinary(4096)]), absent: [JSON.stringify([...makeUnknownBinary(4096).subarray(2000, 2016)]).slice(1, -1)], status: "error", reason: "binary_result" },
   cp1252_text: { produce: () => Buffer.from(french, "latin1").toString("utf8"), absent: [], present: ["Windows-1252", "rue Saint-"], status: "success", reason: "misencoded_text" },
 };
 

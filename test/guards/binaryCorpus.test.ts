@@ -153,6 +153,23 @@ describe("binary payloads in every form the issue found (all must be caught)", (
     console.log(`wrapped hex: ${forms} forms of ${Object.keys(files).length} files, all caught`);
   });
 
+  it("a typed array as JSON ({\"0\":137,...}) and a JSON array of its bytes, alone and inside an object: every file and unknown binary", () => {
+    const files = { ...FILES, "dump.bin": makeUnknownBinary(8192) };
+    for (const [name, file] of Object.entries(files)) {
+      const typed = JSON.stringify(new Uint8Array(file));
+      expect(typed.startsWith('{"0":')).toBe(true);
+      for (const text of [typed, JSON.stringify([...file]), JSON.stringify(new Uint8Array(file), null, 2)]) {
+        const alone = outcome(text);
+        expect(alone.review?.kind, `${name}: ${text.slice(0, 20)}`).toBe("binary");
+      }
+      const inside = outcome(JSON.stringify({ name, size: file.length, data: new Uint8Array(file) }));
+      expect(inside.review?.kind, name).toBe("cleaned");
+      const parsed = JSON.parse(inside.output) as { name: string; data: string };
+      expect(parsed.name).toBe(name);
+      expect(parsed.data).toMatch(/^\[binary data removed by harness-kit: .* as (a byte array written as a JSON object|a Node Buffer)/);
+    }
+  });
+
   it("base64 files in the middle of a 1 MB JSON: every one of 8, the records around them intact", () => {
     const entries = Object.entries(FILES);
     const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) => ({ id: i, title: `record ${i}`, body: `Plain description number ${i} of the export, with some words to read. `.repeat(5) }));
@@ -317,7 +334,7 @@ function legitimateCorpus(): Record<string, string> {
   corpus.accentedUtf8 = "Ελληνικά, русский текст, עברית, العربية, हिन्दी, ไทย, Tiếng Việt, Español ñ, Français é, Deutsch ß.\n".repeat(200);
   corpus.pythonStrings = Array.from({ length: 50 }, (_, i) => `print("path: C:\\\\x${i}\\\\data")  # escapes like \\x41 and \\x0a appear in docs ${i}`).join("\n");
   corpus.hexAddresses = Array.from({ length: 300 }, (_, i) => `    at fn${i} (0x7fff${(i * 4096).toString(16).padStart(8, "0")}) [module.so+0x${(i * 64).toString(16)}]`).join("\n");
-  // look-alikes of wrapped hex (issue 28): hashes and ids one per line, git logs, columns and tables of numbers
+  // look-alikes of wrapped hex and of byte lists (issue 28): hashes and ids one per line, git logs, numbers, numeric-keyed data
   const digest = (algorithm: string, i: number) => createHash(algorithm).update(`entry-${i}`).digest("hex");
   corpus.sha256List = Array.from({ length: 2000 }, (_, i) => digest("sha256", i)).join("\n");
   corpus.sha256ListUpperCrlf = Array.from({ length: 2000 }, (_, i) => digest("sha256", i).toUpperCase()).join("\r\n");
@@ -332,6 +349,13 @@ function legitimateCorpus(): Record<string, string> {
   corpus.gitLogRaw = Array.from({ length: 300 }, (_, i) => `commit ${digest("sha1", i)}\ntree ${digest("sha1", i + 1e6)}\nparent ${digest("sha1", i + 1)}\nauthor Dev <dev@example.com> 1700000000 +0000\n\n    Fix issue #${i}\n`).join("\n");
   corpus.numberColumn = Array.from({ length: 3000 }, (_, i) => String(1_000_000_000_000_000 + i * 7_919_113).padStart(20, "0")).join("\n");
   corpus.numberTable = Array.from({ length: 1000 }, (_, r) => Array.from({ length: 12 }, (_, c) => String((r * 31 + c * 17) % 256).padStart(3, " ")).join(" ")).join("\n");
+  corpus.jsonMatrix = JSON.stringify(Array.from({ length: 500 }, (_, r) => Array.from({ length: 16 }, (_, c) => (r * 7 + c * 13) % 256)));
+  corpus.agesArray = JSON.stringify(Array.from({ length: 5000 }, (_, i) => 18 + ((i * 37) % 70)));
+  corpus.pandasColumns = JSON.stringify({ age: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), 18 + ((i * 37) % 70)])), score: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), (i * 7919) % 101])) });
+  corpus.histogram = JSON.stringify(Object.fromEntries(Array.from({ length: 256 }, (_, i) => [String(i), Math.round(200 * Math.exp(-((i - 128) ** 2) / 2000))])));
+  corpus.scoresById = JSON.stringify(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [String(100 + i * 3), (i * 13) % 256])));
+  corpus.randomScores = JSON.stringify(Object.fromEntries([...makeNoise(4096, 11)].map((v, i) => [String(i), v])));
+  corpus.randomBytesList = JSON.stringify([...makeNoise(4096, 12)]);
   const sources: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -360,6 +384,6 @@ describe("legitimate texts are never flagged", () => {
     const elapsed = performance.now() - started;
     console.log(`legitimate corpus: ${Object.keys(corpus).length} texts, ${(chars / 1e6).toFixed(1)} M characters, ${flagged.length} flagged, ${elapsed.toFixed(0)} ms for both passes`);
     expect(flagged).toEqual([]);
-    expect(Object.keys(corpus).length).toBeGreaterThanOrEqual(37);
+    expect(Object.keys(corpus).length).toBeGreaterThanOrEqual(44);
   });
 });

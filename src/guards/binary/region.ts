@@ -32,6 +32,7 @@ export type RegionEvidence =
   | "json-escaped"
   | "node-buffer"
   | "byte-array"
+  | "byte-object"
   | "nul-bytes"
   | "replacement-characters"
   | "control-characters";
