@@ -188,6 +188,18 @@ describe("ToolCallRepairMiddleware: tools that do not exist", () => {
     expect(String(messages.at(-1)!.content)).toBe("done");
   });
 
+  it("answers a phantom extract-user_info beside a toolStrategy responseFormat too, then takes the structured response", async () => {
+    const { middleware, signals } = withRepair();
+    const responseFormat = toolStrategy(z.object({ name: z.string() }));
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "extract-user_info", args: { name: "Ada" } }] }, { toolCalls: [{ name: responseFormat[0]!.name, args: { name: "Ada" } }] }];
+    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [readFileTool().tool], middleware: [middleware], responseFormat });
+    const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+    assertToolCallPairing(result.messages);
+    expect(toolTexts(result.messages)[0]).toMatch(/^Tool "extract-user_info" does not exist/);
+    expect(result.structuredResponse).toEqual({ name: "Ada" });
+    expect(signals.map((s) => s.reason)).toEqual(["unknown_tool"]);
+  });
+
   it("runs a real tool named extract_user_info like any other", async () => {
     const { middleware, signals } = withRepair();
     const extract = tool(async ({ text }: { text: string }) => `user: ${text}`, { name: "extract_user_info", description: "extract", schema: z.object({ text: z.string() }) });
