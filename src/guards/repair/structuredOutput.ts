@@ -18,7 +18,7 @@ const NONE: StructuredOutputTools = () => false;
 export function structuredOutputTools(responseFormat: unknown): StructuredOutputTools {
   if (!hasResponseFormat(responseFormat)) return NONE;
   const formats: unknown[] = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
-  const names = formats.map(toolNameOf);
+  const names = formats.filter((format) => !isProviderStrategy(format)).map(toolNameOf);
   const named = new Set(names.filter((name): name is string => name !== undefined));
   const untitled = names.includes(undefined);
   return (name) => named.has(name) || (untitled && UNTITLED_NAME.test(name));
@@ -27,6 +27,11 @@ export function structuredOutputTools(responseFormat: unknown): StructuredOutput
 /** createAgent passes a marker object, not undefined, when the agent was built without a response format. */
 function hasResponseFormat(format: unknown): boolean {
   return format !== undefined && format !== null && !(typeof format === "object" && "__responseFormatUndefined" in format);
+}
+
+/** A `providerStrategy` asks the provider for JSON: it binds no tool. */
+function isProviderStrategy(format: unknown): boolean {
+  return format !== null && typeof format === "object" && "schema" in format && typeof (format as { strict?: unknown }).strict === "boolean" && !("tool" in format);
 }
 
 /** The tool name of a `toolStrategy` entry, a function definition, or a schema's title (as LangChain names it). */

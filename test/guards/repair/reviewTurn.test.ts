@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { providerStrategy } from "langchain";
 import { z } from "zod";
 import { decideReviewedCalls } from "../../../src/guards/repair/decideReviewedCalls.js";
 import { REVIEW_KEY, reviewTurn, UNNAMED_CALL, type CallReview, type ToolSpec } from "../../../src/guards/repair/reviewTurn.js";
@@ -70,6 +71,8 @@ describe("reviewTurn", () => {
     const strategy = structuredOutputTools([{ tool: { function: { name: "Answer" } } }]);
     const rawSchema = structuredOutputTools(z.object({ answer: z.string() }));
     const titled = structuredOutputTools({ title: "Answer", type: "object", properties: {} });
+    const provider = structuredOutputTools(providerStrategy(z.object({ answer: z.string() })));
+    expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), provider)).toMatchObject({ reviews: [{ verdict: "unknown_tool" }] });
     expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), strategy)).toBeUndefined();
     expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), rawSchema)).toBeUndefined();
     expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), titled)).toBeUndefined();
