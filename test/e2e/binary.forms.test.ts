@@ -11,7 +11,7 @@ import { BinaryReadGuardMiddleware } from "../../src/guards/binary/BinaryReadGua
 import { ToolResultBudgetMiddleware } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
-import { binaryFiles, makePng } from "./binaryFixtures.js";
+import { binaryFiles, makeNoise, makePng, makeUnknownBinary, wrapHex } from "./binaryFixtures.js";
 
 /**
  * Issue 12's binary forms through real graphs: tools of a createAgent return them as a tool
@@ -36,6 +36,10 @@ const bigExport = () => {
   return JSON.stringify({ export: records });
 };
 
+/** The issue's image: a PNG of 53 KB, whose hex is 107 KB. */
+const BIG_PNG = Buffer.concat([PNG, makeNoise(53_000, 4)]);
+const hexLine = (bytes: Buffer, width: number) => bytes.toString("hex").slice(width * 40, width * 41);
+
 const html = `<html><body><p>Dear customer, your invoice for March is ready.</p><img src="data:image/png;base64,${png64}"><p>Total due: 42.00 EUR.</p></body></html>`;
 const french = "Le café de la rue Saint-Étienne ouvre à sept heures; les crêpes sont très appréciées. ".repeat(20);
 const report = "Quarterly report\nRevenue: 4.2M\nAll regions grew.\n".repeat(20);
@@ -49,6 +53,12 @@ const FORMS: Record<string, { produce: () => unknown; absent: string[]; present?
   big_json: { produce: bigExport, absent: Object.values(FILES).map((f) => middleOf(f.toString("base64"))), present: ["Plain description number 1999"], status: "success", reason: "binary_parts_removed" },
   html_email: { produce: () => html, absent: [png64.slice(50, 90)], present: ["Dear customer", "Total due: 42.00 EUR.", "PNG image"], status: "success", reason: "binary_parts_removed" },
   utf16_text: { produce: () => Buffer.from(report, "utf16le").toString("utf8"), absent: ["\u0000"], present: [report.slice(0, 60), "UTF-16LE"], status: "success", reason: "misencoded_text" },
+  xxd_p: { produce: () => wrapHex(BIG_PNG, 60), absent: [hexLine(BIG_PNG, 60)], status: "error", reason: "binary_result" },
+  hex_wrapped_upper_crlf: { produce: () => wrapHex(BIG_PNG, 128, { upper: true, eol: "\r\n" }), absent: [hexLine(BIG_PNG, 128).toUpperCase()], status: "error", reason: "binary_result" },
+  hex_wrapped_unknown: { produce: () => wrapHex(makeUnknownBinary(8192), 32), absent: [hexLine(makeUnknownBinary(8192), 32)], status: "error", reason: "binary_result" },
+  uint8array: { produce: () => new Uint8Array(BIG_PNG), absent: ['"1":80,"2":78'], status: "error", reason: "binary_result" },
+  uint8array_in_object: { produce: () => JSON.stringify({ name: "chart.png", data: new Uint8Array(PNG) }), absent: ['"1":80,"2":78'], present: ["chart.png", "PNG image"], status: "success", reason: "binary_parts_removed" },
+  byte_array: { produce: () => JSON.stringify([...makeUnknownBinary(4096)]), absent: [JSON.stringify([...makeUnknownBinary(4096).subarray(2000, 2016)]).slice(1, -1)], status: "error", reason: "binary_result" },
   cp1252_text: { produce: () => Buffer.from(french, "latin1").toString("utf8"), absent: [], present: ["Windows-1252", "rue Saint-"], status: "success", reason: "misencoded_text" },
 };
 
@@ -73,6 +83,7 @@ describe("BinaryReadGuardMiddleware alone in createAgent, on every form", () => 
       expect(answer.status ?? "success").toBe(form.status);
       expect(markOf(answer).reason).toBe(form.reason);
       const seen = seenAfterTool(model);
+      if (form.status === "error") expect(seen.length).toBeLessThan(2_000);
       for (const text of form.absent) expect(seen).not.toContain(JSON.stringify(text).slice(1, -1));
       for (const text of form.present ?? []) expect(seen).toContain(JSON.stringify(text).slice(1, -1));
     });

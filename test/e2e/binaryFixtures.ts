@@ -160,3 +160,9 @@ export function makeNoise(size: number, seed = 1): Buffer {
 export function binaryFiles(): Record<string, Buffer> {
   return { "chart.png": makePng(), "report.pdf": makePdf(), "photo.jpg": makeJpeg(), "anim.gif": makeGif(), "bundle.zip": makeZip(), "logs.gz": makeGzip(), "tone.wav": makeWav(), "tool.bin": makeExecutable() };
 }
+
+/** `buf.toString("hex")` wrapped at `width` characters (`xxd -p` is width 60), as tools print it. */
+export function wrapHex(bytes: Buffer, width: number, options: { upper?: boolean; eol?: string } = {}): string {
+  const hex = options.upper ? bytes.toString("hex").toUpperCase() : bytes.toString("hex");
+  return (hex.match(new RegExp(`.{1,${width}}`, "g")) ?? []).join(options.eol ?? "\n");
+}

@@ -157,6 +157,35 @@ describe("PathGuardMiddleware in createAgent", () => {
     expect(JSON.parse(answers[4]!)).toEqual(expect.arrayContaining([join(tree.data, "docs", "report..final.md")]));
   });
 
+  it("checks every string inside a listed argument: copy_files with only files listed copies no secret", async () => {
+    const copied: string[] = [];
+    const copy = tool(
+      async ({ files }: { files: Array<{ src: string; dest: string }> }) => {
+        for (const { src, dest } of files) writeFileSync(join(tree.data, dest), readFileSync(join(tree.data, src))), copied.push(dest);
+        return "copied";
+      },
+      { name: "copy_files", description: "copy files", schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }) },
+    );
+    const signals: Signal[] = [];
+    const guard = new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: { copy_files: ["files"] }, onSignal: (s) => signals.push(s) });
+    const turns: ScriptedTurn[] = [
+      call("copy_files", { files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] }),
+      call("copy_files", { files: [{ src: "docs/report..final.md", dest: "nested-copy.md" }] }),
+      { text: "done" },
+    ];
+    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [copy], middleware: [guard] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
+    assertToolCallPairing(messages);
+    const answers = messages.filter(ToolMessage.isInstance).map((m) => String(m.content));
+    expect(answers[0]).toBe(
+      `copy_files was not run: path "../outside/secret.txt" in "files[0].src" is not allowed because it resolves outside the allowed directories. Use a plain path inside ${tree.data}.`,
+    );
+    expect(answers[1]).toBe("copied");
+    expect(existsSync(join(tree.data, "stolen.txt"))).toBe(false);
+    expect(copied).toEqual(["nested-copy.md"]);
+    expect(signals).toEqual([expect.objectContaining({ action: "directive", reason: "outside_roots", tool: "copy_files", detail: expect.objectContaining({ argument: "files[0].src", path: "../outside/secret.txt" }) })]);
+  });
+
   it("checks the arguments as the tool's schema fills them in", async () => {
     // the glob schema's default directory is "/": on this backend the host's root
     const { answers } = await run([call("glob", { pattern: "*.txt" }), { text: "done" }], { tools: { glob: ["path"] } });
@@ -206,58 +235,85 @@ describe("PathGuardMiddleware in createAgent", () => {
 });
 
 describe("PathGuardMiddleware: the corpora through a real createAgent graph", () => {
-  /** One tool per reading a real tool applies (toolReaders.ts): each reads, then writes, where that reading leads. */
-  const readerTools = TOOL_READERS.map((reader, index) =>
-    tool(
-      async ({ path }: { path: string }) => {
-        const opened = reader.open(path, tree.data);
-        if (opened === undefined) return "refused by the tool";
-        const leak = readLeaks(opened, tree.data) ?? writeProbe(opened, tree.data);
-        return leak ? `LEAK ${leak}` : "ok";
-      },
-      { name: `touch_${index}`, description: reader.name, schema: z.object({ path: z.string() }) },
-    ),
-  );
+  /**
+   * How a call carries the path, and the names the guard is configured with: as a listed argument
+   * itself, or anywhere inside one (a key it does not list, an object key).
+   */
+  interface Shape {
+    args: (path: string) => Record<string, unknown>;
+    pathOf: (args: Record<string, unknown>) => string;
+    names: readonly string[] | true;
+  }
+  const SHAPES: Record<string, Shape> = {
+    "a listed argument": { args: (path) => ({ path }), pathOf: (args) => args.path as string, names: true },
+    "src inside a listed files": {
+      args: (path) => ({ files: [{ src: path, dest: "copies/x.txt" }] }),
+      pathOf: (args) => (args.files as Array<{ src: string }>)[0]!.src,
+      names: ["files"],
+    },
+    "a key of a listed files": { args: (path) => ({ files: { [path]: "copies/x.txt" } }), pathOf: (args) => Object.keys(args.files as object)[0]!, names: ["files"] },
+  };
+  /** Readers used for the nested shapes: what most tools do, the raw string, and every reading at once. */
+  const NESTED_READERS = ["path.resolve", "kernel (raw string)", "everything a sloppy tool does, then the kernel"];
 
-  async function throughGraph(paths: string[]) {
-    const names = Object.fromEntries(readerTools.map((t) => [t.name, true as const]));
+  /** One tool per reading a real tool applies (toolReaders.ts): each reads, then writes, where that reading leads. */
+  const readerToolsFor = (shape: Shape, readers: typeof TOOL_READERS) =>
+    readers.map((reader, index) =>
+      tool(
+        async (args: Record<string, unknown>) => {
+          const opened = reader.open(shape.pathOf(args), tree.data);
+          if (opened === undefined) return "refused by the tool";
+          const leak = readLeaks(opened, tree.data) ?? writeProbe(opened, tree.data);
+          return leak ? `LEAK ${leak}` : "ok";
+        },
+        { name: `touch_${index}`, description: reader.name, schema: z.object({}).passthrough() },
+      ),
+    );
+
+  async function throughGraph(paths: string[], shape: Shape = SHAPES["a listed argument"]!) {
+    const readerTools = readerToolsFor(shape, shape === SHAPES["a listed argument"] ? TOOL_READERS : TOOL_READERS.filter((r) => NESTED_READERS.includes(r.name)));
+    const names = Object.fromEntries(readerTools.map((t) => [t.name, shape.names]));
     const guard = new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: names });
-    const turns: ScriptedTurn[] = paths.map((path) => ({ toolCalls: readerTools.map((t) => ({ name: t.name, args: { path } })) }));
+    const turns: ScriptedTurn[] = paths.map((path) => ({ toolCalls: readerTools.map((t) => ({ name: t.name, args: shape.args(path) })) }));
     const agent = createAgent({ model: new ScriptedChatModel({ turns: [...turns, { text: "done" }] }), tools: readerTools, middleware: [guard] });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
     const messages = result.messages as BaseMessage[];
     assertToolCallPairing(messages);
     const answers = messages.filter(ToolMessage.isInstance);
     const ran = answers.filter((m) => readMark(m)?.guard !== "PathGuardMiddleware").map((m) => m.tool_call_id);
-    const ranPaths = messages.flatMap((m) => (m as { tool_calls?: Array<{ id: string; args: { path: string } }> }).tool_calls ?? []).filter((c) => ran.includes(c.id)).map((c) => c.args.path);
+    const calls = messages.flatMap((m) => (m as { tool_calls?: Array<{ id: string; args: Record<string, unknown> }> }).tool_calls ?? []);
+    const ranPaths = calls.filter((c) => ran.includes(c.id)).map((c) => shape.pathOf(c.args));
     return {
       leaks: answers.filter((m) => String(m.content).startsWith("LEAK")).map((m) => String(m.content)),
       ranPaths: [...new Set(ranPaths)],
       refused: answers.length - ran.length,
       calls: answers.length,
+      tools: readerTools.length,
     };
   }
 
-  it(`0 escapes: every attack is refused by every tool, and nothing outside changes`, async () => {
-    const before = tree.outsideSnapshot();
-    const list = attacks(tree).map((a) => a.path);
-    const { leaks, refused, calls, ranPaths } = await throughGraph(list);
-    expect(leaks).toEqual([]);
-    expect(ranPaths).toEqual([]);
-    expect(calls).toBe(list.length * readerTools.length);
-    expect(refused).toBe(calls);
-    expect(tree.outsideSnapshot()).toEqual(before);
-  }, 120_000);
+  for (const [name, shape] of Object.entries(SHAPES)) {
+    it(`0 escapes: every attack is refused by every tool, and nothing outside changes (${name})`, async () => {
+      const before = tree.outsideSnapshot();
+      const list = attacks(tree).map((a) => a.path);
+      const { leaks, refused, calls, ranPaths, tools } = await throughGraph(list, shape);
+      expect(leaks).toEqual([]);
+      expect(ranPaths).toEqual([]);
+      expect(calls).toBe(list.length * tools);
+      expect(refused).toBe(calls);
+      expect(tree.outsideSnapshot()).toEqual(before);
+    }, 120_000);
 
-  it(`0 legitimate paths refused: every tool runs every legitimate path, and nothing outside changes`, async () => {
-    const before = tree.outsideSnapshot();
-    const list = legitimate(tree).map((l) => l.path);
-    const { leaks, refused, calls } = await throughGraph(list);
-    expect(leaks).toEqual([]);
-    expect(refused).toBe(0);
-    expect(calls).toBe(list.length * readerTools.length);
-    expect(tree.outsideSnapshot()).toEqual(before);
-  }, 120_000);
+    it(`0 legitimate paths refused: every tool runs every legitimate path, and nothing outside changes (${name})`, async () => {
+      const before = tree.outsideSnapshot();
+      const list = legitimate(tree).map((l) => l.path);
+      const { leaks, refused, calls, tools } = await throughGraph(list, shape);
+      expect(leaks).toEqual([]);
+      expect(refused).toBe(0);
+      expect(calls).toBe(list.length * tools);
+      expect(tree.outsideSnapshot()).toEqual(before);
+    }, 120_000);
+  }
 });
 
 describe("PathGuardMiddleware keeps the contracts for random paths", () => {

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, interrupt, MemorySaver } from "@langchain/langgraph";
-import { createAgent, createMiddleware, type AgentMiddleware } from "langchain";
+import { createAgent, createMiddleware, toolStrategy, type AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GuardStopError } from "../../src/core/errors.js";
@@ -63,6 +63,12 @@ describe("LangChain facts this middleware relies on (pinned)", () => {
   it("a call to a tool that does not exist gets a generic error listing every tool", async () => {
     const { messages } = await run([{ toolCalls: [{ name: "read_fil", args: { path: "x" } }] }, { text: "done" }]);
     expect(toolTexts(messages)[0]).toBe("Error: read_fil is not a valid tool, try one of [read_file].");
+  });
+
+  it("a call named extract-*, without any responseFormat, never reaches the tools node: the run ends with it unanswered", async () => {
+    const { messages, model } = await run([{ toolCalls: [{ name: "extract-user_info", args: { name: "Ada" } }] }, { text: "never reached" }]);
+    expect(model.callCount).toBe(1);
+    expect(messages.map((m) => m.type)).toEqual(["human", "ai"]);
   });
 });
 
@@ -168,6 +174,55 @@ describe("ToolCallRepairMiddleware: tools that do not exist", () => {
     expect(GuardStopError.in(error)).toMatchObject({ guard: "ToolCallRepairMiddleware" });
     const { messages } = await run(turns, { middleware: [withRepair({ exitBehavior: "directive" }).middleware] });
     expect(String(messages.at(-1)!.content)).toBe("done");
+  });
+
+  it("answers a phantom extract-user_info when the agent has no responseFormat, keeping the pairing", async () => {
+    const { middleware, signals } = withRepair();
+    const phantomExtract: ScriptedTurn = { toolCalls: [{ name: "extract-user_info", args: { name: "Ada" } }] };
+    const { messages, model } = await run([phantomExtract, { text: "done" }], { middleware: [middleware] });
+    assertToolCallPairing(messages);
+    expect(model.callCount).toBe(2);
+    expect(toolTexts(messages)).toEqual([expect.stringMatching(/^Tool "extract-user_info" does not exist\. The closest available tools are read_file/)]);
+    // kept as UNNAMED_CALL: createAgent routes no call named extract-* to the tools node, where the answer is written
+    expect(signals[0]).toMatchObject({ action: "directive", reason: "unknown_tool", tool: "unnamed_tool_call" });
+    expect(String(messages.at(-1)!.content)).toBe("done");
+  });
+
+  it("answers a phantom extract-user_info beside a toolStrategy responseFormat too, then takes the structured response", async () => {
+    const { middleware, signals } = withRepair();
+    const responseFormat = toolStrategy(z.object({ name: z.string() }));
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "extract-user_info", args: { name: "Ada" } }] }, { toolCalls: [{ name: responseFormat[0]!.name, args: { name: "Ada" } }] }];
+    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [readFileTool().tool], middleware: [middleware], responseFormat });
+    const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+    assertToolCallPairing(result.messages);
+    expect(toolTexts(result.messages)[0]).toMatch(/^Tool "extract-user_info" does not exist/);
+    expect(result.structuredResponse).toEqual({ name: "Ada" });
+    expect(signals.map((s) => s.reason)).toEqual(["unknown_tool"]);
+  });
+
+  it("runs a real tool named extract_user_info like any other", async () => {
+    const { middleware, signals } = withRepair();
+    const extract = tool(async ({ text }: { text: string }) => `user: ${text}`, { name: "extract_user_info", description: "extract", schema: z.object({ text: z.string() }) });
+    const { messages } = await run([{ toolCalls: [{ name: "extract_user_info", args: { text: "Ada" } }] }, { text: "done" }], { middleware: [middleware], tools: [extract] });
+    assertToolCallPairing(messages);
+    expect(toolTexts(messages)).toEqual(["user: Ada"]);
+    expect(signals).toEqual([]);
+  });
+
+  it("leaves the structured-output tool of a toolStrategy responseFormat alone, untitled and titled", async () => {
+    const schemas = [z.object({ name: z.string(), age: z.number() }), z.object({ city: z.string() }).meta({ title: "Address" })];
+    for (const schema of schemas) {
+      const { middleware, signals } = withRepair();
+      const responseFormat = toolStrategy(schema);
+      const name = responseFormat[0]!.name;
+      const args = "city" in schema.shape ? { city: "Paris" } : { name: "Ada", age: 36 };
+      const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "read_file", args: { path: "a" } }] }, { toolCalls: [{ name, args }] }] });
+      const agent = createAgent({ model, tools: [readFileTool().tool], middleware: [middleware], responseFormat });
+      const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+      assertToolCallPairing(result.messages);
+      expect(result.structuredResponse, name).toEqual(args);
+      expect(signals, name).toEqual([]);
+    }
   });
 
   it("derives the count from the thread, not the middleware instance (resume in a new agent)", async () => {

@@ -34,7 +34,7 @@ const OUTPUTS: Array<(n: number) => unknown> = [
 ];
 
 const argsArb = fc.oneof(fc.constant({}), fc.record({ q: fc.integer({ min: 0, max: 2 }) }));
-const callArb = fc.record({ name: fc.constantFrom("search", "fetch_page", "update_record", "report", "ghost_tool", RETRIEVAL_TOOL_NAME), args: argsArb });
+const callArb = fc.record({ name: fc.constantFrom("search", "fetch_page", "update_record", "report", "ghost_tool", "extract-user_info", RETRIEVAL_TOOL_NAME), args: argsArb });
 const turnArb: fc.Arbitrary<Omit<ScriptedTurn, "id"> & object> = fc.oneof(
   { weight: 7, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls) => ({ toolCalls })) },
   { weight: 1, arbitrary: fc.constantFrom('{"q": 1', '{"q": tr', "q=1", '{"q": 1} trailing').map((args) => ({ invalidToolCalls: [{ name: "search", args, error: "malformed" }] })) },

@@ -5,7 +5,7 @@ import { transformSync } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { reviewToolResult } from "../../src/guards/binary/content.js";
 import { reviewText } from "../../src/guards/binary/review.js";
-import { binaryFiles, makeNoise, makePng, makeUnknownBinary } from "../e2e/binaryFixtures.js";
+import { binaryFiles, makeNoise, makePng, makeUnknownBinary, wrapHex } from "../e2e/binaryFixtures.js";
 
 /**
  * Issue 12's binary corpus: every form a binary payload reached a model in must be caught, the
@@ -129,6 +129,46 @@ describe("binary payloads in every form the issue found (all must be caught)", (
       expectGone(array.output, file.subarray(0, 2000));
     });
   }
+
+  it("hex wrapped over lines (xxd -p, toString('hex') wrapped at any width), both cases, LF, CRLF and escaped in JSON: every file and unknown binary", () => {
+    const files = { ...FILES, "dump.bin": makeUnknownBinary(8192), "big.png": Buffer.concat([makePng(), makeNoise(100_000, 9)]) };
+    let forms = 0;
+    for (const [name, file] of Object.entries(files)) {
+      for (const width of [16, 30, 32, 60, 64, 75, 76, 128, 256, 1000]) {
+        for (const upper of [false, true]) {
+          for (const eol of ["\n", "\r\n"]) {
+            const wrapped = wrapHex(file, width, { upper, eol });
+            const middle = wrapped.split(eol)[Math.floor(wrapped.split(eol).length / 2)]!;
+            for (const text of [wrapped, `${wrapped}${eol}`, `Dump of ${name}:${eol}${wrapped}${eol}End of dump; the checksum matched.`, JSON.stringify({ name, hex: wrapped }), `    ${wrapped.split(eol).join(`${eol}    `)}`]) {
+              const result = outcome(text);
+              forms++;
+              expect(result.caught, `${name} at ${width}, ${upper ? "upper" : "lower"}, ${JSON.stringify(eol)}: ${text.slice(0, 30)}`).toBe(true);
+              expect(result.output).not.toContain(middle);
+            }
+            expect(outcome(wrapped).review?.kind, `${name} at ${width} alone`).toBe("binary");
+          }
+        }
+      }
+    }
+    console.log(`wrapped hex: ${forms} forms of ${Object.keys(files).length} files, all caught`);
+  });
+
+  it("a typed array as JSON ({\"0\":137,...}) and a JSON array of its bytes, alone and inside an object: every file and unknown binary", () => {
+    const files = { ...FILES, "dump.bin": makeUnknownBinary(8192) };
+    for (const [name, file] of Object.entries(files)) {
+      const typed = JSON.stringify(new Uint8Array(file));
+      expect(typed.startsWith('{"0":')).toBe(true);
+      for (const text of [typed, JSON.stringify([...file]), JSON.stringify(new Uint8Array(file), null, 2)]) {
+        const alone = outcome(text);
+        expect(alone.review?.kind, `${name}: ${text.slice(0, 20)}`).toBe("binary");
+      }
+      const inside = outcome(JSON.stringify({ name, size: file.length, data: new Uint8Array(file) }));
+      expect(inside.review?.kind, name).toBe("cleaned");
+      const parsed = JSON.parse(inside.output) as { name: string; data: string };
+      expect(parsed.name).toBe(name);
+      expect(parsed.data).toMatch(/^\[binary data removed by harness-kit: .* as (a byte array written as a JSON object|a Node Buffer)/);
+    }
+  });
 
   it("base64 files in the middle of a 1 MB JSON: every one of 8, the records around them intact", () => {
     const entries = Object.entries(FILES);
@@ -294,6 +334,28 @@ function legitimateCorpus(): Record<string, string> {
   corpus.accentedUtf8 = "Ελληνικά, русский текст, עברית, العربية, हिन्दी, ไทย, Tiếng Việt, Español ñ, Français é, Deutsch ß.\n".repeat(200);
   corpus.pythonStrings = Array.from({ length: 50 }, (_, i) => `print("path: C:\\\\x${i}\\\\data")  # escapes like \\x41 and \\x0a appear in docs ${i}`).join("\n");
   corpus.hexAddresses = Array.from({ length: 300 }, (_, i) => `    at fn${i} (0x7fff${(i * 4096).toString(16).padStart(8, "0")}) [module.so+0x${(i * 64).toString(16)}]`).join("\n");
+  // look-alikes of wrapped hex and of byte lists (issue 28): hashes and ids one per line, git logs, numbers, numeric-keyed data
+  const digest = (algorithm: string, i: number) => createHash(algorithm).update(`entry-${i}`).digest("hex");
+  corpus.sha256List = Array.from({ length: 2000 }, (_, i) => digest("sha256", i)).join("\n");
+  corpus.sha256ListUpperCrlf = Array.from({ length: 2000 }, (_, i) => digest("sha256", i).toUpperCase()).join("\r\n");
+  corpus.sha512List = Array.from({ length: 1000 }, (_, i) => digest("sha512", i)).join("\n");
+  corpus.md5Ids = Array.from({ length: 3000 }, (_, i) => digest("md5", i)).join("\n");
+  corpus.objectIds = Array.from({ length: 3000 }, (_, i) => digest("sha1", i).slice(0, 24)).join("\n");
+  corpus.dashlessUuids = Array.from({ length: 3000 }, () => randomUUID().replaceAll("-", "")).join("\n");
+  corpus.sha256sums = Array.from({ length: 1000 }, (_, i) => `${digest("sha256", i)}  dist/chunk-${i}.js`).join("\n");
+  corpus.hashesInJson = JSON.stringify({ files: Array.from({ length: 1000 }, (_, i) => digest("sha256", i)).join("\n") });
+  corpus.gitRevList = Array.from({ length: 3000 }, (_, i) => digest("sha1", i)).join("\n");
+  corpus.gitLogOneline = Array.from({ length: 1000 }, (_, i) => `${digest("sha1", i).slice(0, 7)} Fix issue #${i} in the parser`).join("\n");
+  corpus.gitLogRaw = Array.from({ length: 300 }, (_, i) => `commit ${digest("sha1", i)}\ntree ${digest("sha1", i + 1e6)}\nparent ${digest("sha1", i + 1)}\nauthor Dev <dev@example.com> 1700000000 +0000\n\n    Fix issue #${i}\n`).join("\n");
+  corpus.numberColumn = Array.from({ length: 3000 }, (_, i) => String(1_000_000_000_000_000 + i * 7_919_113).padStart(20, "0")).join("\n");
+  corpus.numberTable = Array.from({ length: 1000 }, (_, r) => Array.from({ length: 12 }, (_, c) => String((r * 31 + c * 17) % 256).padStart(3, " ")).join(" ")).join("\n");
+  corpus.jsonMatrix = JSON.stringify(Array.from({ length: 500 }, (_, r) => Array.from({ length: 16 }, (_, c) => (r * 7 + c * 13) % 256)));
+  corpus.agesArray = JSON.stringify(Array.from({ length: 5000 }, (_, i) => 18 + ((i * 37) % 70)));
+  corpus.pandasColumns = JSON.stringify({ age: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), 18 + ((i * 37) % 70)])), score: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), (i * 7919) % 101])) });
+  corpus.histogram = JSON.stringify(Object.fromEntries(Array.from({ length: 256 }, (_, i) => [String(i), Math.round(200 * Math.exp(-((i - 128) ** 2) / 2000))])));
+  corpus.scoresById = JSON.stringify(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [String(100 + i * 3), (i * 13) % 256])));
+  corpus.randomScores = JSON.stringify(Object.fromEntries([...makeNoise(4096, 11)].map((v, i) => [String(i), v])));
+  corpus.randomBytesList = JSON.stringify([...makeNoise(4096, 12)]);
   const sources: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -322,6 +384,6 @@ describe("legitimate texts are never flagged", () => {
     const elapsed = performance.now() - started;
     console.log(`legitimate corpus: ${Object.keys(corpus).length} texts, ${(chars / 1e6).toFixed(1)} M characters, ${flagged.length} flagged, ${elapsed.toFixed(0)} ms for both passes`);
     expect(flagged).toEqual([]);
-    expect(Object.keys(corpus).length).toBeGreaterThanOrEqual(22);
+    expect(Object.keys(corpus).length).toBeGreaterThanOrEqual(44);
   });
 });

@@ -11,12 +11,14 @@ import { binaryFiles, makeNoise } from "../e2e/binaryFixtures.js";
 const FILES = Object.values(binaryFiles());
 
 describe("the binary review's cost", () => {
-  it("reads 10 MB of prose, JSON, base64 and hex in linear time", () => {
+  it("reads 10 MB of prose, JSON, base64, hex (unbroken, wrapped, a list of hashes) in linear time", () => {
     const texts: Record<string, string> = {
       prose: "The quick brown fox jumps over the lazy dog, again and again, for the benchmark.\n".repeat(125_000),
       json: JSON.stringify(Array.from({ length: 60_000 }, (_, i) => ({ id: i, name: `user ${i}`, note: "ünïcødé text and numbers 1234567890" }))),
       base64: makeNoise(7_500_000, 3).toString("base64"),
       hex: makeNoise(5_000_000, 4).toString("hex"),
+      wrappedHex: (makeNoise(5_000_000, 5).toString("hex").match(/.{1,60}/g) ?? []).join("\n"),
+      hashList: Array.from({ length: 150_000 }, (_, i) => makeNoise(32, i).toString("hex")).join("\n"),
     };
     const times: Record<string, number> = {};
     for (const [name, text] of Object.entries(texts)) {

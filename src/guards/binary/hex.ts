@@ -1,10 +1,12 @@
-import { bytesLookBinary, nextRun, signatureIn, type BinaryRegion } from "./region.js";
+import type { MagicSignature } from "./magic.js";
+import { bytesLookBinary, nextRun, signatureIn, someByteStandsOut, type BinaryRegion } from "./region.js";
 import { UNKNOWN_LABEL } from "./texts.js";
 
 /**
  * Binary data written as hexadecimal: hex dumps (`xxd`, `hexdump -C`, `od -A x -t x1`, plain
- * rows of byte pairs) and long unbroken hex strings (`89504e47...`). Hashes and ids (a SHA-512
- * is 128 digits) stay far below the lengths that count.
+ * rows of byte pairs), long unbroken hex strings (`89504e47...`) and the same wrapped over lines
+ * (`xxd -p`, a hex string wrapped at any width). Hashes and ids (a SHA-512 is 128 digits) stay
+ * far below the lengths that count, and a list of them is told from a payload by its bytes.
  */
 
 /** Consecutive dump lines that make a dump; fewer (a header peeked at) are left to the model. */
@@ -101,32 +103,113 @@ export function parseDumpLine(line: string): number[] | undefined {
 function hexRunRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
   for (let start = nextHexRun(text, 0); start !== -1; ) {
-    let end = start;
-    while (end < text.length && isHexChar(text.charCodeAt(end))) end++;
-    const region = judgeHexRun(text, start, end);
+    const block = wrappedBlock(text, start);
+    const region = block.lines.length > 1 ? judgeWrapped(text, block) : judgeHexRun(text, start, block.end);
     if (region) out.push(region);
-    start = nextHexRun(text, end + 1);
+    start = nextHexRun(text, block.end + 1);
   }
   return out;
 }
 
 function judgeHexRun(text: string, start: number, end: number): BinaryRegion | undefined {
-  // Part of a longer word (base64, an identifier): not a hex string of its own.
-  if (isWordChar(text.charCodeAt(start - 1)) && !(start >= 2 && text.slice(start - 2, start).toLowerCase() === "0x")) return undefined;
-  if (isWordChar(text.charCodeAt(end))) return undefined;
+  const length = end - start;
+  if (length < MIN_HEX_RUN || !standsAlone(text, start, end)) return undefined;
   const bytes = hexBytes(text.slice(start, Math.min(end, start + 1024)));
   const signature = signatureIn(bytes, 4);
-  const length = end - start;
   if (!signature && (length < MIN_UNKNOWN_HEX || !bytesLookBinary(Uint8Array.from(bytes)))) return undefined;
+  return hexRegion(hasPrefix0x(text, start) ? start - 2 : start, end, signature, length);
+}
+
+/** Part of a longer word (base64, an identifier) is not a hex string of its own; `0x` may lead it. */
+function standsAlone(text: string, start: number, end: number): boolean {
+  return (!isWordChar(text.charCodeAt(start - 1)) || hasPrefix0x(text, start)) && !isWordChar(text.charCodeAt(end));
+}
+
+function hasPrefix0x(text: string, start: number): boolean {
+  return start >= 2 && text.slice(start - 2, start).toLowerCase() === "0x";
+}
+
+function hexRegion(start: number, end: number, signature: MagicSignature | undefined, digits: number): BinaryRegion {
   return {
-    start: start >= 2 && text.slice(start - 2, start).toLowerCase() === "0x" ? start - 2 : start,
+    start,
     end,
     label: signature?.label ?? UNKNOWN_LABEL,
     mediaType: signature?.mediaType,
     evidence: "hex",
     form: "hexadecimal",
-    bytes: Math.floor(length / 2),
+    bytes: Math.floor(digits / 2),
   };
+}
+
+/** Shortest line of hex read as part of a wrapped payload (`xxd -p` writes 60, wrapping tools 32 to 128). */
+const MIN_WRAPPED_LINE = 16;
+/** A line break between wrapped lines: real, or escaped inside a JSON string. */
+const BREAKS = ["\r\n", "\n", "\\r\\n", "\\n"];
+
+interface HexBlock {
+  end: number;
+  /** `[start, end)` of each line's digits. */
+  lines: Array<[number, number]>;
+}
+
+/**
+ * The run at `start`, continued over line breaks while each next line is hex of the first line's
+ * width and nothing else (`xxd -p`, a hex string wrapped at any width, CRLF or escaped breaks);
+ * a shorter line ends the block as its last.
+ */
+function wrappedBlock(text: string, start: number): HexBlock {
+  let end = hexRunEnd(text, start);
+  const width = end - start;
+  const lines: Array<[number, number]> = [[start, end]];
+  if (width < MIN_WRAPPED_LINE || isWordChar(text.charCodeAt(start - 1))) return { end, lines };
+  for (;;) {
+    let next = lineBreakAt(text, end);
+    if (next === -1) break;
+    while (text[next] === " " || text[next] === "\t") next++;
+    const lineEnd = hexRunEnd(text, next);
+    if (lineEnd === next || lineEnd - next > width || !(lineEnd >= text.length || lineBreakAt(text, lineEnd) !== -1 || text[lineEnd] === '"')) break;
+    lines.push([next, lineEnd]);
+    end = lineEnd;
+    if (lineEnd - next < width) break;
+  }
+  return { end, lines };
+}
+
+function lineBreakAt(text: string, at: number): number {
+  for (const brk of BREAKS) if (text.startsWith(brk, at)) return at + brk.length;
+  return -1;
+}
+
+function hexRunEnd(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && isHexChar(text.charCodeAt(end))) end++;
+  return end;
+}
+
+/** Bytes decoded for the judgement of a wrapped block: enough for its byte statistics. */
+const WRAPPED_SAMPLE = 8192;
+
+/**
+ * A wrapped block is binary when it starts with a file signature, or is long and decodes to
+ * structured binary bytes. A list of hashes or ids one per line looks the same, but its bytes are
+ * uniformly random: no byte value stands out, where real binary repeats some (NUL padding,
+ * opcodes, headers). Digits alone are a column of numbers.
+ */
+function judgeWrapped(text: string, block: HexBlock): BinaryRegion | undefined {
+  const digits = block.lines.reduce((sum, [start, end]) => sum + end - start, 0);
+  if (digits < MIN_HEX_RUN || !standsAlone(text, block.lines[0]![0], block.end)) return undefined;
+  let sample = "";
+  for (const [start, end] of block.lines) {
+    if (sample.length >= WRAPPED_SAMPLE) break;
+    sample += text.slice(start, end);
+  }
+  if (!/[a-fA-F]/.test(sample)) return undefined;
+  const bytes = Uint8Array.from(hexBytes(sample.slice(0, WRAPPED_SAMPLE)));
+  const binary = bytesLookBinary(bytes.subarray(0, 512));
+  // A block starts where a file can: a weak (3-byte) signature counts there, given binary bytes after it (JPEG, gzip).
+  const signature = signatureIn(bytes, 4) ?? (binary ? signatureIn(bytes, 3) : undefined);
+  if (!signature && (digits < MIN_UNKNOWN_HEX || !binary || !someByteStandsOut(bytes))) return undefined;
+  return hexRegion(block.lines[0]![0], block.end, signature, digits);
 }
 
 function hexBytes(hex: string): number[] {
@@ -135,9 +218,9 @@ function hexBytes(hex: string): number[] {
   return out;
 }
 
-/** Start of the next run of at least MIN_HEX_RUN hex digits (see nextRun). */
+/** Start of the next run of hex digits long enough to be one line of a wrapped payload (see nextRun). */
 function nextHexRun(text: string, from: number): number {
-  return nextRun(text, from, MIN_HEX_RUN, isHexChar);
+  return nextRun(text, from, MIN_WRAPPED_LINE, isHexChar);
 }
 
 export function isHexChar(code: number): boolean {

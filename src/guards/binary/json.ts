@@ -1,13 +1,14 @@
 import { rawBinaryEvidence } from "./raw.js";
-import { bytesLookBinary, fixedBytes, signatureIn, type BinaryRegion } from "./region.js";
+import { bytesLookBinary, fixedBytes, signatureIn, someByteStandsOut, type BinaryRegion } from "./region.js";
 import { UNKNOWN_LABEL } from "./texts.js";
 import { provenSignatureAt } from "./start.js";
 
 /**
  * Binary data that JSON serialisation hides from a scan of the raw text: bytes in a JSON string
  * (`JSON.stringify` writes a NUL as `\u0000` and breaks up every signature), a Node Buffer
- * (`{"type":"Buffer","data":[137,80,...]}`, what a tool returning a Buffer becomes), and plain
- * arrays of byte values that start with a file signature.
+ * (`{"type":"Buffer","data":[137,80,...]}`, what a tool returning a Buffer becomes), a typed
+ * array (`{"0":137,"1":80,...}`, what a tool returning a Uint8Array becomes), and plain arrays of
+ * byte values, when they hold a file (see byteListRegion).
  */
 
 /** A JSON string shorter than this (raw) is a name or a value, not a file. */
@@ -16,7 +17,7 @@ const MIN_STRING = 32;
 export function findJsonRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
   if (looksLikeJson(text)) out.push(...stringRegions(text));
-  out.push(...bufferRegions(text), ...byteArrayRegions(text));
+  out.push(...bufferRegions(text), ...byteArrayRegions(text), ...indexedByteRegions(text));
   return out;
 }
 
@@ -118,8 +119,10 @@ function bufferRegions(text: string): BinaryRegion[] {
 }
 
 const ARRAY_START = /\[\s*\d{1,3}\s*,/g;
-/** A plain array of numbers is data unless it holds at least this many bytes and starts with a signature. */
-const MIN_ARRAY_BYTES = 64;
+/** A list of numbers is data unless it holds at least this many bytes... */
+const MIN_LIST_BYTES = 64;
+/** ...and starts with a signature, or holds this many and reads as structured binary. */
+const MIN_UNKNOWN_LIST_BYTES = 2048;
 
 function byteArrayRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
@@ -128,13 +131,83 @@ function byteArrayRegions(text: string): BinaryRegion[] {
     const array = parseByteArray(text, m.index);
     if (!array) continue;
     ARRAY_START.lastIndex = array.end;
-    if (array.bytes.length < MIN_ARRAY_BYTES) continue;
-    // A weak (3-byte) signature needs a long array that reads as binary: [255, 216, 255, ...] could be pixel values.
-    const signature = signatureIn(array.bytes, 3);
-    if (!signature || (fixedBytes(signature) < 4 && !(array.bytes.length >= 256 && bytesLookBinary(Uint8Array.from(array.bytes.slice(0, 1024)))))) continue;
-    out.push({ start: m.index, end: array.end, label: signature.label, mediaType: signature.mediaType, evidence: "byte-array", form: "an array of byte values", bytes: array.bytes.length });
+    const region = byteListRegion(array.bytes, m.index, array.end, "byte-array", "an array of byte values");
+    if (region) out.push(region);
   }
   return out;
+}
+
+/** Where a typed array's JSON starts: `JSON.stringify(new Uint8Array(...))` is `{"0":137,"1":80,...}`. */
+const INDEXED_START = /\{\s*"0"\s*:\s*\d/g;
+
+function indexedByteRegions(text: string): BinaryRegion[] {
+  const out: BinaryRegion[] = [];
+  INDEXED_START.lastIndex = 0;
+  for (let m = INDEXED_START.exec(text); m; m = INDEXED_START.exec(text)) {
+    const object = parseIndexedBytes(text, m.index);
+    if (!object) continue;
+    INDEXED_START.lastIndex = object.end;
+    const region = byteListRegion(object.bytes, m.index, object.end, "byte-object", "a byte array written as a JSON object");
+    if (region) out.push(region);
+  }
+  return out;
+}
+
+/**
+ * A list of byte values (an array, or a typed array's indexed object) that is a file: it starts
+ * with a signature, or it is long and reads as structured binary. A weak (3-byte) signature needs
+ * a long list that reads as binary: [255, 216, 255, ...] could be pixel values. Without a
+ * signature, ages, counts or pixel rows never hold a tenth of bytes over 127 that read as binary
+ * with some value standing out (NUL padding); random numbers do not have one standing out.
+ */
+function byteListRegion(bytes: number[], start: number, end: number, evidence: "byte-array" | "byte-object", form: string): BinaryRegion | undefined {
+  if (bytes.length < MIN_LIST_BYTES) return undefined;
+  const head = Uint8Array.from(bytes.slice(0, 1024));
+  const found = signatureIn(bytes, 3);
+  const signature = found && (fixedBytes(found) >= 4 || (bytes.length >= 256 && bytesLookBinary(head))) ? found : undefined;
+  if (!signature && !unknownBinaryList(bytes, head)) return undefined;
+  return { start, end, label: signature?.label ?? UNKNOWN_LABEL, mediaType: signature?.mediaType, evidence, form, bytes: bytes.length };
+}
+
+/** A long list of byte values with no signature that reads as binary, a tenth of it over 127, some value standing out. */
+function unknownBinaryList(bytes: readonly number[], head: Uint8Array): boolean {
+  if (bytes.length < MIN_UNKNOWN_LIST_BYTES || !bytesLookBinary(head)) return false;
+  const high = head.reduce((count, byte) => count + (byte >= 0x80 ? 1 : 0), 0);
+  return high >= head.length / 10 && someByteStandsOut(Uint8Array.from(bytes.slice(0, 8192)));
+}
+
+/**
+ * `{"0": n, "1": n, ...}` at `open`, keys counting up from 0 and every n a whole number 0-255, or
+ * undefined; `end` is after the `}`.
+ */
+function parseIndexedBytes(text: string, open: number): { bytes: number[]; end: number } | undefined {
+  const bytes: number[] = [];
+  let i = open + 1;
+  for (;;) {
+    i = skipSpace(text, i);
+    const key = `"${bytes.length}"`;
+    if (!text.startsWith(key, i)) return undefined;
+    i = skipSpace(text, i + key.length);
+    if (text[i] !== ":") return undefined;
+    i = skipSpace(text, i + 1);
+    let value = -1;
+    for (; i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57; i++) {
+      value = (value === -1 ? 0 : value * 10) + (text.charCodeAt(i) - 48);
+      if (value > 255) return undefined;
+    }
+    if (value === -1) return undefined;
+    bytes.push(value);
+    i = skipSpace(text, i);
+    if (text[i] === "}") return { bytes, end: i + 1 };
+    if (text[i] !== ",") return undefined;
+    i++;
+  }
+}
+
+function skipSpace(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) i++;
+  return i;
 }
 
 /** `[n, n, ...]` at `open` with every n a whole number 0-255, or undefined; `end` is after the `]`. */

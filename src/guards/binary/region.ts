@@ -32,6 +32,7 @@ export type RegionEvidence =
   | "json-escaped"
   | "node-buffer"
   | "byte-array"
+  | "byte-object"
   | "nul-bytes"
   | "replacement-characters"
   | "control-characters";
@@ -70,6 +71,17 @@ export function bytesLookBinary(bytes: Uint8Array): boolean {
     if (code === 0xfffd || (code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) || (code >= 0x7f && code < 0xa0)) bad++;
   }
   return bad / Math.max(text.length, 1) >= 0.1;
+}
+
+/**
+ * Whether one byte value occurs at least four times as often as in uniformly random bytes (which
+ * stay under twice from 2 KB on): real binary repeats some (NUL padding, opcodes, headers); hashes,
+ * ids and random numbers do not. Needs 2 KB or more to mean anything.
+ */
+export function someByteStandsOut(bytes: Uint8Array): boolean {
+  const counts = new Uint32Array(256);
+  for (const byte of bytes) counts[byte]!++;
+  return Math.max(...counts) >= (4 * bytes.length) / 256;
 }
 
 /**

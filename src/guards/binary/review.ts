@@ -82,7 +82,7 @@ function rewrite(text: string, regions: readonly BinaryRegion[]): string {
       parts.push(regions.length === 1 && textLeft(text, regions) === 0 ? region.replacement : JSON.stringify(region.replacement));
     } else {
       const placeholder = regionPlaceholder(region);
-      parts.push(region.evidence === "node-buffer" || region.evidence === "byte-array" ? JSON.stringify(placeholder) : placeholder);
+      parts.push(JSON_VALUE_EVIDENCE.has(region.evidence) ? JSON.stringify(placeholder) : placeholder);
     }
     at = region.end;
   }
@@ -92,6 +92,9 @@ function rewrite(text: string, regions: readonly BinaryRegion[]): string {
   const notes = [removed.length > 0 && !looksLikeJsonText(body) ? partsRemovedNote(removed) : "", bufferText ? BUFFER_AS_TEXT_NOTE : ""].filter(Boolean);
   return notes.length > 0 ? `${body}\n\n${notes.join("\n")}` : body;
 }
+
+/** Regions that are a whole JSON value (not the inside of a string): their placeholder is a JSON string. */
+const JSON_VALUE_EVIDENCE: ReadonlySet<BinaryRegion["evidence"]> = new Set(["node-buffer", "byte-array", "byte-object"]);
 
 /** JSON stays parseable: its placeholders explain themselves, and no note is added after it. */
 function looksLikeJsonText(text: string): boolean {

@@ -22,8 +22,10 @@ export interface PathGuardOptions {
   /**
    * Tools whose path arguments are checked, each with the argument names to check, or `true` for
    * `DEFAULT_PATH_ARGUMENTS`. Names in `PATTERN_ARGUMENTS` are checked as glob patterns, the
-   * others as paths. A name is found at any depth: `{path}`, `{paths: [...]}`, `{options: {path}}`,
-   * `{files: [{src, dest}]}`.
+   * others as paths. A name is found at any depth: `{path}`, `{paths: [...]}`, `{options: {path}}`.
+   * A listed argument is checked all the way down: every string in it, object keys included
+   * (`files: [{src, dest}]` with `["files"]` checks `src` and `dest`; list `path`, not `files`,
+   * for `files: [{path, content}]`). Numbers, booleans and null are left to the tool's schema.
    */
   tools: Readonly<Record<string, readonly string[] | true>>;
   /** Directory the tools resolve relative paths against. Default `process.cwd()`. */
@@ -195,6 +197,7 @@ export class PathGuardMiddleware extends MiddlewareBase {
       ...(refusal.reading ? { reading: refusal.reading.text, readingSteps: refusal.reading.steps } : {}),
       ...(refusal.detail ? { error: refusal.detail } : {}),
       ...(refusal.filledInByTool ? { filledInByTool: true } : {}),
+      ...(refusal.isKey ? { isKey: true } : {}),
     });
   }
 

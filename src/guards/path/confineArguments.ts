@@ -28,6 +28,8 @@ export interface ArgumentRefusal {
   detail?: string;
   /** The value is not what the model sent but what the tool's schema made of it (a default, an alias). */
   filledInByTool?: boolean;
+  /** The value is a key of the object at `at`. */
+  isKey?: true;
 }
 
 export interface Rewrite {
@@ -58,9 +60,11 @@ export function confineArguments(args: unknown, options: ConfineOptions): Confin
       if (refusal) return { ok: false, refusal };
       continue;
     }
-    const check = options.rewrite ? rewritten(argument.value, options.roots, resolveOptions) : confirmInside(options.roots, argument.value, resolveOptions);
+    // a key is never rewritten: renaming it would change which value the tool pairs with it
+    const rewrite = options.rewrite && !argument.isKey;
+    const check = rewrite ? rewritten(argument.value, options.roots, resolveOptions) : confirmInside(options.roots, argument.value, resolveOptions);
     if (!check.ok) return { ok: false, refusal: refusalOf(argument, check) };
-    if (options.rewrite && check.path !== argument.value) rewrites.push({ at: argument.at, from: argument.value, to: check.path });
+    if (rewrite && check.path !== argument.value) rewrites.push({ at: argument.at, from: argument.value, to: check.path });
   }
   return { ok: true, args: rewrites.length > 0 ? replaceArguments(args, rewrites.map(({ at, to }) => ({ at, value: to }))) : args, rewrites };
 }
@@ -75,7 +79,7 @@ function rewritten(value: string, roots: readonly string[], options: ResolveInsi
 
 function patternRefusal(argument: FoundArgument, options: ConfineOptions, resolveOptions: ResolveInsideOptions): ArgumentRefusal | undefined {
   const reached = patternPaths(argument.value);
-  if (!reached.ok) return { at: argument.at, value: argument.value, kind: "pattern", violation: reached.problem, roots: options.roots };
+  if (!reached.ok) return { at: argument.at, value: argument.value, kind: "pattern", violation: reached.problem, roots: options.roots, ...(argument.isKey ? { isKey: true as const } : {}) };
   const bases = [options.baseDir, ...argument.siblings.map((sibling) => baseOf(sibling, options))];
   for (const reachedPath of reached.paths) {
     // deepagents' glob drops a leading "/" and searches below its base; other globbers do not
@@ -102,6 +106,7 @@ function refusalOf(argument: FoundArgument, check: Extract<PathCheck, { ok: fals
     kind: argument.kind,
     violation: check.violation,
     roots: check.roots,
+    ...(argument.isKey ? { isKey: true as const } : {}),
     ...(check.reading ? { reading: check.reading } : {}),
     ...(check.detail ? { detail: check.detail } : {}),
   };

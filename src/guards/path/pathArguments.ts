@@ -6,11 +6,14 @@ export type ArgumentLocation = readonly (string | number)[];
 
 /** A string the guard must check, found somewhere in a call's arguments. */
 export interface FoundArgument {
+  /** Where the value sits; for a key, where the object holding it sits. */
   at: ArgumentLocation;
   /** The key it sits under, through any arrays (`files[0].src` is under `src`). */
   name: string;
   kind: ArgumentKind;
   value: string;
+  /** The value is a key of the object at `at` (`{files: {"a.txt": "b.txt"}}`), not a value. */
+  isKey?: true;
   /** The path strings of the same object: a pattern may be relative to any of them (deepagents `glob(pattern, path)`). */
   siblings: readonly string[];
 }
@@ -22,34 +25,38 @@ const MAX_DEPTH = 64;
 
 /**
  * Every string in `args` that sits under a key named in `names`, at any depth: `{path}`,
- * `{paths: [["a"]]}`, `{options: {path}}`, `{files: [{src, dest}]}`. A string belongs to the
- * nearest key above it, arrays being transparent, so the `content` of `{file: {content}}` is not a
- * path. Values that are not strings (numbers, null) are left to the tool's schema.
+ * `{paths: [["a"]]}`, `{options: {path}}`. A listed key's value is checked all the way down: every
+ * string in it, keys of its objects included, is a candidate, since a tool may read any of them
+ * as a path (`{files: [{src, dest}]}` with only `files` listed checks `src` and `dest`). A
+ * string takes the kind of the nearest listed key above it, arrays being transparent. Strings
+ * outside every listed key (`content` beside `file_path`) are not paths; values that are not
+ * strings (numbers, booleans, null) are left to the tool's schema.
  */
 export function findPathArguments(args: unknown, names: ReadonlyMap<string, ArgumentKind>): FoundArguments {
   const found: FoundArgument[] = [];
   const ancestors = new Set<object>();
 
-  const visit = (value: unknown, at: (string | number)[], name: string | undefined, siblings: readonly string[]): boolean => {
+  // `kind`: that of the nearest listed key above, undefined outside every listed key.
+  const visit = (value: unknown, at: (string | number)[], name: string | undefined, kind: ArgumentKind | undefined, siblings: readonly string[]): boolean => {
     if (at.length > MAX_DEPTH) return false;
     if (typeof value === "string") {
-      const kind = name === undefined ? undefined : names.get(name);
       if (kind) found.push({ at: [...at], name: name!, kind, value, siblings });
       return true;
     }
     if (value === null || typeof value !== "object" || ancestors.has(value)) return true;
     ancestors.add(value);
     try {
-      if (Array.isArray(value)) return value.every((item, index) => visit(item, [...at, index], name, siblings));
+      if (Array.isArray(value)) return value.every((item, index) => visit(item, [...at, index], name, kind, siblings));
       const entries = Object.entries(value);
-      const paths = entries.filter(([key]) => names.get(key) === "path").flatMap(([, v]) => stringsIn(v));
-      return entries.every(([key, item]) => visit(item, [...at, key], key, paths));
+      if (kind) for (const [key] of entries) found.push({ at: [...at], name: name!, kind, value: key, isKey: true, siblings });
+      const paths = entries.filter(([key]) => (names.get(key) ?? kind) === "path").flatMap(([, v]) => stringsIn(v));
+      return entries.every(([key, item]) => visit(item, [...at, key], key, names.get(key) ?? kind, paths));
     } finally {
       ancestors.delete(value);
     }
   };
 
-  return visit(args, [], undefined, []) ? { ok: true, found } : { ok: false, problem: "too_deep" };
+  return visit(args, [], undefined, undefined, []) ? { ok: true, found } : { ok: false, problem: "too_deep" };
 }
 
 /** `args` with the strings at the given locations replaced; everything else shared, nothing mutated. */

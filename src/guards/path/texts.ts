@@ -39,7 +39,7 @@ export function pathRefusalText(tool: string, refusal: ArgumentRefusal): string 
   const noun = refusal.kind === "pattern" ? "pattern" : "path";
   const allowed = refusal.roots.length === 1 ? `inside ${refusal.roots[0]}` : `inside one of ${refusal.roots.join(", ")}`;
   if (refusal.violation === "too_deep") return `${tool} was not run: ${REASONS.too_deep}. Send the paths at the top level, ${allowed}.`;
-  const where = `"${locationText(refusal.at)}"${refusal.filledInByTool ? ` (the value ${tool} fills in for an argument the call leaves out)` : ""}`;
+  const where = `${whereText(refusal)}${refusal.filledInByTool ? ` (the value ${tool} fills in for an argument the call leaves out)` : ""}`;
   const subject = `${noun} ${quoted(refusal.value)} in ${where}`;
   return `${tool} was not run: ${subject} is not allowed because ${reasonOf(refusal)}. Use a plain ${noun} ${allowed}${adviceOf(refusal)}.`;
 }
@@ -47,6 +47,12 @@ export function pathRefusalText(tool: string, refusal: ArgumentRefusal): string 
 /** Read by the model in a refusal, and by people in a signal's `argument`: where a value sits, as `files[0].src`. */
 export function locationText(at: ArgumentLocation): string {
   return at.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
+}
+
+/** Where the refused value sits: `"files[0].src"`, or `a key of "files"`. */
+function whereText(refusal: ArgumentRefusal): string {
+  const location = `"${locationText(refusal.at)}"`;
+  return refusal.isKey ? `a key of ${location}` : location;
 }
 
 function reasonOf(refusal: ArgumentRefusal): string {

@@ -37,9 +37,10 @@ export interface ToolCallRepairOptions {
   onSignal?: SignalHandler;
 }
 
-/** A model request as the review reads it: the tools it offers. */
+/** A model request as the review reads it: the tools it offers, and the response format whose tools createAgent adds. */
 interface ReviewRequest extends ModelRequestLike {
   tools?: readonly unknown[];
+  responseFormat?: unknown;
 }
 
 export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as const;
@@ -96,7 +97,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
    * After a batch this guard stopped, the run's final message is returned instead of calling the model.
    */
   readonly wrapModelCall = async <R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
-    this.batch.wrapModelCall(request, async (checked) => this.reviewResponse(await handler(checked), checked.tools ?? []));
+    this.batch.wrapModelCall(request, async (checked) => this.reviewResponse(await handler(checked), checked.tools ?? [], checked.responseFormat));
 
   /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>

@@ -2,6 +2,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { rawArgumentsOf } from "./rawArguments.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec } from "./reviewTurn.js";
+import { structuredOutputTools, type StructuredOutputTools } from "./structuredOutput.js";
 import type { Signal } from "../../core/signals.js";
 
 /**
@@ -12,26 +13,21 @@ import type { Signal } from "../../core/signals.js";
  * `stopAt` follow from those verdicts in `decideReviewedCalls`. A review that fails leaves the
  * response as it came, with a `guard_failed` warn.
  */
-export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[]) => Promise<T | AIMessage> {
-  // A cache, not state: keyed by the request's tool list, which LangChain keeps for the run.
-  const specsByTools = new WeakMap<readonly unknown[], ReadonlyMap<string, ToolSpec>>();
-  const specsOf = (tools: readonly unknown[]) => {
-    let specs = specsByTools.get(tools);
-    if (!specs) {
-      specs = toolSpecs(tools);
-      specsByTools.set(tools, specs);
-    }
-    return specs;
-  };
+export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => Promise<T | AIMessage> {
+  // Caches, not state: keyed by the request's tool list and response format, which LangChain keeps for the run.
+  const specsOf = cachedBy((tools: readonly unknown[]) => toolSpecs(tools));
+  const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
+  const structuredOutput = (format: unknown): StructuredOutputTools =>
+    format !== null && typeof format === "object" ? structuredOf(format) : structuredOutputTools(format);
 
-  return async (response, tools) => {
+  return async (response, tools, responseFormat) => {
     if (!AIMessage.isInstance(response)) return response;
     const invalid = response.invalid_tool_calls ?? [];
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
     try {
       const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
-      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response));
+      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response), structuredOutput(responseFormat));
       const review = reviewing instanceof Promise ? await reviewing : reviewing;
       if (!review) return response;
       if (guard.observeOnly) {
@@ -66,6 +62,14 @@ function observedSignal(review: CallReview): Omit<Signal, "guard"> {
     case "unknown_tool":
       return { action: "directive", code: "unknown_tool", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
   }
+}
+
+function cachedBy<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const cache = new WeakMap<K, V>();
+  return (key) => {
+    if (!cache.has(key)) cache.set(key, compute(key));
+    return cache.get(key)!;
+  };
 }
 
 /** Names and argument schemas of the tools a model request offers (client tools and function dicts). */

@@ -6,6 +6,7 @@ import { parseToolArguments } from "./parseArguments.js";
 import type { SyntaxRepair } from "./scanArguments.js";
 import { malformedCallText, repairedButInvalidText, unknownToolText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
+import type { StructuredOutputTools } from "./structuredOutput.js";
 import { REVIEW_KEY } from "../../core/marks.js";
 
 /** What the model can call: a tool's name and its argument schema (Zod or JSON Schema). */
@@ -45,9 +46,6 @@ export { REVIEW_KEY };
 /** The name given to an invalid call that arrived without one; it matches every provider's name pattern. */
 export const UNNAMED_CALL = "unnamed_tool_call";
 
-/** Structured-output tools that createAgent adds after the middlewares ran; never phantoms. */
-const STRUCTURED_OUTPUT_PREFIX = "extract-";
-
 /**
  * Reviews one model turn: repairs each invalid call when that is safe, rejects it otherwise, and
  * flags calls to tools that do not exist. Every invalid call comes back as a regular call (with
@@ -55,7 +53,8 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  * answer to a call the provider never sees is an orphan the API refuses.
  * A parsed call whose wire text (`rawArguments`) is not strict JSON was completed by LangChain's
  * partial-JSON parser, and one with a duplicated key was decided by JSON.parse: both are reviewed
- * like an invalid call.
+ * like an invalid call. `structuredOutput` names the response format's tools, which createAgent
+ * binds beside `tools` (see structuredOutput.ts): never phantoms.
  * Returns undefined when the turn needs nothing.
  */
 export function reviewTurn(
@@ -64,8 +63,9 @@ export function reviewTurn(
   tools: ReadonlyMap<string, ToolSpec>,
   fallbackId: (index: number) => string,
   rawArguments: ReadonlyMap<string, string> = new Map(),
+  structuredOutput: StructuredOutputTools = () => false,
 ): TurnReview | undefined | Promise<TurnReview | undefined> {
-  const known = (name: string) => tools.has(name) || name.startsWith(STRUCTURED_OUTPUT_PREFIX);
+  const known = (name: string) => tools.has(name) || structuredOutput(name);
   const names = () => [...tools.keys()];
   const calls: ReviewedCall[] = [];
   const reviews: CallReview[] = [];
@@ -150,13 +150,17 @@ function isUnambiguousJson(raw: string): boolean {
 /** Names every provider accepts for a function (OpenAI and Anthropic: 1 to 64 of these characters). */
 const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** createAgent's router never sends a call named `extract-*` to the tools node: it takes them all for structured output. */
+const ROUTED_AWAY_PREFIX = "extract-";
+
 /**
  * The name a call to a tool that does not exist keeps in history: its own when providers accept
  * it, `UNNAMED_CALL` otherwise, so that an invented 5,000-character name is not sent back to the
- * model on every later turn (nor refused by the provider's name pattern).
+ * model on every later turn (nor refused by the provider's name pattern), and an invented
+ * `extract-user_info` reaches the tools node, where its answer is written.
  */
 function keptName(name: string): string {
-  return PROVIDER_NAME.test(name) ? name : UNNAMED_CALL;
+  return PROVIDER_NAME.test(name) && !name.startsWith(ROUTED_AWAY_PREFIX) ? name : UNNAMED_CALL;
 }
 
 function unknownTool(id: string, name: string, available: readonly string[]): CallReview {

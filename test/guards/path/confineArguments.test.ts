@@ -18,15 +18,19 @@ const refusedAt = (args: unknown, overrides?: Partial<ConfineOptions>) => {
 };
 
 describe("findPathArguments", () => {
-  it("finds path strings at any depth, under the nearest key", () => {
-    const found = findPathArguments({ path: [["a", ["b"]]], options: { path: "c" }, files: [{ src: "d", dest: "e", content: "../not-a-path" }], pattern: "*.ts", limit: 3 }, names);
-    expect(found.ok && found.found.map((f) => [locationText(f.at), f.kind, f.value])).toEqual([
-      ["path[0][0]", "path", "a"],
-      ["path[0][1][0]", "path", "b"],
-      ["options.path", "path", "c"],
-      ["files[0].src", "path", "d"],
-      ["files[0].dest", "path", "e"],
-      ["pattern", "pattern", "*.ts"],
+  it("finds path strings at any depth, each with the kind of the nearest listed key; a listed key's whole value, keys included", () => {
+    const found = findPathArguments({ path: [["a", ["b"]]], options: { path: "c" }, files: [{ src: "d", dest: "e", content: "../all-checked" }], pattern: "*.ts", limit: 3, content: "not a path" }, names);
+    expect(found.ok && found.found.map((f) => [locationText(f.at), f.kind, f.value, f.isKey ?? false])).toEqual([
+      ["path[0][0]", "path", "a", false],
+      ["path[0][1][0]", "path", "b", false],
+      ["options.path", "path", "c", false],
+      ["files[0]", "path", "src", true],
+      ["files[0]", "path", "dest", true],
+      ["files[0]", "path", "content", true],
+      ["files[0].src", "path", "d", false],
+      ["files[0].dest", "path", "e", false],
+      ["files[0].content", "path", "../all-checked", false],
+      ["pattern", "pattern", "*.ts", false],
     ]);
   });
 
@@ -62,6 +66,28 @@ describe("confineArguments", () => {
     expect(refusedAt({ paths: ["docs/a.md", "src/index.ts"] })).toBeUndefined();
   });
 
+  it("checks a listed argument all the way down, whatever keys its objects use", () => {
+    const filesOnly = { names: new Map<string, ArgumentKind>([["files", "path"]]) };
+    const refusal = (args: unknown) => {
+      const result = confineArguments(args, options(filesOnly));
+      return result.ok ? undefined : { at: locationText(result.refusal.at), value: result.refusal.value, isKey: result.refusal.isKey ?? false };
+    };
+    expect(refusal({ files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] })).toEqual({ at: "files[0].src", value: "../outside/secret.txt", isKey: false });
+    expect(refusal({ files: [{ from: { path: "docs/a.md" }, to: { path: ["link-out/passwd"] } }] })).toEqual({ at: "files[0].to.path[0]", value: "link-out/passwd", isKey: false });
+    expect(refusal({ files: { "../outside/secret.txt": "stolen.txt" } })).toEqual({ at: "files", value: "../outside/secret.txt", isKey: true });
+    expect(refusal({ files: [{ src: "/etc/passwd", dest: "x" }] })).toEqual({ at: "files[0].src", value: "/etc/passwd", isKey: false });
+    expect(refusal({ files: [{ src: "docs/a.md", dest: "copies/a.md", mode: 420, overwrite: true, note: null }] })).toBeUndefined();
+    expect(refusal({ files: { "docs/a.md": "copies/a.md", "src/index.ts": ["copies/index.ts"] } })).toBeUndefined();
+    expect(refusal({ files: [[{ src: "docs/report..final.md", dest: `${tree.data}/copies/b.md` }]] })).toBeUndefined();
+    expect(refusal({ files: 3, other: "../outside/secret.txt" })).toBeUndefined();
+  });
+
+  it("never rewrites a key, and still refuses one that leaves the roots", () => {
+    const filesOnly = { names: new Map<string, ArgumentKind>([["files", "path"]]), rewrite: true };
+    expect(confineArguments({ files: { "current/app.txt": "copies/app.txt" } }, options(filesOnly))).toMatchObject({ ok: true, args: { files: { "current/app.txt": join(tree.data, "copies", "app.txt") } } });
+    expect(confineArguments({ files: { "link-out/passwd": "x" } }, options(filesOnly))).toMatchObject({ ok: false, refusal: { isKey: true, violation: "through_symlink" } });
+  });
+
   it("confines glob patterns by every path they reach, from the base and from the path next to them", () => {
     expect(refusedAt({ pattern: "../outside/*" })).toBe("pattern");
     expect(refusedAt({ pattern: "{src,..}/*" })).toBe("pattern");
@@ -93,6 +119,16 @@ describe("pathRefusalText", () => {
     );
     const after = confineArguments({ path: "current/../../outside/secret.txt" }, options());
     expect(!after.ok && pathRefusalText("write_file", after.refusal)).toMatch(/follows a symbolic link.*written without "\.\."\.$/);
+  });
+
+  it("names the place inside the argument, a key included", () => {
+    const filesOnly = options({ names: new Map<string, ArgumentKind>([["files", "path"]]) });
+    const nested = confineArguments({ files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] }, filesOnly);
+    expect(!nested.ok && pathRefusalText("copy_files", nested.refusal)).toBe(
+      `copy_files was not run: path "../outside/secret.txt" in "files[0].src" is not allowed because it resolves outside the allowed directories. Use a plain path inside ${tree.data}.`,
+    );
+    const key = confineArguments({ files: { "../outside/secret.txt": "stolen.txt" } }, filesOnly);
+    expect(!key.ok && pathRefusalText("copy_files", key.refusal)).toMatch(/^copy_files was not run: path "\.\.\/outside\/secret\.txt" in a key of "files" is not allowed because/);
   });
 
   it("quotes at most 200 characters of a path", () => {

@@ -1,8 +1,10 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { providerStrategy } from "langchain";
 import { z } from "zod";
 import { decideReviewedCalls } from "../../../src/guards/repair/decideReviewedCalls.js";
 import { REVIEW_KEY, reviewTurn, UNNAMED_CALL, type CallReview, type ToolSpec } from "../../../src/guards/repair/reviewTurn.js";
+import { structuredOutputTools } from "../../../src/guards/repair/structuredOutput.js";
 
 const tools: ReadonlyMap<string, ToolSpec> = new Map([
   ["read_file", { name: "read_file", schema: z.object({ path: z.string(), limit: z.number().optional() }) }],
@@ -65,8 +67,20 @@ describe("reviewTurn", () => {
     expect((review?.reviews[1] as { closest: string[] }).closest[0]).toBe("ls");
   });
 
-  it("never flags createAgent's structured-output tools", async () => {
-    expect(await reviewTurn([{ id: "a", name: "extract-Answer", args: {} }], [], tools, fallback)).toBeUndefined();
+  it("never flags the response format's structured-output tools; flags any other extract-* and renames it so createAgent routes it", async () => {
+    const strategy = structuredOutputTools([{ tool: { function: { name: "Answer" } } }]);
+    const rawSchema = structuredOutputTools(z.object({ answer: z.string() }));
+    const titled = structuredOutputTools({ title: "Answer", type: "object", properties: {} });
+    const provider = structuredOutputTools(providerStrategy(z.object({ answer: z.string() })));
+    expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), provider)).toMatchObject({ reviews: [{ verdict: "unknown_tool" }] });
+    expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), strategy)).toBeUndefined();
+    expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), rawSchema)).toBeUndefined();
+    expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), titled)).toBeUndefined();
+    for (const known of [strategy, rawSchema, titled, structuredOutputTools(undefined), structuredOutputTools({ __responseFormatUndefined: true })]) {
+      const review = await reviewTurn([{ id: "a", name: "extract-user_info", args: {} }], [], tools, fallback, new Map(), known);
+      expect(review?.toolCalls[0]).toMatchObject({ id: "a", name: UNNAMED_CALL });
+      expect(review?.reviews[0]).toMatchObject({ id: "a", verdict: "unknown_tool", text: expect.stringMatching(/^Tool "extract-user_info" does not exist/) });
+    }
   });
 
   it("gives a nameless, id-less invalid call a name and id providers accept", async () => {
