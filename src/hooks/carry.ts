@@ -1,4 +1,4 @@
-import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
+import { Command, DeltaValue, getCurrentTaskInput, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { isSummary, messageKind, toolCallsOf } from "../core/messages.js";
@@ -48,10 +48,24 @@ export function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
 // every model call, and a per-entry schema would cost O(history) per middleware per step.
 const carried = z.custom<Carried[]>((value) => Array.isArray(value));
 
-/** The state channel every guard that judges history declares (same key and reducer: they share it). */
+/**
+ * The state channel every guard that judges history declares (same key and reducer: they share
+ * it). A delta channel: a checkpoint stores the writes of its step, not the whole carried value,
+ * which LangGraph rebuilds from the writes (and a snapshot every hundred updates) when it loads.
+ */
 export const carryStateSchema = new StateSchema({
-  [CARRY_KEY]: new ReducedValue(carried.default(() => []), { inputSchema: carried, reducer: mergeCarried }),
+  [CARRY_KEY]: readableByLangChain(new DeltaValue(carried.default(() => []), { inputSchema: carried, reducer: (current: Carried[], writes: Carried[][]) => writes.reduce(mergeCarried, current) })),
 });
+
+/**
+ * `field` stamped as a ReducedValue too: LangChain 1.5 parses a middleware's state fields as
+ * ReducedValues or zod schemas only (`initializeMiddlewareStates`, `toPartialZodObject`), and
+ * reads the same `inputSchema`/`valueSchema` a DeltaValue has, while LangGraph checks for a
+ * DeltaValue first and backs the field with a delta channel.
+ */
+function readableByLangChain<F extends object>(field: F): F {
+  return Object.assign(field, { [Symbol.for("langgraph.state.reduced_value")]: true });
+}
 
 /** The part of a request's state the guards read. */
 export interface GuardState {
