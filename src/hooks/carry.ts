@@ -44,6 +44,11 @@ export function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   return next;
 }
 
+/** A step's writes merged in one copy of the carried array, not one per parallel task. */
+export function mergeWrites(current: Carried[], writes: readonly Carried[][]): Carried[] {
+  return mergeCarried(current, writes.length === 1 ? writes[0]! : writes.flat());
+}
+
 // Checked as a whole, not entry by entry: LangChain parses each middleware's state keys before
 // every model call, and a per-entry schema would cost O(history) per middleware per step.
 const carried = z.custom<Carried[]>((value) => Array.isArray(value));
@@ -54,7 +59,7 @@ const carried = z.custom<Carried[]>((value) => Array.isArray(value));
  * which LangGraph rebuilds from the writes (and a snapshot every hundred updates) when it loads.
  */
 export const carryStateSchema = new StateSchema({
-  [CARRY_KEY]: readableByLangChain(new DeltaValue(carried.default(() => []), { inputSchema: carried, reducer: (current: Carried[], writes: Carried[][]) => writes.reduce(mergeCarried, current) })),
+  [CARRY_KEY]: readableByLangChain(new DeltaValue(carried.default(() => []), { inputSchema: carried, reducer: mergeWrites })),
 });
 
 /**

@@ -1,6 +1,6 @@
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph";
 import type { BaseMessage } from "@langchain/core/messages";
-import { CARRY_KEY, mergeCarried, type Carried, type GuardState } from "../hooks/carry.js";
+import { CARRY_KEY, mergeWrites, type Carried, type GuardState } from "../hooks/carry.js";
 
 /**
  * The state the guards judged at a saved checkpoint: its messages and what they carried. The
@@ -13,7 +13,7 @@ export async function savedGuardState(saver: BaseCheckpointSaver, tuple: Checkpo
   const history = (await saver.getDeltaChannelHistory({ config: tuple.config, channels: [CARRY_KEY] }))[CARRY_KEY];
   if (!history) return { messages };
   const writes = history.writes.map(([, , value]) => value as Carried[]);
-  return { messages, [CARRY_KEY]: writes.reduce(mergeCarried, seedOf(history.seed)) };
+  return { messages, [CARRY_KEY]: mergeWrites(seedOf(history.seed), writes) };
 }
 
 /** A stored value of the channel: a delta snapshot's value, a value saved before it was a delta channel, or nothing. */
