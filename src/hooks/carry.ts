@@ -1,4 +1,4 @@
-import { Command, DeltaValue, getCurrentTaskInput, StateSchema } from "@langchain/langgraph";
+import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { isSummary, messageKind, toolCallsOf } from "../core/messages.js";
@@ -44,33 +44,14 @@ export function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   return next;
 }
 
-/** A step's writes merged in one copy of the carried array, not one per parallel task. */
-export function mergeWrites(current: Carried[], writes: readonly Carried[][]): Carried[] {
-  return mergeCarried(current, writes.length === 1 ? writes[0]! : writes.flat());
-}
-
 // Checked as a whole, not entry by entry: LangChain parses each middleware's state keys before
 // every model call, and a per-entry schema would cost O(history) per middleware per step.
 const carried = z.custom<Carried[]>((value) => Array.isArray(value));
 
-/**
- * The state channel every guard that judges history declares (same key and reducer: they share
- * it). A delta channel: a checkpoint stores the writes of its step, not the whole carried value,
- * which LangGraph rebuilds from the writes (and a snapshot every hundred updates) when it loads.
- */
+/** The state channel every guard that judges history declares (same key and reducer: they share it). */
 export const carryStateSchema = new StateSchema({
-  [CARRY_KEY]: readableByLangChain(new DeltaValue(carried.default(() => []), { inputSchema: carried, reducer: mergeWrites })),
+  [CARRY_KEY]: new ReducedValue(carried.default(() => []), { inputSchema: carried, reducer: mergeCarried }),
 });
-
-/**
- * `field` stamped as a ReducedValue too: LangChain 1.5 parses a middleware's state fields as
- * ReducedValues or zod schemas only (`initializeMiddlewareStates`, `toPartialZodObject`), and
- * reads the same `inputSchema`/`valueSchema` a DeltaValue has, while LangGraph checks for a
- * DeltaValue first and backs the field with a delta channel.
- */
-function readableByLangChain<F extends object>(field: F): F {
-  return Object.assign(field, { [Symbol.for("langgraph.state.reduced_value")]: true });
-}
 
 /** The part of a request's state the guards read. */
 export interface GuardState {

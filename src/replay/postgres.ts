@@ -1,8 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { historyOf } from "../hooks/carry.js";
+import { historyOf, type GuardState } from "../hooks/carry.js";
 import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "./errors.js";
-import { savedGuardState } from "./savedCarry.js";
 import type { LoadedThread } from "./threads.js";
 
 /** The part of a node-postgres pool this file uses. */
@@ -37,10 +36,9 @@ export async function loadPostgresThread(url: string, threadId: string): Promise
   const pool = await poolFor(url);
   const source = `${redacted(url)}:${threadId}`;
   const { PostgresSaver } = (await import(SAVER)) as SaverModule;
-  const saver = new PostgresSaver(pool as never);
   let tuple;
   try {
-    tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
+    tuple = await new PostgresSaver(pool as never).getTuple({ configurable: { thread_id: threadId } });
   } catch (error) {
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
   }
@@ -50,15 +48,10 @@ export async function loadPostgresThread(url: string, threadId: string): Promise
     const listing = names.length === 0 ? "the database holds no threads" : `threads in the database: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
     throw new ThreadLoadError(source, `no thread "${threadId}" (${listing})`);
   }
-  if (!Array.isArray(tuple.checkpoint.channel_values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
-  let state;
-  try {
-    state = await savedGuardState(saver, tuple);
-  } catch (error) {
-    throw new ThreadLoadError(source, `cannot read what the guards carried (${firstLineOf(error)})`);
-  }
+  const values = tuple.checkpoint.channel_values as unknown as GuardState;
+  if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
   // After a summary, the guards judged the history they carried: replay judges the same.
-  return { id: threadId, messages: [...historyOf(state)] as BaseMessage[], source };
+  return { id: threadId, messages: [...historyOf(values)] as BaseMessage[], source };
 }
 
 // One pool per database for the whole command; idle pools let the process exit on their own.

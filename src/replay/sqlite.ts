@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
-import { historyOf } from "../hooks/carry.js";
+import { historyOf, type GuardState } from "../hooks/carry.js";
 import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "./errors.js";
-import { savedGuardState } from "./savedCarry.js";
 import type { LoadedThread } from "./threads.js";
 
 /** The part of a better-sqlite3 database this file uses. */
@@ -40,17 +39,17 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
   const source = `${path}:${threadId}`;
   try {
     const { SqliteSaver } = (await import(SAVER)) as SaverModule;
-    const saver = new SqliteSaver(db as never);
-    const tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
+    const tuple = await new SqliteSaver(db as never).getTuple({ configurable: { thread_id: threadId } });
     if (!tuple) {
       const known = db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6").all();
       const names = known.map((row) => String((row as { thread_id: unknown }).thread_id));
       const listing = names.length === 0 ? "the file holds no threads" : `threads in the file: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
       throw new ThreadLoadError(source, `no thread "${threadId}" (${listing})`);
     }
-    if (!Array.isArray(tuple.checkpoint.channel_values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
+    const values = tuple.checkpoint.channel_values as unknown as GuardState;
+    if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
     // After a summary, the guards judged the history they carried: replay judges the same.
-    return { id: threadId, messages: [...historyOf(await savedGuardState(saver, tuple))] as BaseMessage[], source };
+    return { id: threadId, messages: [...historyOf(values)] as BaseMessage[], source };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
-import { mergeCarried, mergeWrites, type Carried } from "../../src/hooks/carry.js";
+import { mergeCarried, type Carried } from "../../src/hooks/carry.js";
 
 /** The reducer's contract, by a reference that rebuilds every time: replace an entry by key in place, or append it. */
 function reference(current: readonly Carried[], update: readonly Carried[]): string[] {
@@ -40,17 +40,5 @@ describe("the carry channel's reducer", () => {
     const v3 = mergeCarried(v1, [entry("c", "1")]);
     mergeCarried(v3, [entry("b", "2")]); // the shared index now says b is third
     expect(shown(mergeCarried(v2, [entry("b", "3")]))).toEqual(["a=1", "b=3"]);
-  });
-
-  it("merges a step's writes as one after the other, however LangGraph batches them (a delta channel's reducer)", () => {
-    const update = fc.array(fc.tuple(fc.constantFrom("a", "b", "c", "d"), fc.string({ maxLength: 3 })), { maxLength: 4 });
-    fc.assert(
-      fc.property(fc.array(update, { maxLength: 5 }), fc.array(update, { maxLength: 5 }), (first, second) => {
-        const writes = (batch: [string, string][][]) => batch.map((pairs) => pairs.map(([id, content]) => entry(id, content)));
-        const oneByOne = [...writes(first), ...writes(second)].reduce(mergeCarried, [] as Carried[]);
-        expect(shown(mergeWrites(mergeWrites([], writes(first)), writes(second)))).toEqual(shown(oneByOne));
-      }),
-      { numRuns: 500 },
-    );
   });
 });

@@ -20,14 +20,14 @@ async function carryWrites(saver: MemorySaver): Promise<{ id: string }[][]> {
 }
 
 describe("what the stack carries", () => {
-  it.each(["async", "exit"] as const)("writes each carried entry once, however many guards and parallel calls a batch has (durability %s)", async (durability) => {
+  it("writes each carried entry once, however many guards and parallel calls a batch has", async () => {
     const calls = (turn: number) => Array.from({ length: 4 }, (_, i) => ({ name: "lookup", args: { key: `k${turn}-${i}` } }));
     // Results over the budget's limit: the budget rewrites the answer outside the validator, which carried it first.
     const lookup = tool(async ({ key }: { key: string }) => `${key} `.repeat(6_000), { name: "lookup", description: "look up", schema: z.object({ key: z.string() }) });
     const model = new ScriptedChatModel({ turns: [...[0, 1, 2].map((turn) => ({ toolCalls: calls(turn) })), { text: "done" }] });
     const saver = new MemorySaver();
     const agent = createAgent({ model, tools: [lookup], middleware: recommendedGuards().agent, checkpointer: saver });
-    const config = { configurable: { thread_id: "t" }, durability };
+    const config = { configurable: { thread_id: "t" } };
     const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
 
     const written = (await carryWrites(saver)).flat().map((entry) => entry.id);

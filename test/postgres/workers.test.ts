@@ -4,7 +4,6 @@ import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { CARRY_KEY, type Carried } from "../../src/hooks/carry.js";
-import { savedGuardState } from "../../src/replay/savedCarry.js";
 import { isSummary } from "../../src/core/messages.js";
 import { LangGraphOffloadStore, type Signal } from "../../src/index.js";
 import { assertToolCallPairing } from "../../src/testing/index.js";
@@ -68,8 +67,8 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     ]);
     for (const script of SCRIPT_NAMES) {
       const tuple = await saver.getTuple({ configurable: { thread_id: threadOf(script) } });
-      const values = await savedGuardState(saver, tuple!);
-      stored.set(script, { messages: values.messages as BaseMessage[], carried: (values[CARRY_KEY] ?? []) as Carried[] });
+      const values = tuple!.checkpoint.channel_values as { messages: BaseMessage[]; [CARRY_KEY]?: Carried[] };
+      stored.set(script, { messages: values.messages, carried: values[CARRY_KEY] ?? [] });
     }
   }, 120_000);
 
