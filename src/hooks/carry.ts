@@ -1,7 +1,7 @@
 import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { isSummary, messageKind, toolCallsOf } from "../core/messages.js";
+import { isSummary, messageKind, pendingToolCalls } from "../core/messages.js";
 
 /**
  * What the guards remember across a summary (docs/architecture.md, "Two kinds of guard"). LangChain's
@@ -114,7 +114,7 @@ function carryOf(state: GuardState): readonly Carried[] | undefined {
 
 /**
  * `result` as a Command that also carries what the guards will need once a summary removes it:
- * the answer to this call, and in the task of the batch's first call the messages of the state
+ * the answer to this call, and in one task of the batch (`carrierOf`) the messages of the state
  * not carried yet (every task of a batch sees the same state: one carries them for all). Each
  * entry is written once: an answer an inner guard carried keeps its entries, its carried answer
  * replaced should a guard in between have rewritten the answer. Outside a graph that declares
@@ -128,7 +128,7 @@ export function withCarry<T extends ToolMessage | Command>(state: GuardState, ca
   const carried = carryOf(state);
   if (!carried) return result;
   const asking = lastAi(state.messages);
-  const entries = asking && firstCallId(asking.message) === callId ? uncarried(state.messages, carried) : [];
+  const entries = carrierOf(state.messages) === callId ? uncarried(state.messages, carried) : [];
   // The answer goes last: `recarried` finds it there.
   entries.push(carriedAnswer(answer, toolKey(asking ? keyOf(asking.message, asking.index) : "", callId)));
   if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
@@ -153,9 +153,12 @@ function recarried(command: Command, entries: Carried[], answer: ToolMessage): C
   return new Command({ ...command, update });
 }
 
-/** The first call of an AIMessage that has an id: its task carries the batch's messages. */
-function firstCallId(message: BaseMessage): string | undefined {
-  return toolCallsOf(message)[0]?.id;
+/**
+ * The call whose task carries the batch's messages: the first one still unanswered when the
+ * batch starts (a call a node hook answered, such as a human's rejection, never reaches the tools).
+ */
+function carrierOf(messages: readonly BaseMessage[]): string | undefined {
+  return pendingToolCalls(messages)[0]?.id;
 }
 
 /** The ToolMessage answering `callId` in a wrapToolCall result, if it has one. */
