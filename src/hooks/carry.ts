@@ -1,7 +1,7 @@
 import { Command, getCurrentTaskInput, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { isSummary, messageKind } from "../core/messages.js";
+import { isSummary, messageKind, pendingToolCalls } from "../core/messages.js";
 
 /**
  * What the guards remember across a summary (docs/architecture.md, "Two kinds of guard"). LangChain's
@@ -114,21 +114,51 @@ function carryOf(state: GuardState): readonly Carried[] | undefined {
 
 /**
  * `result` as a Command that also carries what the guards will need once a summary removes it:
- * the messages of the state not carried yet, and the answer to this call. Outside a graph that
- * declares the channel (a unit call) the result comes back as it is.
+ * the answer to this call, and in one task of the batch (`carrierOf`) the messages of the state
+ * not carried yet (every task of a batch sees the same state: one carries them for all). Each
+ * entry is written once: an answer an inner guard carried keeps its entries, its carried answer
+ * replaced should a guard in between have rewritten the answer. Outside a graph that declares
+ * the channel (a unit call) the result comes back as it is.
  */
 export function withCarry<T extends ToolMessage | Command>(state: GuardState, callId: string, result: T): T | Command {
-  const carried = carryOf(state);
-  if (!carried) return result;
   const answer = answerIn(result, callId);
   if (!answer) return result;
-  const entries = uncarried(state.messages, carried);
-  entries.push(carriedAnswer(answer, toolKey(lastAiId(state.messages), callId)));
+  const inner = carriedBy(result);
+  if (inner) return recarried(result as Command, inner, answer);
+  const carried = carryOf(state);
+  if (!carried) return result;
+  const asking = lastAi(state.messages);
+  const entries = carrierOf(state.messages) === callId ? uncarried(state.messages, carried) : [];
+  // The answer goes last: `recarried` finds it there.
+  entries.push(carriedAnswer(answer, toolKey(asking ? keyOf(asking.message, asking.index) : "", callId)));
   if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
   const command = result as Command;
-  const update = command.update as Record<string, unknown>;
-  const inner = Array.isArray(update[CARRY_KEY]) ? (update[CARRY_KEY] as Carried[]) : [];
-  return new Command({ ...command, update: { ...update, [CARRY_KEY]: [...inner, ...entries] } });
+  return new Command({ ...command, update: { ...(command.update as Record<string, unknown>), [CARRY_KEY]: entries } });
+}
+
+/** The entries a wrapToolCall result already carries (an inner guard carried it), if any. */
+function carriedBy(result: ToolMessage | Command): Carried[] | undefined {
+  if (ToolMessage.isInstance(result)) return undefined;
+  const update = (result as Command).update as Record<string, unknown> | undefined;
+  const entries = update !== null && typeof update === "object" && !Array.isArray(update) ? update[CARRY_KEY] : undefined;
+  return Array.isArray(entries) && entries.length > 0 ? (entries as Carried[]) : undefined;
+}
+
+/** `command` whose carried answer (the last entry) is `answer` as it now stands. */
+function recarried(command: Command, entries: Carried[], answer: ToolMessage): Command {
+  const last = entries[entries.length - 1]!;
+  const current = carriedAnswer(answer, last.id);
+  if (current === last) return command;
+  const update = { ...(command.update as Record<string, unknown>), [CARRY_KEY]: [...entries.slice(0, -1), current] };
+  return new Command({ ...command, update });
+}
+
+/**
+ * The call whose task carries the batch's messages: the first one still unanswered when the
+ * batch starts (a call a node hook answered, such as a human's rejection, never reaches the tools).
+ */
+function carrierOf(messages: readonly BaseMessage[]): string | undefined {
+  return pendingToolCalls(messages)[0]?.id;
 }
 
 /** The ToolMessage answering `callId` in a wrapToolCall result, if it has one. */
@@ -177,17 +207,17 @@ function keyOf(message: BaseMessage, index: number): string {
   return typeof message.id === "string" && message.id !== "" ? message.id : `${messageKind(message)}#${index}`;
 }
 
-/** The key of the AIMessage whose calls are running: the last one in the state. */
-function lastAiId(messages: readonly BaseMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return keyOf(messages[i]!, i);
-  return "";
+/** The AIMessage whose calls are running (the last one in the state) and its position. */
+function lastAi(messages: readonly BaseMessage[]): { message: BaseMessage; index: number } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return { message: messages[i]!, index: i };
+  return undefined;
 }
 
 function toolKey(aiId: string, callId: string): string {
   return `tool:${aiId}:${callId}`;
 }
 
-// Each guard of a stack carries the same answer on its way out: copy it once.
+// The guards of a stack pass the same answer on their way out: copy it once.
 const carriedAnswers = new WeakMap<ToolMessage, Carried>();
 
 /** A tool's answer as carried: a copy under the carry key. */

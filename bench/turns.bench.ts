@@ -1,0 +1,22 @@
+// Whether the guards' cost per step grows with the thread: the recommended stack against a bare
+// createAgent at 20, 100 and 300 tool turns (no checkpointer: our code's time alone).
+// `npm run bench -- turns`.
+import { recommendedGuards } from "../src/index.js";
+import { againstBareRows, type AgainstBare } from "./agentOverhead.js";
+import { fmt, verdict } from "./timing.js";
+
+const TURNS = [20, 100, 300];
+
+export default async function turnsBench(): Promise<string> {
+  const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
+  // The runaway guard's thresholds out of reach, as in stack.bench.ts: it still does all its accounting.
+  const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 } }).agent;
+  const measured: AgainstBare[] = [];
+  for (const turns of TURNS) measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns));
+  const [first, last] = [measured[0]!, measured[measured.length - 1]!];
+  const growth = last.addedPerStep / first.addedPerStep;
+  rows.push(
+    `| what the stack adds per step, ${TURNS.at(-1)} ÷ ${TURNS[0]} tool turns | ${growth.toFixed(2)}× (${fmt(first.addedPerStep)} → ${fmt(last.addedPerStep)}) | ≤ 1.2× | ${verdict(growth <= 1.2)} |`,
+  );
+  return `## The stack's cost per step as the thread grows\n\n${rows.join("\n")}`;
+}
