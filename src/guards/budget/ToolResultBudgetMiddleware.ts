@@ -16,6 +16,7 @@ import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssess
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { createRetrievalTool } from "./retrievalTool.js";
+import { pairSafeEnd } from "./pairs.js";
 import { threadIdOf } from "../../offload/threads.js";
 import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
 import { contentText } from "../../observe/content.js";
@@ -197,7 +198,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       return undefined; // content that cannot even be read cannot be measured either
     }
     if (text.length <= limit) return undefined;
-    const kept = text.slice(0, Math.floor(limit / 2));
+    const kept = text.slice(0, pairSafeEnd(text, Math.floor(limit / 2)));
     const budget = { action: "truncate", limit, unit: this.measure.unit };
     return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
   }

@@ -113,6 +113,26 @@ export const RETRIEVAL_ARG_DESCRIPTIONS = {
   pattern: "Regular expression (RE2 syntax) or plain text: list matching lines instead of reading a slice.",
 } as const;
 
+/** The retrieval tool's arguments, as a bad-arguments answer names them. */
+export type RetrievalArgument = keyof typeof RETRIEVAL_ARG_DESCRIPTIONS;
+
+/** Read by the model (inside `badRetrievalArgumentsText`): what each argument must be. */
+const RETRIEVAL_ARG_SHAPES: Readonly<Record<RetrievalArgument, string>> = {
+  key: "key must be the text the preview gave",
+  offset: "offset must be a number",
+  length: "length must be a number",
+  pattern: "pattern must be a text",
+};
+
+/**
+ * Read by the model instead of LangChain's schema error (a screenful with a stack trace) when
+ * its arguments to the retrieval tool have the wrong type or are missing.
+ */
+export function badRetrievalArgumentsText(wrong: readonly RetrievalArgument[]): string {
+  const shapes = wrong.length > 0 ? wrong.map((name) => RETRIEVAL_ARG_SHAPES[name]).join(", ") : "its arguments must be an object";
+  return `${RETRIEVAL_TOOL_NAME} did not run: ${shapes}. Call it again with the key exactly as the preview gave it, and optionally an offset and a length (numbers) or a pattern (text).`;
+}
+
 /** Read by the model when the key names nothing stored. */
 export function missingKeyText(key: string): string {
   return `Nothing is stored under the key "${key}". Use the key exactly as the preview gave it; if the result is gone, call the original tool again.`;
