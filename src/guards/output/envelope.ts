@@ -1,3 +1,5 @@
+import { hiddenLinkTexts } from "./markdownLinks.js";
+
 /** The tag that delimits untrusted tool output in what the model reads. */
 export const ENVELOPE_TAG = "untrusted_tool_output";
 
@@ -15,17 +17,32 @@ export const INSTRUCTION_PATTERNS: Readonly<Record<string, RegExp>> = Object.fre
   role_tag:
     /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<\/?(?:system|assistant|human|user)>|\[\/?INST\]|^\s*#{0,3}\s*(?:system|assistant)\s*:\s*(?:you\b|ignore\b|disregard\b|forget\b|from now on\b|always\b|never\b|do not\b|don't\b|new instructions?\b)/im,
   tool_call_syntax: /<\/?(?:tool_call|tool_use|function_calls?|invoke)\b|"(?:tool_calls|function_call)"\s*:/i,
+  /**
+   * A fake assistant turn: a line that opens as the assistant's turn (at the start of the line,
+   * not an item of a list, a numbered or indented line or a quote) and, in the assistant's first
+   * person, announces a call of a named tool (`transfer_funds`, `sendEmail`, `pay(`). A turn
+   * marker alone is what every transcript and chat log holds; it is the assistant's voice
+   * committing to a call, in a line that reads as a new turn, that writes a turn for the model.
+   */
+  fake_assistant_turn:
+    /^(?:#{1,3}[ \t]*)?(?:\*\*)?(?:[Aa]ssistant|ASSISTANT|AI|[Bb]ot|[Mm]odel)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*[^\n]{0,120}?\b(?:I(?:'ll|\u2019ll| will| shall| am going to|'m going to|\u2019m going to| am now|'m now)|[Ll]et me)[ \t]+(?:now[ \t]+)?(?:call(?:ing)?|invok(?:e|ing)|run(?:ning)?|execut(?:e|ing)|us(?:e|ing)|trigger(?:ing)?)[ \t]+(?:the[ \t]+)?[`"']?(?:[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z_][A-Za-z0-9_]*\()/m,
 });
 
 /**
- * Names of the instruction-like patterns found in `text`, and `envelope_tag` when it spells the
- * envelope's own tag (escaped in the envelope, but a sign of an attempt).
+ * Names of the instruction-like patterns found in `text`; `instruction_in_link` when one is found
+ * in what a markdown link hides (its URL read as words, or its title, each read as text of its
+ * own); and `envelope_tag` when it spells the envelope's own tag (escaped in the envelope, but a
+ * sign of an attempt).
  */
 export function findInstructionLikeText(text: string): string[] {
-  const found: string[] = [];
-  for (const [name, pattern] of Object.entries(INSTRUCTION_PATTERNS)) if (pattern.test(text)) found.push(name);
+  const found = instructionPatternsIn(text);
+  if (hiddenLinkTexts(text).some((hidden) => instructionPatternsIn(hidden).length > 0)) found.push("instruction_in_link");
   if (spellsEnvelopeTag(text)) found.push("envelope_tag");
   return found;
+}
+
+function instructionPatternsIn(text: string): string[] {
+  return Object.entries(INSTRUCTION_PATTERNS).flatMap(([name, pattern]) => (pattern.test(text) ? [name] : []));
 }
 
 function spellsEnvelopeTag(text: string): boolean {

@@ -107,3 +107,17 @@ describe("JSON stays the same JSON inside the envelope (issue 28)", () => {
     );
   });
 });
+
+describe("the tripwire's new rules stay linear (issue 28)", () => {
+  it.each([
+    ["brackets", "[".repeat(200_000)],
+    ["unclosed links", "[a](".repeat(50_000)],
+    ["link texts without destinations", "[xxxxxxxxxx]".repeat(20_000)],
+    ["assistant lines", "Assistant: Sure, I will now ".repeat(8_000)],
+    ["a long destination", `[a](https://x.example/${"a-".repeat(100_000)})`],
+  ])("%s: 200 KB in well under a second", (_name, text) => {
+    const started = performance.now();
+    findInstructionLikeText(text);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
