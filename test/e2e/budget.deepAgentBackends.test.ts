@@ -16,7 +16,9 @@ import { pathIn } from "./offloadKeys.js";
 const LOG = Array.from({ length: 4_000 }, (_, i) => `${String(i).padStart(5, "0")} request ok ${"x".repeat(30)}`).join("\n"); // about 190,000 characters
 const exportLogs = tool(async () => LOG, { name: "export_logs", description: "Exports the logs.", schema: z.object({}) });
 
-const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+/** What the model reads of a message: its text, or its text blocks joined. */
+const text = (m: BaseMessage) =>
+  typeof m.content === "string" ? m.content : m.content.map((block) => (block.type === "text" ? String((block as { text: unknown }).text) : JSON.stringify(block))).join("\n");
 const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 
 type Backend = NonNullable<RecommendedGuardsOptions["backend"]>;
@@ -89,3 +91,60 @@ describe("a stored result is readable with the agent's own read_file, whatever t
     }
   });
 });
+
+describe("reading back what the budget stored delivers it, in windows that fit (issue 28)", () => {
+  /** 1,000 lines of 400 characters: a 100-line read_file page is about 41,000 characters, twice the budget. */
+  const WIDE = Array.from({ length: 1_000 }, (_, i) => `${String(i).padStart(5, "0")} ${"w".repeat(394)}`).join("\n");
+  const readWide = tool(async () => "unused", { name: "noop", description: "Does nothing.", schema: z.object({}) });
+  const BUDGET = 20_000;
+
+  /**
+   * Reads on as a model would: the window the last answer's note names, else read_file's own
+   * "next offset" with the same window; `defaultWindow` drops the limit (read_file's 100 lines).
+   */
+  function follow(defaultWindow: boolean): ScriptedTurn {
+    let path = "";
+    let limit = 0;
+    return (seen) => {
+      const last = text(seen.at(-1)!);
+      const window = /read_file with file_path "([^"]+)", offset (\d+) and limit (\d+)/.exec(last);
+      const next = /^@@ lines \d+-\d+ of \d+ \| next offset (\d+) @@$/m.exec(last);
+      if (window) [path, limit] = [window[1]!, Number(window[3])];
+      const offset = window ? Number(window[2]) : next && path ? Number(next[1]) : undefined;
+      if (offset === undefined) return { text: "done" };
+      return { toolCalls: [{ name: "read_file", args: { file_path: path, offset, ...(defaultWindow ? {} : { limit }) } }] };
+    };
+  }
+
+  async function readThrough(defaultWindow: boolean) {
+    const guards = recommendedGuards();
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "read_file", args: { file_path: "/data/wide.txt" } }] }];
+    const reader = follow(defaultWindow);
+    for (let i = 0; i < 60; i++) turns.push(reader);
+    const model = new ScriptedChatModel({ turns });
+    const agent = createDeepAgent({ model, tools: [readWide], middleware: guards.deepAgent });
+    const now = new Date().toISOString();
+    const files = { "/data/wide.txt": { content: WIDE, mimeType: "text/plain", created_at: now, modified_at: now } };
+    const result = (await agent.invoke({ messages: [new HumanMessage("read it")], files } as never, { recursionLimit: 500 })) as { messages: BaseMessage[]; files: Record<string, unknown> };
+    assertToolCallPairing(result.messages);
+    return { reads: answers(result.messages), files: Object.keys(result.files) };
+  }
+
+  it.each([["the window the footer names", false], ["read_file's default window", true]] as const)("following %s delivers every line, stores one file and fits every answer", async (_name, defaultWindow) => {
+    const { reads, files } = await readThrough(defaultWindow);
+    // The first page is stored once; reading it back never stores again.
+    expect(files.filter((path) => path.startsWith("/large_tool_results/"))).toHaveLength(1);
+    for (const read of reads) expect(text(read).length).toBeLessThanOrEqual(BUDGET + 200);
+    const shown = new Set(reads.flatMap((read) => [...text(read).matchAll(/^(\d{5}) w{394}$/gm)].map((m) => Number(m[1]))));
+    for (let line = 0; line < 100; line++) expect(shown.has(line), `line ${line}`).toBe(true);
+  });
+
+  it("the first footer names a read_file window whose answer fits the budget", async () => {
+    const { reads } = await readThrough(false);
+    const footer = /read_file with file_path "[^"]+", offset (\d+) and limit (\d+)/.exec(text(reads[0]!));
+    expect(footer).not.toBeNull();
+    expect(Number(footer![2]) * 401).toBeLessThanOrEqual(BUDGET);
+    expect(text(reads[1]!)).not.toContain("returned");
+  });
+});
+

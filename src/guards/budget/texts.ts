@@ -8,8 +8,11 @@ import type { BudgetUnit, MediaPart } from "./measure.js";
 
 /** Where the full text went. */
 export type PreviewOutcome =
-  /** `readHint` (from the store) replaces the retrieval tool's instructions, e.g. "use read_file with ...". */
-  | { kind: "stored"; key: string; readHint?: string }
+  /**
+   * `readHint` (from the store) replaces the retrieval tool's instructions, e.g. "use read_file
+   * with ..."; `readFrom`, when the store reads by lines, names the window from a character on.
+   */
+  | { kind: "stored"; key: string; readHint?: string; readFrom?: (omittedFrom: number) => string }
   | { kind: "not-stored"; reason: string | undefined };
 
 export interface PreviewFacts {
@@ -56,7 +59,7 @@ function previewHeader(facts: PreviewFacts, cut: HeadTailCut): string {
 function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
   const outcome = facts.outcome;
   if (outcome.kind === "stored") {
-    const how = outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
+    const how = outcome.readFrom?.(cut.omittedFrom) ?? outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
     return `[The omitted part starts at character ${cut.omittedFrom} (line ${lineNumberAt(cut.head)}). To read it, ${how}.]`;
   }
   const why = outcome.reason ? ` (${outcome.reason})` : "";
@@ -68,6 +71,30 @@ function lineNumberAt(head: string): number {
   let lines = 1;
   for (let i = head.indexOf("\n"); i !== -1; i = head.indexOf("\n", i + 1)) lines++;
   return lines;
+}
+
+/** What a read back cut to fit showed, and the window to read on (`LineReader.window`). */
+export interface ReadBackCut {
+  /** Lines shown, numbered from 1. */
+  firstLine: number;
+  lastLine: number;
+  /** Set when the first line alone was over the budget: how many of its characters are shown. */
+  longLine: number | undefined;
+  budget: number;
+  unit: BudgetUnit;
+  window: string;
+}
+
+/**
+ * Read by the model after a read back of a stored result (a `read_file` of the budget's own
+ * file) that was over the budget: it is shown cut, not stored again, and says where to read on.
+ */
+export function readBackCutNote(cut: ReadBackCut): string {
+  const budget = `${cut.budget} ${cut.unit === "tokens" ? "tokens" : "characters"}`;
+  const shown = cut.longLine === undefined
+    ? `Only lines ${cut.firstLine} to ${cut.lastLine} of this read fit the ${budget} a result may use here`
+    : `Line ${cut.firstLine} alone is longer than the ${budget} a result may use here: only its first ${cut.longLine} characters are shown`;
+  return `[${shown}; the file is already stored, so nothing was stored again. To read on, ${cut.window}.]`;
 }
 
 /** Name of the tool the budget registers to read stored results back. */
