@@ -33,7 +33,7 @@ export {
 } from "./guards/policy/index.js";
 
 // where offloaded results live (FileSystemOffloadStore: "harness-kit/node")
-export type { OffloadStore, OffloadContext, OffloadReceipt } from "./offload/OffloadStore.js";
+export type { OffloadStore, OffloadContext, OffloadReceipt, LineReader } from "./offload/OffloadStore.js";
 export { MemoryOffloadStore } from "./offload/MemoryOffloadStore.js";
 export { LangGraphOffloadStore, type LangGraphOffloadStoreOptions } from "./offload/LangGraphOffloadStore.js";
 export { AgentFilesOffloadStore, type AgentFilesOffloadStoreOptions } from "./offload/AgentFilesOffloadStore.js";

@@ -2,7 +2,7 @@ import { fields } from "../core/fields.js";
 import { OffloadStoreError } from "./errors.js";
 import { scopeNameForThread } from "./fileNames.js";
 import { isOffloadKey } from "./keys.js";
-import type { OffloadContext, OffloadReceipt, OffloadStore } from "./OffloadStore.js";
+import type { LineReader, OffloadContext, OffloadReceipt, OffloadStore } from "./OffloadStore.js";
 
 /** The part of a deepagents backend (`BackendProtocol`) this store uses. */
 export interface AgentFilesBackend {
@@ -54,11 +54,12 @@ export class AgentFilesOffloadStore implements OffloadStore {
     if (!isOffloadKey(key)) throw new OffloadStoreError(STORE, key, "the key is not a safe file name");
     const path = this.pathFor(key, context.threadId);
     const readHint = `use read_file with file_path "${path}" (offset and limit count lines)`;
+    const lineReader = readFileWindows(path);
     if (this.backend) {
       const result = fields(await this.backend.write(path, content));
       if (typeof result.error === "string") throw new OffloadStoreError(STORE, key, result.error);
       const filesUpdate = result.filesUpdate;
-      return filesUpdate && typeof filesUpdate === "object" ? { readHint, stateUpdate: { files: filesUpdate } } : { readHint };
+      return filesUpdate && typeof filesUpdate === "object" ? { readHint, lineReader, stateUpdate: { files: filesUpdate } } : { readHint, lineReader };
     }
     if (!("files" in context.state)) {
       throw new OffloadStoreError(STORE, key, "this agent has no files state; use this store inside createDeepAgent or pass its backend");
@@ -66,8 +67,18 @@ export class AgentFilesOffloadStore implements OffloadStore {
     const now = new Date().toISOString();
     return {
       readHint,
+      lineReader,
       stateUpdate: { files: { [path]: { content, mimeType: "text/plain", created_at: now, modified_at: now } } },
     };
+  }
+
+  /** A `read_file` of a file in `dir` (the budget's results, and deepagents' own evictions) reads a stored result back. */
+  lineReaderFor(toolName: string, args: Readonly<Record<string, unknown>>): LineReader | undefined {
+    const path = args.file_path;
+    if (toolName !== "read_file" || typeof path !== "string" || !path.startsWith(`${this.dir}/`)) return undefined;
+    const offset = Number(args.offset ?? 0);
+    // read_file's own reading of its offset: a whole number, from 0
+    return { ...readFileWindows(path), startLine: Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0 };
   }
 
   async get(key: string, context: OffloadContext): Promise<string | undefined> {
@@ -94,4 +105,9 @@ export class AgentFilesOffloadStore implements OffloadStore {
     if (Array.isArray(content) && content.every((line) => typeof line === "string")) return content.join("\n");
     return undefined;
   }
+}
+
+/** Read by the model after "To read it, ": deepagents' `read_file` call for a window of lines. */
+function readFileWindows(path: string): LineReader {
+  return { tool: "read_file", window: (offset, limit) => `use read_file with file_path "${path}", offset ${offset} and limit ${limit}` };
 }

@@ -20,6 +20,23 @@ export interface OffloadStore {
    * rest (the retrieval tool pages through large results with it). Without it, `get` is used.
    */
   read?(key: string, range: CharRange, context: OffloadContext): Promise<StoredSlice | undefined>;
+  /**
+   * Optional: when the call `toolName(args)` reads back a result this store keeps, with a tool of
+   * the agent's own (deepagents' `read_file` of a stored file), how to read on by lines. The
+   * budget then does not store that read again: it shows the lines that fit and names the next
+   * window.
+   */
+  lineReaderFor?(toolName: string, args: Readonly<Record<string, unknown>>): LineReader | undefined;
+}
+
+/** How the agent reads a stored result by lines with a tool of its own (deepagents' `read_file`). */
+export interface LineReader {
+  /** The tool that reads it (its budget sizes the windows), e.g. `"read_file"`. */
+  tool: string;
+  /** Read by the model after "To read it, ": the call that reads `limit` lines from line `offset` (0-based). */
+  window(offset: number, limit: number): string;
+  /** For a read back (`lineReaderFor`): the line (0-based) its answer starts at. */
+  startLine?: number;
 }
 
 /** The call a store is working for. */
@@ -52,6 +69,8 @@ export interface OffloadReceipt {
    * instead of the retrieval tool, e.g. `use read_file with file_path "/large_tool_results/x.txt"`.
    */
   readHint?: string;
+  /** How to read the content by lines: the preview then names a window of lines that fits the budget. */
+  lineReader?: LineReader;
   /** Graph state written together with the preview, e.g. deepagents' `files`. */
   stateUpdate?: Record<string, unknown>;
 }

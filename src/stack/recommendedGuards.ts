@@ -12,7 +12,7 @@ import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../guards/runa
 import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../guards/repair/ToolCallRepairMiddleware.js";
 import { ToolResultBudgetMiddleware, type ToolResultBudgetOptions } from "../guards/budget/ToolResultBudgetMiddleware.js";
 import { declareCarryOnce } from "../hooks/carry.js";
-import { AgentFilesOffloadStore } from "../offload/AgentFilesOffloadStore.js";
+import { AgentFilesOffloadStore, type AgentFilesBackend } from "../offload/AgentFilesOffloadStore.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
 
@@ -25,6 +25,12 @@ export interface RecommendedGuardsOptions {
   outputSpecs?: Readonly<Record<string, ToolOutputSpec>>;
   /** Where `agent`'s oversized results go. Default: a `MemoryOffloadStore` (this process only). */
   offloadStore?: OffloadStore;
+  /**
+   * The `backend` you gave `createDeepAgent`, if any: `deepAgent` stores oversized results through
+   * it, so the agent's own `read_file` finds them (a `FilesystemBackend` or `StoreBackend` never
+   * reads the state `files` the default writes). Default: the state files, deepagents' default.
+   */
+  backend?: AgentFilesBackend;
   /** A `PathGuardMiddleware` from "harness-kit/node", placed where it belongs in the order. */
   pathGuard?: AgentMiddleware;
   /** Receives every signal of every guard. */
@@ -112,7 +118,7 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
     return declareCarryOnce([...judges(), ...resultGuards(budget), ...callGuards(store, budget)]);
   };
 
-  const deepAgent = stackFor(new AgentFilesOffloadStore());
+  const deepAgent = stackFor(new AgentFilesOffloadStore({ backend: options.backend }));
   return {
     agent: stackFor(options.offloadStore ?? new MemoryOffloadStore()),
     deepAgent,

@@ -119,7 +119,9 @@ describe("AgentFilesOffloadStore", () => {
       readRaw: async (path: string) => (written.has(path) ? { data: { content: written.get(path) } } : { error: "not found" }),
     };
     const store = new AgentFilesOffloadStore({ backend });
-    expect(await store.put("fetch-1", "text", context())).toEqual({ readHint: expect.stringContaining("/large_tool_results/no-thread/fetch-1.txt") });
+    const receipt = await store.put("fetch-1", "text", context());
+    expect(receipt).toEqual({ readHint: expect.stringContaining("/large_tool_results/no-thread/fetch-1.txt"), lineReader: expect.objectContaining({ tool: "read_file" }) });
+    expect(receipt?.lineReader?.window(25, 48)).toBe('use read_file with file_path "/large_tool_results/no-thread/fetch-1.txt", offset 25 and limit 48');
     expect(await store.get("fetch-1", { ...context(), threadId: "other" })).toBeUndefined();
     expect(await store.get("fetch-1", context())).toBe("text");
     expect(await store.get("nope", context())).toBeUndefined();

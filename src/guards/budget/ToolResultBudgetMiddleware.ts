@@ -14,8 +14,11 @@ import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "
 import { emergencyCutText, RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
-import type { OffloadStore } from "../../offload/OffloadStore.js";
+import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
+import { fields } from "../../core/fields.js";
+import { cutReadBack, fittingLineWindow } from "./lineWindow.js";
 import { createRetrievalTool } from "./retrievalTool.js";
+import { pairSafeEnd } from "./pairs.js";
 import { threadIdOf } from "../../offload/threads.js";
 import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
 import { contentText } from "../../observe/content.js";
@@ -140,7 +143,8 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
         const tool = request.toolCall.name;
         if (this.excluded.has(tool)) return undefined;
         const limit = this.limitFor(request);
-        return (message) => this.fit(message, tool, limit);
+        const readBack = this.readBackOf(request.toolCall);
+        return (message) => this.fit(message, tool, limit, readBack);
       },
       afterFailure: (message, request) => this.plainCut(message, this.limitFor(request)),
     });
@@ -180,12 +184,43 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return Math.min(own, Math.max(this.minimum, Math.floor(this.turnLimit / Math.max(calls, 1))));
   }
 
+  /** The store's reader when this call reads back a result it keeps (deepagents' `read_file` of a stored file). */
+  private readBackOf(call: ToolRequest["toolCall"]): LineReader | undefined {
+    if (this.observeOnly || !this.store?.lineReaderFor) return undefined;
+    return this.store.lineReaderFor(call.name, fields(call.args));
+  }
+
   /** Nothing to do (nearly every result) is decided without a promise. */
-  private fit(message: ToolMessage, tool: string, limit: number): Promise<ToolMessageRewrite | undefined> | undefined {
+  private fit(message: ToolMessage, tool: string, limit: number, readBack: LineReader | undefined): Promise<ToolMessageRewrite | undefined> | undefined {
     if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
     const assessment = assessContent(message.content, this.measure);
     if (assessment.size <= limit) return undefined;
+    // What the budget stored is not stored again: the read is cut to the lines that fit.
+    if (readBack && assessment.split.media.length === 0) return this.cutReadBack(message, tool, limit, assessment, readBack);
     return this.fitOver(message, tool, limit, assessment);
+  }
+
+  private async cutReadBack(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment, reader: LineReader): Promise<ToolMessageRewrite> {
+    const text = cutReadBack(assessment.split.text, reader.startLine ?? 0, limit, this.measure, reader);
+    const hash = await loadHasher();
+    const original = { fingerprint: resultFingerprint(message.content, hash), size: contentText(message.content).length };
+    const budget = { action: "truncate" as BudgetAction, limit, unit: this.measure.unit, readBack: true };
+    const content = assessment.split.blocks ? [{ type: "text", text }] : text;
+    const rewritten = rewriteToolMessage(message, { content: content as ToolMessage["content"], mark: this.markFor(message, "result_truncated", { original, budget }) });
+    await emitSignal(
+      { guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "result_truncated", reason: "result_truncated", detail: { ...budget, size: assessment.size, chars: original.size } },
+      this.onSignal,
+    );
+    return { message: rewritten };
+  }
+
+  /** The read_file window (or the reader's) from a character of `text` on, sized to the reader's own budget. */
+  private windowsOf(reader: LineReader, text: string): (from: number) => string {
+    const budget = this.toolLimits.get(reader.tool) ?? this.limit;
+    return (from) => {
+      const { offset, limit } = fittingLineWindow(text, from, budget, this.measure);
+      return reader.window(offset, limit);
+    };
   }
 
   /** After a failure of the budget itself: neither crash the run nor let the flood through. */
@@ -197,7 +232,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       return undefined; // content that cannot even be read cannot be measured either
     }
     if (text.length <= limit) return undefined;
-    const kept = text.slice(0, Math.floor(limit / 2));
+    const kept = text.slice(0, pairSafeEnd(text, Math.floor(limit / 2)));
     const budget = { action: "truncate", limit, unit: this.measure.unit };
     return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
   }
@@ -256,7 +291,8 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     try {
       const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentTaskState() };
       const receipt = await withStoreTimeout(Promise.resolve().then(() => this.store!.put(key, text, context)), this.storeTimeoutMs, storeName(this.store), key, "put");
-      return { outcome: { kind: "stored", key, readHint: receipt?.readHint }, stateUpdate: receipt?.stateUpdate };
+      const readFrom = receipt?.lineReader ? this.windowsOf(receipt.lineReader, text) : undefined;
+      return { outcome: { kind: "stored", key, readHint: receipt?.readHint, ...(readFrom ? { readFrom } : {}) }, stateUpdate: receipt?.stateUpdate };
     } catch (error) {
       return { outcome: { kind: "not-stored", reason: storeFailureReason(error) } };
     }

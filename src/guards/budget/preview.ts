@@ -1,4 +1,5 @@
 import type { Measure } from "./measure.js";
+import { pairSafeEnd, pairSafeStart } from "./pairs.js";
 
 /** The head and tail of a text kept in a preview; `omitted` characters between them are left out. */
 export interface HeadTailCut {
@@ -33,12 +34,12 @@ export function cutHeadTail(text: string, room: number): HeadTailCut {
   let headEnd = headRoom;
   const lastBreak = text.lastIndexOf("\n", headRoom - 1);
   if (headRoom > 0 && lastBreak >= 0 && lastBreak + 1 >= headRoom - headRoom * SNAP_SHARE) headEnd = lastBreak + 1;
-  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  headEnd = pairSafeEnd(text, headEnd);
 
   let tailStart = text.length - tailRoom;
   const nextBreak = text.indexOf("\n", tailStart);
   if (tailRoom > 0 && nextBreak >= 0 && nextBreak + 1 <= tailStart + tailRoom * SNAP_SHARE) tailStart = nextBreak + 1;
-  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  tailStart = pairSafeStart(text, tailStart);
   tailStart = Math.max(tailStart, headEnd);
 
   return {
@@ -48,14 +49,6 @@ export function cutHeadTail(text: string, room: number): HeadTailCut {
     omittedFrom: headEnd,
     tailFrom: tailStart,
   };
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Attempts to shrink the room before settling for the frame alone. */
@@ -96,6 +89,6 @@ function clip(text: string, budget: number, measure: Measure): string {
     if (measure.text(text.slice(0, mid)) <= budget) low = mid;
     else high = mid - 1;
   }
-  const out = text.slice(0, low);
+  const out = text.slice(0, pairSafeEnd(text, low));
   return measure.text(out) <= budget ? out : "";
 }

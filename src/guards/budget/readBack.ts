@@ -1,5 +1,6 @@
 import type { LineSearch } from "./search.js";
 import type { StoredSlice } from "../../offload/OffloadStore.js";
+import { pairSafeEnd, pairSafeStart } from "./pairs.js";
 
 /**
  * What the retrieval tool answers: a slice of a stored result, or its lines that match a
@@ -12,16 +13,29 @@ import type { StoredSlice } from "../../offload/OffloadStore.js";
  */
 export function renderSlice(key: string, stored: StoredSlice, offset: number, length: number | undefined, room: number): string {
   const { total } = stored;
-  const start = Math.min(Math.max(0, Math.floor(offset)), total);
-  if (start >= total && total > 0) {
+  const asked = Math.min(Math.max(0, Math.floor(offset)), total);
+  if (asked >= total && total > 0) {
     return `[The result stored under "${key}" has ${total} characters; offset ${Math.floor(offset)} is past its end.]`;
   }
+  const local = (i: number) => i - stored.start;
+  // An offset inside a pair starts the page at the pair, so the page opens on a whole character.
+  const start = stored.start + pairSafeEnd(stored.text, local(asked));
   const available = stored.start + stored.text.length;
-  let end = Math.min(total, available, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
-  const at = (i: number) => stored.text.charCodeAt(i - stored.start);
-  if (end < total && end > start && isHighSurrogate(at(end - 1))) end--;
+  const wanted = Math.min(total, available, start + Math.max(0, Math.floor(Math.min(length ?? room, room))));
+  const end = wanted === total ? total : stored.start + pageEnd(stored.text, local(start), local(wanted), room);
   const next = end < total ? `Continue with offset ${end}.` : "This is the end of the result.";
-  return `[Characters ${start} to ${end} of ${total} stored under "${key}". ${next}]\n${stored.text.slice(start - stored.start, end - stored.start)}`;
+  return `[Characters ${start} to ${end} of ${total} stored under "${key}". ${next}]\n${stored.text.slice(local(start), local(end))}`;
+}
+
+/**
+ * Where a page of `text` from `start` ends: before a pair it would split, or just after it when
+ * that would leave the page empty and the room takes two characters (an empty page would send
+ * the model back to the same offset for ever).
+ */
+function pageEnd(text: string, start: number, end: number, room: number): number {
+  const before = pairSafeEnd(text, end);
+  if (before > start || end === start || room < 2) return before;
+  return pairSafeStart(text, end);
 }
 
 /**
@@ -58,8 +72,4 @@ export function renderMatches(key: string, search: LineSearch, room: number): st
       : "";
   const note = search.pattern.note ? ` Note: ${search.pattern.note}.` : "";
   return shown.length > 0 ? `${header}${more}${note}]\n${shown.join("\n")}` : `${header}${more}${note}]`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,7 +1,16 @@
+import { ToolMessage } from "@langchain/core/messages";
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { z } from "zod";
 import { fields } from "../../core/fields.js";
-import { missingKeyText, RETRIEVAL_ARG_DESCRIPTIONS, RETRIEVAL_TOOL_DESCRIPTION, RETRIEVAL_TOOL_NAME, storeReadFailedText } from "./texts.js";
+import {
+  badRetrievalArgumentsText,
+  missingKeyText,
+  RETRIEVAL_ARG_DESCRIPTIONS,
+  RETRIEVAL_TOOL_DESCRIPTION,
+  RETRIEVAL_TOOL_NAME,
+  storeReadFailedText,
+  type RetrievalArgument,
+} from "./texts.js";
 import type { Measure } from "./measure.js";
 import { fitToBudget } from "./preview.js";
 import type { CharRange, OffloadStore, StoredSlice } from "../../offload/OffloadStore.js";
@@ -38,7 +47,7 @@ const HEADER_ROOM = 200;
  * answer the model can act on.
  */
 export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget) {
-  return tool(
+  return answeringBadArguments(tool(
     async (input: z.infer<typeof schema>, runtime: ToolRuntime) => {
       const context = {
         toolName: RETRIEVAL_TOOL_NAME,
@@ -64,7 +73,33 @@ export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget
       return fitToBudget(render, budget.limit, budget.measure, firstRoom(stored, offset, budget));
     },
     { name: RETRIEVAL_TOOL_NAME, description: RETRIEVAL_TOOL_DESCRIPTION, schema },
-  );
+  ));
+}
+
+/**
+ * `retrieval`, answering arguments its schema rejects in a sentence. LangChain's own answer is
+ * its schema error with a stack trace: longer than a small budget, naming server paths, and
+ * left uncut (the budget does not cut its own tool).
+ */
+function answeringBadArguments<T extends { call: (...args: never[]) => Promise<unknown> }>(retrieval: T): T {
+  const call = retrieval.call.bind(retrieval) as (arg: unknown, config?: unknown, tags?: unknown) => Promise<unknown>;
+  const checked = async (arg: unknown, config?: unknown, tags?: unknown): Promise<unknown> => {
+    const parsed = schema.safeParse(arg);
+    if (parsed.success) return call(arg, config, tags);
+    const wrong = [...new Set(parsed.error.issues.map((issue) => issue.path[0]))].filter(isRetrievalArgument);
+    return answerFor(config, badRetrievalArgumentsText(wrong));
+  };
+  return Object.assign(retrieval, { call: checked });
+}
+
+function isRetrievalArgument(name: unknown): name is RetrievalArgument {
+  return typeof name === "string" && name in RETRIEVAL_ARG_DESCRIPTIONS;
+}
+
+/** The tool's answer as LangChain's ToolNode expects it: a ToolMessage for a tool call, else the text. */
+function answerFor(config: unknown, text: string): ToolMessage | string {
+  const id = fields(fields(config).toolCall).id;
+  return typeof id === "string" ? new ToolMessage({ content: text, tool_call_id: id, name: RETRIEVAL_TOOL_NAME, status: "error" }) : text;
 }
 
 /** Most characters one answer can show: the limit, or for tokens a generous 16 characters a token. */
@@ -72,10 +107,13 @@ function pageChars(budget: RetrievalBudget): number {
   return budget.measure.unit === "chars" ? budget.limit : budget.limit * 16;
 }
 
-/** The part of the result a slice answer can show, read instead of the whole result. */
+/**
+ * The part of the result a slice answer can show, read instead of the whole result, from one
+ * character before the offset: an offset inside a surrogate pair then starts the page at the pair.
+ */
 function pageOf(offset: number, budget: RetrievalBudget): CharRange {
   const start = Math.max(0, Math.floor(offset));
-  return { start, end: start + pageChars(budget) };
+  return { start: Math.max(0, start - 1), end: start + pageChars(budget) };
 }
 
 function firstRoom(stored: StoredSlice, offset: number, budget: RetrievalBudget): number {

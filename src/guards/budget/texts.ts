@@ -8,8 +8,11 @@ import type { BudgetUnit, MediaPart } from "./measure.js";
 
 /** Where the full text went. */
 export type PreviewOutcome =
-  /** `readHint` (from the store) replaces the retrieval tool's instructions, e.g. "use read_file with ...". */
-  | { kind: "stored"; key: string; readHint?: string }
+  /**
+   * `readHint` (from the store) replaces the retrieval tool's instructions, e.g. "use read_file
+   * with ..."; `readFrom`, when the store reads by lines, names the window from a character on.
+   */
+  | { kind: "stored"; key: string; readHint?: string; readFrom?: (omittedFrom: number) => string }
   | { kind: "not-stored"; reason: string | undefined };
 
 export interface PreviewFacts {
@@ -56,7 +59,7 @@ function previewHeader(facts: PreviewFacts, cut: HeadTailCut): string {
 function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
   const outcome = facts.outcome;
   if (outcome.kind === "stored") {
-    const how = outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
+    const how = outcome.readFrom?.(cut.omittedFrom) ?? outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
     return `[The omitted part starts at character ${cut.omittedFrom} (line ${lineNumberAt(cut.head)}). To read it, ${how}.]`;
   }
   const why = outcome.reason ? ` (${outcome.reason})` : "";
@@ -68,6 +71,30 @@ function lineNumberAt(head: string): number {
   let lines = 1;
   for (let i = head.indexOf("\n"); i !== -1; i = head.indexOf("\n", i + 1)) lines++;
   return lines;
+}
+
+/** What a read back cut to fit showed, and the window to read on (`LineReader.window`). */
+export interface ReadBackCut {
+  /** Lines shown, numbered from 1. */
+  firstLine: number;
+  lastLine: number;
+  /** Set when the first line alone was over the budget: how many of its characters are shown. */
+  longLine: number | undefined;
+  budget: number;
+  unit: BudgetUnit;
+  window: string;
+}
+
+/**
+ * Read by the model after a read back of a stored result (a `read_file` of the budget's own
+ * file) that was over the budget: it is shown cut, not stored again, and says where to read on.
+ */
+export function readBackCutNote(cut: ReadBackCut): string {
+  const budget = `${cut.budget} ${cut.unit === "tokens" ? "tokens" : "characters"}`;
+  const shown = cut.longLine === undefined
+    ? `Only lines ${cut.firstLine} to ${cut.lastLine} of this read fit the ${budget} a result may use here`
+    : `Line ${cut.firstLine} alone is longer than the ${budget} a result may use here: only its first ${cut.longLine} characters are shown`;
+  return `[${shown}; the file is already stored, so nothing was stored again. To read on, ${cut.window}.]`;
 }
 
 /** Name of the tool the budget registers to read stored results back. */
@@ -112,6 +139,26 @@ export const RETRIEVAL_ARG_DESCRIPTIONS = {
   length: "Characters to read; as many as fit by default.",
   pattern: "Regular expression (RE2 syntax) or plain text: list matching lines instead of reading a slice.",
 } as const;
+
+/** The retrieval tool's arguments, as a bad-arguments answer names them. */
+export type RetrievalArgument = keyof typeof RETRIEVAL_ARG_DESCRIPTIONS;
+
+/** Read by the model (inside `badRetrievalArgumentsText`): what each argument must be. */
+const RETRIEVAL_ARG_SHAPES: Readonly<Record<RetrievalArgument, string>> = {
+  key: "key must be the text the preview gave",
+  offset: "offset must be a number",
+  length: "length must be a number",
+  pattern: "pattern must be a text",
+};
+
+/**
+ * Read by the model instead of LangChain's schema error (a screenful with a stack trace) when
+ * its arguments to the retrieval tool have the wrong type or are missing.
+ */
+export function badRetrievalArgumentsText(wrong: readonly RetrievalArgument[]): string {
+  const shapes = wrong.length > 0 ? wrong.map((name) => RETRIEVAL_ARG_SHAPES[name]).join(", ") : "its arguments must be an object";
+  return `${RETRIEVAL_TOOL_NAME} did not run: ${shapes}. Call it again with the key exactly as the preview gave it, and optionally an offset and a length (numbers) or a pattern (text).`;
+}
 
 /** Read by the model when the key names nothing stored. */
 export function missingKeyText(key: string): string {

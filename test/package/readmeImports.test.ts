@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+/** Every import the README shows resolves: each name it takes from a package entry is exported there. */
+
+const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
+  "harness-kit": () => import("../../src/index.js"),
+  "harness-kit/node": () => import("../../src/node.js"),
+  "harness-kit/testing": () => import("../../src/testing/index.js"),
+};
+
+function readmeImports(): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const match of README.matchAll(/import\s*\{([^}]+)\}\s*from\s*"(harness-kit[^"]*)"/g)) {
+    for (const name of match[1]!.split(",").map((part) => part.trim()).filter(Boolean)) {
+      if (!name.startsWith("type ")) found.push([match[2]!, name]);
+    }
+  }
+  return found;
+}
+
+describe("the README's imports", () => {
+  it("include decodeEnvelopePayload from harness-kit", () => {
+    expect(readmeImports()).toContainEqual(["harness-kit", "decodeEnvelopePayload"]);
+  });
+
+  it.each(readmeImports())("%s exports %s", async (entry, name) => {
+    const exported = await ENTRIES[entry]!();
+    expect(exported[name], `${name} from "${entry}"`).toBeDefined();
+  });
+});
