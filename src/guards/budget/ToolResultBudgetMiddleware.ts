@@ -6,10 +6,10 @@ import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { InvalidOptionsError } from "../../core/errors.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../../core/answers.js";
-import { isSummary, messageKind, toolCallsOf } from "../../core/messages.js";
+import { messageKind, toolCallsOf } from "../../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
 import { currentTaskState } from "../../hooks/taskState.js";
-import { historyOf, type GuardState } from "../../hooks/carry.js";
+import type { GuardState } from "../../hooks/carry.js";
 import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "./measure.js";
 import { emergencyCutText, RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
@@ -17,6 +17,7 @@ import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
 import { fields } from "../../core/fields.js";
 import { cutReadBack, fittingLineWindow } from "./lineWindow.js";
+import { hasStoredResults } from "./storedSoFar.js";
 import { createRetrievalTool } from "./retrievalTool.js";
 import { pairSafeEnd } from "./pairs.js";
 import { threadIdOf } from "../../offload/threads.js";
@@ -163,15 +164,9 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
    * request. The tool stays registered, so a call to it is always answered.
    */
   readonly wrapModelCall = async <R extends RetrievalOfferRequest>(request: R, handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>): Promise<AIMessage | Command> => {
-    if (this.tools.length === 0 || !request.tools?.length || this.retrievalUseful(request.state)) return handler(request);
+    if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? [])) return handler(request);
     return handler({ ...request, tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) });
   };
-
-  private retrievalUseful(state: Partial<GuardState> | undefined): boolean {
-    const messages = state?.messages ?? [];
-    if (messages.some(isSummary)) return true;
-    return historyOf({ ...state, messages }).some((message) => typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string");
-  }
 
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
   private limitFor(request: ToolRequest): number {
