@@ -17,7 +17,7 @@ const MIN_STRING = 32;
 export function findJsonRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
   if (looksLikeJson(text)) out.push(...stringRegions(text));
-  out.push(...bufferRegions(text), ...byteArrayRegions(text), ...indexedByteRegions(text));
+  out.push(...bufferRegions(text), ...byteListRegions(text, BYTE_ARRAY), ...byteListRegions(text, TYPED_ARRAY));
   return out;
 }
 
@@ -124,30 +124,32 @@ const MIN_LIST_BYTES = 64;
 /** ...and starts with a signature, or holds this many and reads as structured binary. */
 const MIN_UNKNOWN_LIST_BYTES = 2048;
 
-function byteArrayRegions(text: string): BinaryRegion[] {
-  const out: BinaryRegion[] = [];
-  ARRAY_START.lastIndex = 0;
-  for (let m = ARRAY_START.exec(text); m; m = ARRAY_START.exec(text)) {
-    const array = parseByteArray(text, m.index);
-    if (!array) continue;
-    ARRAY_START.lastIndex = array.end;
-    const region = byteListRegion(array.bytes, m.index, array.end, "byte-array", "an array of byte values");
-    if (region) out.push(region);
-  }
-  return out;
+/** A way a list of byte values is written in JSON: where one starts, how it is read, what it is called. */
+interface ByteListForm {
+  start: RegExp;
+  parse: (text: string, open: number) => { bytes: number[]; end: number } | undefined;
+  evidence: "byte-array" | "byte-object";
+  label: string;
 }
 
-/** Where a typed array's JSON starts: `JSON.stringify(new Uint8Array(...))` is `{"0":137,"1":80,...}`. */
-const INDEXED_START = /\{\s*"0"\s*:\s*\d/g;
+const BYTE_ARRAY: ByteListForm = { start: ARRAY_START, parse: (text, open) => parseByteArray(text, open), evidence: "byte-array", label: "an array of byte values" };
 
-function indexedByteRegions(text: string): BinaryRegion[] {
+/** Where a typed array's JSON starts: `JSON.stringify(new Uint8Array(...))` is `{"0":137,"1":80,...}`. */
+const TYPED_ARRAY: ByteListForm = {
+  start: /\{\s*"0"\s*:\s*\d/g,
+  parse: (text, open) => parseIndexedBytes(text, open),
+  evidence: "byte-object",
+  label: "a byte array written as a JSON object",
+};
+
+function byteListRegions(text: string, form: ByteListForm): BinaryRegion[] {
   const out: BinaryRegion[] = [];
-  INDEXED_START.lastIndex = 0;
-  for (let m = INDEXED_START.exec(text); m; m = INDEXED_START.exec(text)) {
-    const object = parseIndexedBytes(text, m.index);
-    if (!object) continue;
-    INDEXED_START.lastIndex = object.end;
-    const region = byteListRegion(object.bytes, m.index, object.end, "byte-object", "a byte array written as a JSON object");
+  form.start.lastIndex = 0;
+  for (let m = form.start.exec(text); m; m = form.start.exec(text)) {
+    const list = form.parse(text, m.index);
+    if (!list) continue;
+    form.start.lastIndex = list.end;
+    const region = byteListRegion(list.bytes, m.index, list.end, form.evidence, form.label);
     if (region) out.push(region);
   }
   return out;
