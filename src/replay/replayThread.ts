@@ -140,24 +140,31 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
       judgements,
       judged,
       turnJudgements,
-      answeredLive: answeredLive(messages, i, calls),
-      answeredBeforeGuards: answeredBeforeGuards(messages, i),
+      ...recordedAnswers(messages, i, calls),
     });
     toolCalls += calls.length;
   }
   return { toolCalls, batches };
 }
 
-/** Who answered each call of the turn at `at` in place of its tool, as the marks on the recorded answers say. */
-function answeredLive(messages: readonly BaseMessage[], at: number, calls: readonly ToolCallView[]): Map<string, string> {
+/**
+ * What the recorded answers of the turn at `at` say about who answered its calls in place of
+ * their tools: a guard (its mark names it), or, in a turn a guard stamped, something before the
+ * tools node, where no guard met the call (core/marks.ts `reachedGuards`).
+ */
+function recordedAnswers(messages: readonly BaseMessage[], at: number, calls: readonly ToolCallView[]): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards"> {
   const ids = new Set(calls.map((call) => call.id));
-  const answered = new Map<string, string>();
+  const stamped = isStampedTurn(messages[at]);
+  const answeredLive = new Map<string, string>();
+  const answeredBeforeGuards = new Set<string>();
   for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
     const id = toolCallIdOf(messages[i]);
+    if (id === undefined || !ids.has(id) || messageKind(messages[i]) !== "tool") continue;
     const mark = markOf(messages[i]);
-    if (mark && id !== undefined && ids.has(id)) answered.set(id, mark.guard);
+    if (mark) answeredLive.set(id, mark.guard);
+    else if (!reachedGuards(messages[i], stamped)) answeredBeforeGuards.add(id);
   }
-  return answered;
+  return { answeredLive, answeredBeforeGuards };
 }
 
 type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
@@ -202,7 +209,7 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
     // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
     // the run even when the stopped call itself was answered by an outer guard. No call reaches
     // it after a stop, or when outer guards answered them all.
-    const stops = stopping && !stoppedBy && batch.calls.some((call) => !answers.has(call.id) && !outside.has(call.id));
+    const stops = stopping && !stoppedBy && batch.calls.some(open);
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
       const answersToo = stopping || refuses(decision, mode.observeOnly);
@@ -221,22 +228,6 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
 
 /** Who answered a call that never reached the guards (a LangChain call limit, a reviewer's reject). */
 const ANOTHER_MIDDLEWARE = "another middleware";
-
-const NONE: ReadonlySet<string> = new Set();
-
-/**
- * Calls of the turn at `at` answered before the tools node, where no guard met them live
- * (core/marks.ts `reachedGuards`): every guard's judgement of them is shadowed.
- */
-function answeredBeforeGuards(messages: readonly BaseMessage[], at: number): ReadonlySet<string> {
-  if (!isStampedTurn(messages[at])) return NONE;
-  const ids = new Set<string>();
-  for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
-    const id = toolCallIdOf(messages[i]);
-    if (id !== undefined && messageKind(messages[i]) === "tool" && !reachedGuards(messages[i], true)) ids.add(id);
-  }
-  return ids;
-}
 
 /** The recorded answers of guards the replay leaves out, by call id. */
 function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Map<string, string> {

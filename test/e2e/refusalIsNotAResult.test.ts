@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent, humanInTheLoopMiddleware, toolCallLimitMiddleware, type AgentMiddleware } from "langchain";
+import { createDeepAgent } from "deepagents";
+import { createAgent, humanInTheLoopMiddleware, summarizationMiddleware, toolCallLimitMiddleware, type AgentMiddleware } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readMark } from "../../src/core/marks.js";
@@ -277,5 +278,47 @@ describe("toolCallLimitMiddleware: calls blocked in one run run in the next, whe
     expect(run.ran).toHaveLength(2);
     await expectNoRepeatClaims(run);
     await expectReplayAgrees(run);
+  });
+});
+
+describe("the whole stack as deployed: the retry a refusal invited runs", () => {
+  it("createAgent at the default recursionLimit, with summaries mid-run and tool-call ids reused every turn", async () => {
+    const summariser = new ScriptedChatModel({ turns: Array.from({ length: 50 }, () => ({ text: "Earlier: the user asked for an email to Ana." })) });
+    const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" }, id: "call_0" };
+    const run = agentFor({
+      turns: [{ toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }, { text: "sent" }],
+      middleware: (signals) => [
+        humanInTheLoopMiddleware({ interruptOn: { send_email: true } }),
+        summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } }),
+        ...stackSignals(signals),
+      ],
+    });
+    const reject = { decisions: [{ type: "reject", message: "Not yet." }] };
+    await run.say("email Ana");
+    await run.resume(reject);
+    await run.resume(reject);
+    const done = await run.resume({ decisions: [{ type: "approve" }] });
+    expect(String(done.messages.at(-1)!.content)).toBe("sent");
+    expect(run.ran).toEqual(['send_email {"to":"ana@example.com","body":"Hi"}']);
+    expect(run.signals).toEqual([]);
+    const messages = await run.messages();
+    expect(messages.some((m) => m.additional_kwargs?.lc_source === "summarization")).toBe(true);
+    assertToolCallPairing(messages);
+  });
+
+  it("createDeepAgent with guards.deepAgent: the write refused in safe mode runs after a valid re-read", async () => {
+    const outputs = [BAD_OUTPUTS.html_instead_of_json, VALID_ACCOUNT];
+    const getAccount = tool(async () => (outputs.length > 1 ? outputs.shift()! : outputs[0]!), { name: "get_account", description: "Reads an account.", schema: z.object({ id: z.number() }) });
+    const note = { name: "write_file", args: { file_path: "/seats.md", content: "4 seats" } };
+    const signals: Signal[] = [];
+    const guards = recommendedGuards({ outputSpecs: validatorOptions.outputSpecs, writeTools: ["write_file"], onSignal: (s) => signals.push(s) });
+    const model = new ScriptedChatModel({ turns: [{ toolCalls: [readAccount] }, { toolCalls: [note] }, { toolCalls: [readAccount] }, { toolCalls: [note] }, { text: "done" }] });
+    const result = await createDeepAgent({ model, tools: [getAccount], middleware: guards.deepAgent }).invoke({ messages: [new HumanMessage("note the seats")] });
+    assertToolCallPairing(result.messages);
+    const writes = result.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "write_file");
+    expect(readMark(writes[0])?.guard).toBe("OutputValidatorMiddleware");
+    expect(readMark(writes[1])).toBeUndefined();
+    expect(Object.keys(result.files ?? {})).toEqual(["/seats.md"]);
+    expect(signals.filter((s) => s.guard !== "OutputValidatorMiddleware")).toEqual([]);
   });
 });
