@@ -7,41 +7,33 @@ import { isSummary, messageKind, pendingToolCalls } from "../core/messages.js";
  * What the guards remember across a summary (docs/architecture.md, "Two kinds of guard"). LangChain's
  * `summarizationMiddleware` replaces old messages by one summary message, and every judgement
  * derived from them (safe mode, the kill switch, loop chains, token totals, repair counts) would
- * go with them. So the guards carry the history they judge in a private state channel,
- * checkpointed like the messages and written from their `wrapToolCall`: after a summary they
- * judge the carried history followed by what the summary kept, which gives the same decisions
- * as the history would have without the summary, in any worker and in replay.
+ * go with them. So the guards judge the history the summaries removed followed by what they kept,
+ * which gives the same decisions as without the summaries, in any worker and in replay.
  *
+ * Nothing is carried until a summary removes something: before that the messages are the history,
+ * and a channel written at every step would double every checkpoint. After a summary, the first
+ * tool call writes what it removed (found by summaryRemovals.ts) into a private channel, once:
+ * `[...removed messages, the summary they lead to]`. Later summaries append what they removed.
  * Carried messages are message instances, not plain dicts: LangGraph copies every plain object of
- * the state into each tool task, and instances pass through as they are. Human and AI messages
- * are the state's own objects (keyed by id); a tool's answer is carried as a copy whose id is
- * the asking AIMessage's id with the call id, since call ids repeat across turns.
+ * the state into each tool task, and instances pass through as they are.
  */
 export const CARRY_KEY = "_harnessKitCarry";
 
 /** A carried message: its id is the key it is carried under. */
 export type Carried = BaseMessage & { id: string };
 
-/** Adds or replaces carried messages by key, keeping history order: replays and retries write the same keys again. */
+/**
+ * Merges a write into the carry: the removed messages not carried yet, then the newest summary.
+ * Idempotent, so replays and retries may write the same update again. A carry of older versions
+ * (a copy of every message, no summary at its end) gives way to the first write: that write was
+ * made from the history it gave.
+ */
 export function mergeCarried(current: Carried[], update: Carried[]): Carried[] {
   if (update.length === 0) return current;
-  const next = [...current];
-  // The index of `current` serves `next` too: `next` only replaces entries in place or appends.
-  let at = positionsOf(current);
-  for (const entry of update) {
-    let index = indexIn(next, entry.id, at);
-    if (index === undefined && at.has(entry.id)) {
-      at = indexEntries(next); // the shared index saw another version: start afresh
-      index = indexIn(next, entry.id, at);
-    }
-    if (index !== undefined) next[index] = entry;
-    else {
-      at.set(entry.id, next.length);
-      next.push(entry);
-    }
-  }
-  positionCache.set(next, at);
-  return next;
+  const base = coveredSummary(current) ? current.slice(0, -1) : [];
+  const known = new Set(base.map((m) => m.id));
+  const added = update.slice(0, -1).filter((m) => !known.has(m.id) && known.add(m.id));
+  return [...base, ...added, update[update.length - 1]!];
 }
 
 // Checked as a whole, not entry by entry: LangChain parses each middleware's state keys before
@@ -59,42 +51,66 @@ export interface GuardState {
   [CARRY_KEY]?: readonly Carried[];
 }
 
+/** Where the summary is in `messages` (first, or right after a system message), or -1. */
+export function summaryIndex(messages: readonly BaseMessage[]): number {
+  return isSummary(messages[0]) ? 0 : isSummary(messages[1]) ? 1 : -1;
+}
+
+/** The summary a carry ends with (the one whose removals it holds), if any. */
+function coveredSummary(entries: readonly Carried[] | undefined): Carried | undefined {
+  const last = entries?.[entries.length - 1];
+  return last !== undefined && isSummary(last) ? last : undefined;
+}
+
 /**
- * Index of carried keys, shared by the successive versions of the channel (each version extends
- * the last), so a step costs O(what it adds), not O(history). Every lookup is checked against the
- * version at hand, so an index that got ahead of it never gives a wrong answer.
+ * The key a summary is carried under. LangChain gives every summary the id of the first message
+ * it replaced, the same one summary after summary: the first message it kept tells them apart.
  */
-const positionCache = new WeakMap<readonly Carried[], Map<string, number>>();
-
-function positionsOf(entries: readonly Carried[]): Map<string, number> {
-  return positionCache.get(entries) ?? indexEntries(entries);
+export function summaryKey(messages: readonly BaseMessage[], summaryAt: number): string {
+  const first = messages[summaryAt + 1];
+  return `summary:${messages[summaryAt]!.id ?? ""}>${first === undefined ? "" : keyOf(first, summaryAt + 1)}`;
 }
 
-function indexEntries(entries: readonly Carried[]): Map<string, number> {
-  const at = new Map(entries.map((entry, index) => [entry.id, index]));
-  positionCache.set(entries, at);
-  return at;
+/** Whether `entries` already hold what the summary at `summaryAt` removed. */
+function carries(entries: readonly Carried[] | undefined, messages: readonly BaseMessage[], summaryAt: number): boolean {
+  return coveredSummary(entries)?.id === summaryKey(messages, summaryAt);
 }
 
-/** Where `key` is carried in `entries`, if it is. */
-function indexIn(entries: readonly Carried[], key: string, at = positionsOf(entries)): number | undefined {
-  const index = at.get(key);
-  return index !== undefined && entries[index]?.id === key ? index : undefined;
+// What summaries removed, found before the channel holds it (summaryRemovals.ts): keyed by the summary message.
+const recovered = new WeakMap<object, readonly BaseMessage[]>();
+
+/** Records what `summary` removed (every message of the history before what it kept, in order). */
+export function recordRemoved(summary: BaseMessage, removed: readonly BaseMessage[]): void {
+  recovered.set(summary, removed);
+}
+
+/** Whether what the summary at `summaryAt` removed is known: carried, or recovered in this process. */
+export function removalKnown(state: GuardState, summaryAt: number): boolean {
+  return recovered.has(state.messages[summaryAt]!) || carries(carryOf(state), state.messages, summaryAt);
 }
 
 /**
- * The history the guards judge: the messages, or after a summary the carried messages it
- * removed followed by the messages it kept (the summary itself is left out).
+ * The history the guards judge: the messages, or after a summary what the summaries removed
+ * followed by the messages kept (the summary itself is left out). Call `readyHistory`
+ * (summaryRemovals.ts) first where a summary may be new: it finds what the summary removed.
  */
 export function historyOf(state: GuardState): readonly BaseMessage[] {
   const { messages } = state;
-  const summaryAt = isSummary(messages[0]) ? 0 : isSummary(messages[1]) ? 1 : -1;
+  const summaryAt = summaryIndex(messages);
   if (summaryAt < 0) return messages;
+  const summary = messages[summaryAt]!;
   const entries = carryOf(state) ?? [];
   const kept = messages.slice(summaryAt + 1);
-  const firstKept = kept.length > 0 ? keyOf(kept[0]!, summaryAt + 1) : undefined;
-  const removedEnd = firstKept === undefined ? entries.length : lastIndexOfKey(entries, firstKept);
-  return [...messages.slice(0, summaryAt), ...entries.slice(0, removedEnd), ...kept];
+  const removed = recovered.get(summary) ?? (coveredSummary(entries) ? entries.slice(0, -1) : legacyRemoved(entries, kept[0], summaryAt));
+  return [...messages.slice(0, summaryAt), ...removed, ...kept];
+}
+
+/** A carry of older versions held every message; what the summary removed ends where the kept ones start. */
+function legacyRemoved(entries: readonly Carried[], first: BaseMessage | undefined, summaryAt: number): readonly BaseMessage[] {
+  const firstKey = first === undefined ? undefined : keyOf(first, summaryAt + 1);
+  let end = entries.length;
+  if (firstKey !== undefined) for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === firstKey) end = i;
+  return entries.slice(0, end);
 }
 
 /**
@@ -102,7 +118,7 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
  * in the running graph's state (LangChain hands a middleware only the state keys it declares);
  * undefined where no middleware of the graph declares it.
  */
-function carryOf(state: GuardState): readonly Carried[] | undefined {
+export function carryOf(state: GuardState): readonly Carried[] | undefined {
   if (Array.isArray(state[CARRY_KEY])) return state[CARRY_KEY];
   try {
     const carried = (getCurrentTaskInput() as GuardState | undefined)?.[CARRY_KEY];
@@ -113,121 +129,40 @@ function carryOf(state: GuardState): readonly Carried[] | undefined {
 }
 
 /**
- * `result` as a Command that also carries what the guards will need once a summary removes it:
- * the answer to this call, and in one task of the batch (`carrierOf`) the messages of the state
- * not carried yet (every task of a batch sees the same state: one carries them for all). Each
- * entry is written once: an answer an inner guard carried keeps its entries, its carried answer
- * replaced should a guard in between have rewritten the answer. Outside a graph that declares
- * the channel (a unit call) the result comes back as it is.
+ * `result`, as a Command that also writes what a summary removed when this is the first tool
+ * batch since the summary and the channel does not hold it yet. One task of the batch writes
+ * (`carrierOf`: every task sees the same state); an answer an inner guard already carried is
+ * left as it is. Outside a graph that declares the channel the result comes back as it is.
  */
 export function withCarry<T extends ToolMessage | Command>(state: GuardState, callId: string, result: T): T | Command {
-  const answer = answerIn(result, callId);
-  if (!answer) return result;
-  const inner = carriedBy(result);
-  if (inner) return recarried(result as Command, inner, answer);
-  const carried = carryOf(state);
-  if (!carried) return result;
-  const asking = lastAi(state.messages);
-  const entries = carrierOf(state.messages) === callId ? uncarried(state.messages, carried) : [];
-  // The answer goes last: `recarried` finds it there.
-  entries.push(carriedAnswer(answer, toolKey(asking ? keyOf(asking.message, asking.index) : "", callId)));
-  if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: entries } });
+  const { messages } = state;
+  const summaryAt = summaryIndex(messages);
+  if (summaryAt < 0) return result;
+  const summary = messages[summaryAt]!;
+  const removed = recovered.get(summary);
+  const entries = carryOf(state);
+  if (!removed || !entries || carries(entries, messages, summaryAt) || carrierOf(messages) !== callId || carriedBy(result)) return result;
+  const known = new Set(coveredSummary(entries) ? entries.map((m) => m.id) : []);
+  const update = [...(removed as Carried[]).filter((m) => !known.has(m.id)), withId(summary, summaryKey(messages, summaryAt))];
+  if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: update } });
   const command = result as Command;
-  return new Command({ ...command, update: { ...(command.update as Record<string, unknown>), [CARRY_KEY]: entries } });
+  return new Command({ ...command, update: { ...(command.update as Record<string, unknown>), [CARRY_KEY]: update } });
 }
 
-/** The entries a wrapToolCall result already carries (an inner guard carried it), if any. */
-function carriedBy(result: ToolMessage | Command): Carried[] | undefined {
-  if (ToolMessage.isInstance(result)) return undefined;
+/** Whether a wrapToolCall result already writes the carry (an inner guard carried it). */
+function carriedBy(result: ToolMessage | Command): boolean {
+  if (ToolMessage.isInstance(result)) return false;
   const update = (result as Command).update as Record<string, unknown> | undefined;
   const entries = update !== null && typeof update === "object" && !Array.isArray(update) ? update[CARRY_KEY] : undefined;
-  return Array.isArray(entries) && entries.length > 0 ? (entries as Carried[]) : undefined;
-}
-
-/** `command` whose carried answer (the last entry) is `answer` as it now stands. */
-function recarried(command: Command, entries: Carried[], answer: ToolMessage): Command {
-  const last = entries[entries.length - 1]!;
-  const current = carriedAnswer(answer, last.id);
-  if (current === last) return command;
-  const update = { ...(command.update as Record<string, unknown>), [CARRY_KEY]: [...entries.slice(0, -1), current] };
-  return new Command({ ...command, update });
+  return Array.isArray(entries) && entries.length > 0;
 }
 
 /**
- * The call whose task carries the batch's messages: the first one still unanswered when the
- * batch starts (a call a node hook answered, such as a human's rejection, never reaches the tools).
+ * The call whose task writes for the batch: the first one still unanswered when the batch
+ * starts (a call a node hook answered, such as a human's rejection, never reaches the tools).
  */
 function carrierOf(messages: readonly BaseMessage[]): string | undefined {
   return pendingToolCalls(messages)[0]?.id;
-}
-
-/** The ToolMessage answering `callId` in a wrapToolCall result, if it has one. */
-function answerIn(result: ToolMessage | Command, callId: string): ToolMessage | undefined {
-  if (ToolMessage.isInstance(result)) return result;
-  const update = (result as Command).update;
-  if (update === null || typeof update !== "object" || Array.isArray(update)) return undefined;
-  const messages = (update as { messages?: unknown }).messages;
-  if (!Array.isArray(messages)) return undefined;
-  return messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
-}
-
-/**
- * Human and AI messages of the state after the last one carried, in order (tool answers are
- * carried when they are made; the summary is not history). Walks back only over what is new;
- * should the last carried message be gone, it carries what the state has again, which the
- * reducer merges by key.
- */
-function uncarried(messages: readonly BaseMessage[], carried: readonly Carried[]): Carried[] {
-  const last = lastCarriedMessage(carried);
-  const out: Carried[] = [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (messageKind(message) === "tool" || isSummary(message)) continue;
-    const key = keyOf(message, i);
-    if (key === last) break;
-    out.push(message.id === key ? (message as Carried) : withId(message, key));
-  }
-  return out.reverse();
-}
-
-/** The key of the last carried human or AI message. */
-function lastCarriedMessage(entries: readonly Carried[]): string | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (messageKind(entries[i]) !== "tool") return entries[i]!.id;
-  return undefined;
-}
-
-/** Position of `key` among the carried messages, searched from the end (where kept messages are); the length if absent. */
-function lastIndexOfKey(entries: readonly Carried[], key: string): number {
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === key) return i;
-  return entries.length;
-}
-
-/** The carry key of a human or AI message: its id (the messages reducer gives every message one). */
-function keyOf(message: BaseMessage, index: number): string {
-  return typeof message.id === "string" && message.id !== "" ? message.id : `${messageKind(message)}#${index}`;
-}
-
-/** The AIMessage whose calls are running (the last one in the state) and its position. */
-function lastAi(messages: readonly BaseMessage[]): { message: BaseMessage; index: number } | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return { message: messages[i]!, index: i };
-  return undefined;
-}
-
-function toolKey(aiId: string, callId: string): string {
-  return `tool:${aiId}:${callId}`;
-}
-
-// The guards of a stack pass the same answer on their way out: copy it once.
-const carriedAnswers = new WeakMap<ToolMessage, Carried>();
-
-/** A tool's answer as carried: a copy under the carry key. */
-function carriedAnswer(answer: ToolMessage, key: string): Carried {
-  let carried = carriedAnswers.get(answer);
-  if (carried?.id !== key) {
-    carried = withId(answer, key);
-    carriedAnswers.set(answer, carried);
-  }
-  return carried;
 }
 
 /**
@@ -245,7 +180,12 @@ export function declareCarryOnce<M extends object>(middleware: M[]): M[] {
   return middleware;
 }
 
-/** A copy of `message` whose id is `key` (a message without an id, or a tool answer). */
+/** The key of a message: its id (the messages reducer gives every message one), else its kind and place. */
+function keyOf(message: BaseMessage, index: number): string {
+  return typeof message.id === "string" && message.id !== "" ? message.id : `${messageKind(message)}#${index}`;
+}
+
+/** A copy of `message` whose id is `key`. */
 function withId(message: BaseMessage, key: string): Carried {
   const Kind = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
   return new Kind({ ...(message as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs, id: key }) as Carried;

@@ -4,7 +4,8 @@ import { guardToolMessage } from "../core/answers.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
-import { historyOf, withCarry, type GuardState } from "./carry.js";
+import { withCarry, type GuardState } from "./carry.js";
+import { readyHistory } from "./summaryRemovals.js";
 
 // The per-call half of a guard that decides on pending tool calls before they run: the batch
 // guards (batchGuard.ts), PathGuard and PolicyGuard all find the call, signal what they decided,
@@ -56,7 +57,7 @@ export async function judgePendingCall<R extends ToolRequestLike>(
 ): Promise<ToolMessage | Command> {
   const id = request.toolCall.id;
   if (id === undefined) return runToolSafely(request, handler);
-  const messages = historyOf(request.state);
+  const messages = await readyHistory(request.state);
   const at = lastAiIndex(messages);
   const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
   const answer = at < 0 ? await runToolSafely(request, handler) : await judge(request, handler, { call, messages, at });

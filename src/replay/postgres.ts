@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { historyOf, type GuardState } from "../hooks/carry.js";
+import type { GuardState } from "../hooks/carry.js";
+import { checkpointHistory } from "../hooks/summaryRemovals.js";
 import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "./errors.js";
 import type { LoadedThread } from "./threads.js";
@@ -36,9 +37,10 @@ export async function loadPostgresThread(url: string, threadId: string): Promise
   const pool = await poolFor(url);
   const source = `${redacted(url)}:${threadId}`;
   const { PostgresSaver } = (await import(SAVER)) as SaverModule;
+  const saver = new PostgresSaver(pool as never);
   let tuple;
   try {
-    tuple = await new PostgresSaver(pool as never).getTuple({ configurable: { thread_id: threadId } });
+    tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
   } catch (error) {
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
   }
@@ -51,7 +53,7 @@ export async function loadPostgresThread(url: string, threadId: string): Promise
   const values = tuple.checkpoint.channel_values as unknown as GuardState;
   if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
   // After a summary, the guards judged the history they carried: replay judges the same.
-  return { id: threadId, messages: [...historyOf(values)] as BaseMessage[], source };
+  return { id: threadId, messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[], source };
 }
 
 // One pool per database for the whole command; idle pools let the process exit on their own.

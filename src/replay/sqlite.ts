@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { BaseMessage } from "@langchain/core/messages";
-import { historyOf, type GuardState } from "../hooks/carry.js";
+import type { GuardState } from "../hooks/carry.js";
+import { checkpointHistory } from "../hooks/summaryRemovals.js";
 import { firstLineOf } from "../core/errors.js";
 import { ThreadLoadError } from "./errors.js";
 import type { LoadedThread } from "./threads.js";
@@ -39,7 +40,8 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
   const source = `${path}:${threadId}`;
   try {
     const { SqliteSaver } = (await import(SAVER)) as SaverModule;
-    const tuple = await new SqliteSaver(db as never).getTuple({ configurable: { thread_id: threadId } });
+    const saver = new SqliteSaver(db as never);
+    const tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
     if (!tuple) {
       const known = db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6").all();
       const names = known.map((row) => String((row as { thread_id: unknown }).thread_id));
@@ -49,7 +51,7 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
     const values = tuple.checkpoint.channel_values as unknown as GuardState;
     if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
     // After a summary, the guards judged the history they carried: replay judges the same.
-    return { id: threadId, messages: [...historyOf(values)] as BaseMessage[], source };
+    return { id: threadId, messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[], source };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);

@@ -40,7 +40,7 @@ function agentWith(turns: ScriptedTurn[], options: RecommendedGuardsOptions, sum
   });
   const run = async (): Promise<BaseMessage[]> =>
     (await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "t" }, recursionLimit: 500 })).messages;
-  return { run, model, writes, polls: () => polls };
+  return { agent, run, model, writes, polls: () => polls };
 }
 
 const notes = (n: number, from = 0): ScriptedTurn[] => Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "take_note", args: { text: `n${from + i}` } }] }));
@@ -105,5 +105,23 @@ describe("a guard used alone carries its own history", () => {
     expect(summarised(messages)).toBe(true);
     expect(stoppedBy(messages)).toBe("LoopGuardMiddleware");
     expect(polls).toBe(6);
+  });
+});
+
+describe("a thread that changes process right after a summary", () => {
+  it("judges what the summary removed from the checkpoint it was made from: the run stops at the same poll", async () => {
+    const polls = Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] }));
+    const unsummarised = agentWith([...polls, { text: "never" }], {}, "no summaries");
+    const expected = await unsummarised.run();
+    const a = agentWith([...polls, { text: "never" }], {}, true);
+    // Each summary ends the invoke; the next one starts from the checkpoint, where no message is one this process saw.
+    const config = { configurable: { thread_id: "t" }, recursionLimit: 500, interruptAfter: ["SummarizationMiddleware.before_model"] };
+    let { messages } = await a.agent.invoke({ messages: [new HumanMessage("go")] }, config);
+    let resumes = 0;
+    while (!messages.at(-1)?.response_metadata?.harness_kit && resumes++ < 20) ({ messages } = await a.agent.invoke(null, config));
+    assertToolCallPairing(messages);
+    expect(resumes).toBeGreaterThanOrEqual(2);
+    expect(stoppedBy(messages)).toBe(stoppedBy(expected));
+    expect(a.polls()).toBe(unsummarised.polls());
   });
 });

@@ -14,7 +14,8 @@ import { DEFAULT_ERROR_FIELDS, type InvalidOutputMode, type ResolvedSpec, type T
 import { OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
-import { carryStateSchema, historyOf, withCarry, type GuardState } from "../../hooks/carry.js";
+import { carryStateSchema, withCarry, type GuardState } from "../../hooks/carry.js";
+import { readyHistory } from "../../hooks/summaryRemovals.js";
 import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
 import { threadIdOf } from "../../offload/threads.js";
@@ -141,7 +142,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   private async answer(request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> {
     if (this.gate.gates(request.toolCall.name)) {
-      const refusal = await this.gate.refusal(callOf(request), historyOf(request.state as GuardState));
+      const refusal = await this.gate.refusal(callOf(request), await readyHistory(request.state as GuardState));
       if (refusal) return refusal;
     }
     const judged = guardResult(this.results, request, await runToolSafely(request, handler));
@@ -150,7 +151,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
   readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
-    const stop = this.gate.afterBatch(historyOf({ ...request.state, messages: request.state?.messages ?? [] }));
+    const stop = this.gate.afterBatch(await readyHistory({ ...request.state, messages: request.state?.messages ?? [] }));
     return (stop && (await stop)) ?? stampTurn(await handler(request));
   };
 

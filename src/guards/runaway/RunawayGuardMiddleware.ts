@@ -10,7 +10,7 @@ import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
 import { positiveInteger } from "../../hooks/middlewareBase.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
-import { historyOf } from "../../hooks/carry.js";
+import { readyHistory } from "../../hooks/summaryRemovals.js";
 
 export interface RunawayGuardOptions {
   /** Runaway factor at which a `warn` signal is emitted. Default 4. */
@@ -143,13 +143,13 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       } catch (error) {
         // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
         const { messages } = request.state;
-        if (!isGraphBubbleUp(error)) await report(historyOf(request.state), messages[messages.length - 1] ?? request);
+        if (!isGraphBubbleUp(error)) await report(await readyHistory(request.state), messages[messages.length - 1] ?? request);
         throw error;
       }
     };
 
     this.wrapModelCall = async (request, handler) => {
-      const messages = historyOf({ ...request.state, messages: request.state?.messages ?? [] });
+      const messages = await readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
       // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
       const judgeTurn = async (checked: typeof request) => {
         const stop = (await batch.judgedLatestBatch(messages)) ? undefined : await this.turnStop(messages, observeOnly, onSignal);
