@@ -165,21 +165,6 @@ function carrierOf(messages: readonly BaseMessage[]): string | undefined {
   return pendingToolCalls(messages)[0]?.id;
 }
 
-/**
- * Declares the channel once for a whole stack, on a middleware without `wrapModelCall` where
- * there is one: LangChain builds and runs a zod parser of a middleware's state schema before
- * each of its `wrapModelCall`s, tens of microseconds a step for every declaring guard. Every
- * guard reads the channel from the graph's state.
- */
-export function declareCarryOnce<M extends object>(middleware: M[]): M[] {
-  type Host = { stateSchema?: unknown; wrapModelCall?: unknown };
-  const hosts = middleware as Host[];
-  const host = hosts.find((m) => m.stateSchema === undefined && m.wrapModelCall === undefined) ?? hosts.find((m) => m.stateSchema === carryStateSchema);
-  for (const m of hosts) if (m.stateSchema === carryStateSchema) m.stateSchema = undefined;
-  if (host) host.stateSchema = carryStateSchema;
-  return middleware;
-}
-
 /** The key of a message: its id (the messages reducer gives every message one), else its kind and place. */
 function keyOf(message: BaseMessage, index: number): string {
   return typeof message.id === "string" && message.id !== "" ? message.id : `${messageKind(message)}#${index}`;

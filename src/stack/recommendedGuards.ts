@@ -11,7 +11,7 @@ import { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } 
 import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../guards/runaway/RunawayGuardMiddleware.js";
 import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../guards/repair/ToolCallRepairMiddleware.js";
 import { ToolResultBudgetMiddleware, type ToolResultBudgetOptions } from "../guards/budget/ToolResultBudgetMiddleware.js";
-import { declareCarryOnce } from "../hooks/carry.js";
+import { composeGuards } from "./composeGuards.js";
 import { AgentFilesOffloadStore, type AgentFilesBackend } from "../offload/AgentFilesOffloadStore.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../offload/OffloadStore.js";
@@ -115,7 +115,7 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
   ];
   const stackFor = (store: OffloadStore): AgentMiddleware[] => {
     const budget = new ToolResultBudgetMiddleware({ store, ...base, ...options.budget });
-    return declareCarryOnce([...judges(), ...resultGuards(budget), ...callGuards(store, budget)]);
+    return composeGuards("HarnessKitGuards", [...judges(), ...resultGuards(budget), ...callGuards(store, budget)]);
   };
 
   const deepAgent = stackFor(new AgentFilesOffloadStore({ backend: options.backend }));

@@ -10,6 +10,7 @@ import { ContextOverflowGuardMiddleware } from "../../src/guards/overflow/Contex
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { stackMembers } from "../helpers/stackMembers.js";
 import { seenTokens } from "../guards/contextOverflow/helpers.js";
 
 /**
@@ -63,7 +64,7 @@ describe.each(["summarization first", "guard first"])("summarizationMiddleware w
 describe("the recommended stack", () => {
   it("includes the guard: a long run of large results stays under the model's window, and the budget's read_stored_result reads what it left out", async () => {
     const guards = recommendedGuards({ contextOverflow: { maxInputTokens: WINDOW, reserveTokens: RESERVE } });
-    expect(guards.agent.map((m) => m.name)).toContain("ContextOverflowGuardMiddleware");
+    expect(stackMembers(guards.agent).map((m) => m.name)).toContain("ContextOverflowGuardMiddleware");
     const readBack: ScriptedTurn = (messages) => {
       const key = /The result of fetch_page \(\d+ characters\) was left out[^"]*"([A-Za-z0-9_-]+)"/.exec(messages.map((m) => String(m.content)).join("\n"))![1]!;
       return { toolCalls: [{ name: "read_stored_result", args: { key, offset: 0, length: 200 } }] };

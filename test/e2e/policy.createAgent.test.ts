@@ -14,6 +14,7 @@ import { after, ask, callsOf, deny, gt, oneOf } from "../../src/guards/policy/he
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
 import { PolicyGuardMiddleware, type PolicyReviewRequest } from "../../src/guards/policy/PolicyGuardMiddleware.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
+import { stackMembers } from "../helpers/stackMembers.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { outcomeAt } from "../helpers/graphSteps.js";
 
@@ -286,9 +287,9 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   });
 
   it("in recommendedGuards: off without rules, and right after the runaway guard with them", async () => {
-    expect(recommendedGuards().agent.map((m) => m.name)).not.toContain("PolicyGuardMiddleware");
+    expect(stackMembers(recommendedGuards().agent).map((m) => m.name)).not.toContain("PolicyGuardMiddleware");
     const stack = recommendedGuards({ policy: POLICY }).agent;
-    expect(stack.map((m) => m.name).slice(0, 2)).toEqual(["RunawayGuardMiddleware", "PolicyGuardMiddleware"]);
+    expect(stackMembers(stack).map((m) => m.name).slice(0, 2)).toEqual(["RunawayGuardMiddleware", "PolicyGuardMiddleware"]);
     const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 5, to: "x" } }] }, { text: "ok" }], { middleware: stack });
     const result = await agent.invoke({ messages: [new HumanMessage("pay")] }, { context: { role: "intern" } });
     expect(ran).toEqual([]);
@@ -327,7 +328,7 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
 
   it("a policy given as options (observeOnly, onSignal) goes to recommendedGuards the same way", () => {
     const stack = recommendedGuards({ policy: { policy: { rules: [deny("x", { tool: "t", args: { a: oneOf([1]) }, reason: "no" })] }, observeOnly: true } }).agent;
-    const guard = stack.find((m) => m.name === "PolicyGuardMiddleware") as PolicyGuardMiddleware;
+    const guard = stackMembers(stack).find((m) => m.name === "PolicyGuardMiddleware") as PolicyGuardMiddleware;
     expect(guard.observeOnly).toBe(true);
   });
 });
