@@ -5,7 +5,7 @@
  * read the same corpus, so the bounds the test pins are the ones the bench reports.
  */
 
-export const TEXT_CLASSES = ["prose", "code", "json", "hexLog", "numbers", "hexDump", "base64", "cjk", "emoji", "mixed"] as const;
+export const TEXT_CLASSES = ["prose", "code", "json", "hexLog", "ids", "numbers", "hexDump", "base64", "cjk", "emoji", "mixed"] as const;
 export type TextClass = (typeof TEXT_CLASSES)[number];
 
 /** A small xorshift generator: the same seed gives the same corpus on every machine. */
@@ -191,6 +191,27 @@ function hexLog(r: Random, chars: number): string {
   return lines.join("\n");
 }
 
+/** Random identifiers in the alphabets services use: lower case, base32, ULIDs, nanoids, tokens. */
+function ids(r: Random, chars: number): string {
+  const from = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[r.int(alphabet.length)]).join("");
+  const lower = "abcdefghijklmnopqrstuvwxyz";
+  const lines: string[] = [];
+  let size = 0;
+  while (size < chars) {
+    const line = [
+      `user=${from(lower, 8 + r.int(8))}`,
+      `session=${from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", 26)}`,
+      `key=${from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16 + r.int(16))}`,
+      `nonce=${from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-", 21)}`,
+      `pod=${r.pick(WORDS)}-${from("0123456789abcdef", 9)}-${from(lower + "0123456789", 5)}`,
+      `code=${from(lower.toUpperCase(), 6 + r.int(6))}`,
+    ].join(" ");
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
 /** Metrics and measurements: integers and decimals, comma- and line-separated. */
 function numbers(r: Random, chars: number): string {
   const lines: string[] = [];
@@ -274,6 +295,7 @@ function mixed(r: Random, chars: number): string {
       () => "```ts\n" + code(r, share) + "\n```",
       () => json(r, share),
       () => hexLog(r, share),
+      () => ids(r, share / 2),
       () => numbers(r, share / 2),
       () => cjk(r, share / 4),
       () => emoji(r, share / 4),
@@ -285,7 +307,7 @@ function mixed(r: Random, chars: number): string {
   return parts.join("\n\n");
 }
 
-const GENERATORS: Record<TextClass, (r: Random, chars: number) => string> = { prose, code, json, hexLog, numbers, hexDump, base64, cjk, emoji, mixed };
+const GENERATORS: Record<TextClass, (r: Random, chars: number) => string> = { prose, code, json, hexLog, ids, numbers, hexDump, base64, cjk, emoji, mixed };
 
 /** `chars` characters (about) of one class; the same arguments give the same text. */
 export function corpusText(kind: TextClass, chars: number, seed = 1): string {
