@@ -37,8 +37,8 @@ const model = new ScriptedChatModel({
 
 // deepagents' summary call goes to the model outside every middleware: bound it to a sixth of the
 // window (README, "First five minutes"). A middleware with the same name replaces deepagents' own.
-const window = model.profile.maxInputTokens ?? 128_000;
-const summarization = () => createSummarizationMiddleware({ backend: new StateBackend(), trimTokensToSummarize: Math.floor(window / 6) });
+const maxInputTokens = model.profile.maxInputTokens ?? 128_000;
+const summarization = () => createSummarizationMiddleware({ backend: new StateBackend(), trimTokensToSummarize: Math.floor(maxInputTokens / 6) });
 const agent = createDeepAgent({
   model,
   tools: [exportLogs, jobStatus],
