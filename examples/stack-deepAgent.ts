@@ -1,7 +1,7 @@
 // The recommended stack in createDeepAgent, passed to its task subagent too: large results go
 // into the agent's own files, and a subagent stuck polling is stopped while the parent goes on.
 // Run: npx tsx examples/stack-deepAgent.ts
-import { createDeepAgent } from "deepagents";
+import { createDeepAgent, createSummarizationMiddleware, StateBackend } from "deepagents";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -35,11 +35,15 @@ const model = new ScriptedChatModel({
   ],
 });
 
+// deepagents' summary call goes to the model outside every middleware: bound it to a sixth of the
+// window (README, "First five minutes"). A middleware with the same name replaces deepagents' own.
+const maxInputTokens = model.profile.maxInputTokens ?? 128_000;
+const summarization = () => createSummarizationMiddleware({ backend: new StateBackend(), trimTokensToSummarize: Math.floor(maxInputTokens / 6) });
 const agent = createDeepAgent({
   model,
   tools: [exportLogs, jobStatus],
-  middleware: guards.deepAgent,
-  subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "You help.", middleware: guards.subagent }],
+  middleware: [summarization(), ...guards.deepAgent],
+  subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "You help.", middleware: [summarization(), ...guards.subagent] }],
 });
 const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] });
 for (const message of messages.filter(ToolMessage.isInstance)) {

@@ -15,7 +15,8 @@ import { captureIo } from "../cli/io.js";
 const dir = mkdtempSync(join(tmpdir(), "hk-overflow-inspect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const fetchPage = tool(async ({ n }: { n: number }) => `page ${n}\n`.repeat(400), { name: "fetch_page", description: "Fetch one page", schema: z.object({ n: z.number() }) });
+// About 720 tokens a page: under `largeResultTokens`, so a shrink replaces pages by notices.
+const fetchPage = tool(async ({ n }: { n: number }) => `page ${n}\n${"page text ".repeat(360)}`, { name: "fetch_page", description: "Fetch one page", schema: z.object({ n: z.number() }) });
 
 describe("harness-kit inspect on a thread the context-overflow guard shrank", () => {
   it("lists each shrunk request with what it left out and the keys it is kept under, in text and JSON", async () => {

@@ -37,10 +37,11 @@ describe("isContextOverflowError", () => {
 });
 
 describe("the request estimate", () => {
-  it("counts ASCII at four characters a token and every other character as a token", () => {
-    expect(estimateTokens("abcdefgh")).toBe(2);
-    expect(estimateTokens("結果結果")).toBe(4);
-    expect(estimateTokens("😀")).toBe(1);
+  it("counts a word as a token, digits by threes, CJK and emoji above a token a character (estimate.test.ts checks the corpus)", () => {
+    expect(estimateTokens("abcdefgh")).toBe(1);
+    expect(estimateTokens("1234567")).toBe(3);
+    expect(estimateTokens("結果結果")).toBe(6);
+    expect(estimateTokens("😀")).toBe(3);
   });
 
   it("counts tool calls, media blocks at a fixed price, and measures each message once", () => {
@@ -70,7 +71,7 @@ describe("the request estimate", () => {
   });
 
   it("falls back to the estimate when a counter throws or answers nonsense", () => {
-    expect(new RequestMeter(() => { throw new Error("no tokenizer"); }).text("abcdefgh")).toBe(2);
-    expect(new RequestMeter(() => Number.NaN).text("abcdefgh")).toBe(2);
+    expect(new RequestMeter(() => { throw new Error("no tokenizer"); }).text("abcdefgh")).toBe(1);
+    expect(new RequestMeter(() => Number.NaN).text("abcdefgh")).toBe(1);
   });
 });
