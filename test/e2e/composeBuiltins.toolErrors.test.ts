@@ -1,0 +1,71 @@
+import { toolErrorMiddleware, toolRetryMiddleware } from "langchain";
+import { describe, expect, it } from "vitest";
+import { expectComposes, FlakyError, runScenario, type Scenario } from "./composeBuiltins.harness.js";
+
+/**
+ * The built-ins that handle a tool's exception, beside recommendedGuards().agent (docs/composing.md,
+ * "Tool errors"). Listed after the guards they sit next to the tool and keep their meaning, a
+ * deliberate re-throw included; listed before the guards they never see the exception, and the
+ * guards warn once, naming them and where to list them.
+ */
+
+const readRecord = { toolCalls: [{ name: "flaky", args: { id: 7 } }] };
+const fast = { initialDelayMs: 0, jitter: false } as const;
+
+const cases: Array<[string, Scenario]> = [
+  ["toolRetryMiddleware: a tool that fails twice then succeeds runs three times", { builtIn: () => toolRetryMiddleware({ ...fast }), flakyFailures: 2, turns: [readRecord, { text: "done" }] }],
+  ["toolRetryMiddleware: retryOn an error class", { builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [FlakyError] }), flakyFailures: 2, turns: [readRecord, { text: "done" }] }],
+  ["toolRetryMiddleware: onFailure continue, retries exhausted", { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "continue" }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolRetryMiddleware: onFailure as a function",
+    { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: (error) => `gave up: ${error.name}` }), turns: [readRecord, { text: "done" }] },
+  ],
+  ["toolRetryMiddleware: onFailure error re-throws, invoke rejects", { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "error" }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolRetryMiddleware: an error retryOn does not match, onFailure error",
+    { builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [TypeError], onFailure: "error" }), turns: [readRecord, { text: "done" }] },
+  ],
+  [
+    "toolErrorMiddleware: onError's text is what the model reads",
+    { builtIn: () => toolErrorMiddleware({ onError: (error) => (error instanceof FlakyError ? "The record service is down, try later." : undefined) }), turns: [readRecord, { text: "done" }] },
+  ],
+  ["toolErrorMiddleware: onError returns nothing, invoke rejects", { builtIn: () => toolErrorMiddleware({ onError: () => undefined }), turns: [readRecord, { text: "done" }] }],
+];
+
+describe("tool error handlers listed after the guards keep their meaning", () => {
+  it.each(cases)("%s", async (_, scenario) => {
+    await expectComposes(scenario, "after the guards", "same");
+  });
+});
+
+describe("tool error handlers listed before the guards: the guards warn, naming them", () => {
+  it.each(cases)("%s", async (_, scenario) => {
+    await expectComposes(scenario, "before the guards", { warns: "toolRetryMiddleware or toolErrorMiddleware listed before the guards" });
+  });
+});
+
+describe("what the observations are", () => {
+  it("after the guards: the retried tool runs three times and the model reads its result", async () => {
+    const { observation, warnings } = await runScenario(cases[0]![1], "after the guards");
+    expect(observation.ran).toHaveLength(3);
+    expect(observation.modelRead[1]!.at(-1)).toBe("tool: record 7");
+    expect(warnings).toEqual([]);
+  });
+
+  it("after the guards: a deliberate re-throw ends invoke with the tool's own error", async () => {
+    const { observation } = await runScenario(cases[4]![1], "after the guards");
+    expect(observation.steps).toEqual(["threw FlakyError: upstream timed out"]);
+  });
+
+  it("before the guards: the tool runs once and the model reads the guards' answer", async () => {
+    const { observation } = await runScenario(cases[0]![1], "before the guards");
+    expect(observation.ran).toHaveLength(1);
+    expect(observation.modelRead[1]!.at(-1)).toMatch(/^tool: Tool "flaky" failed: FlakyError/);
+  });
+
+  it("the guards alone still answer a tool's exception instead of ending the run", async () => {
+    const { observation } = await runScenario({ builtIn: () => toolErrorMiddleware({ onError: () => undefined, tools: ["search_docs"] }), turns: [readRecord, { text: "done" }] }, "before the guards");
+    expect(observation.steps).toEqual(["interrupts: 0"]);
+    expect(observation.modelRead[1]!.at(-1)).toMatch(/^tool: Tool "flaky" failed/);
+  });
+});
