@@ -37,7 +37,7 @@ export interface Observation {
   ran: string[];
   /** Per model call, every message the model read (type, text, calls). */
   modelRead: string[][];
-  /** Per model call, the tools it was offered. */
+  /** Per model call, the tools it was offered, but the guards' own (`read_stored_result`, offered once a summary may name a stored result). */
   offered: string[][];
   /** Per step: the interrupts it ended on, or how it threw. */
   steps: string[];
@@ -99,6 +99,8 @@ function toolsFor(scenario: Scenario, ran: string[]) {
   ];
 }
 
+const GUARD_TOOLS = new Set(recommendedGuards().agent.flatMap((m) => (m.tools ?? []) as Array<{ name: string }>).map((t) => t.name));
+
 function middlewareFor(order: Order, builtIn: AgentMiddleware): AgentMiddleware[] {
   if (order === "alone") return [builtIn];
   const guards = recommendedGuards().agent;
@@ -134,7 +136,7 @@ export async function runScenario(scenario: Scenario, order: Order): Promise<Run
     const observation: Observation = {
       ran,
       modelRead: model.seen.map((read) => read.map(describe)),
-      offered: model.toolBindings,
+      offered: model.toolBindings.map((names) => names.filter((name) => !GUARD_TOOLS.has(name))),
       steps,
       last: messages.length ? describe(messages[messages.length - 1]!) : "",
     };
