@@ -1,5 +1,7 @@
-import { modelCallLimitMiddleware, modelFallbackMiddleware, modelRetryMiddleware } from "langchain";
+import { HumanMessage } from "@langchain/core/messages";
+import { createAgent, dynamicSystemPromptMiddleware, modelCallLimitMiddleware, modelFallbackMiddleware, modelRetryMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
+import { ScriptedChatModel } from "../../src/testing/index.js";
 import { expectComposes, rateLimited, RateLimitError, runScenario, type Scenario } from "./composeBuiltins.harness.js";
 
 /**
@@ -65,5 +67,19 @@ describe("what the observations are", () => {
     const { observation } = await runScenario(afterOnly[0]![1], "before the guards");
     expect(observation.modelRead).toHaveLength(1);
     expect(observation.last).toMatch(/^ai: Model call failed after 1 attempt with MiddlewareError/);
+  });
+});
+
+describe("LangChain alone", () => {
+  it("any wrapModelCall middleware between modelRetryMiddleware and the model hides the error's class from retryOn", async () => {
+    const model = new ScriptedChatModel({ turns: [rateLimited, { text: "done" }] });
+    const agent = createAgent({
+      model,
+      tools: [],
+      middleware: [modelRetryMiddleware({ ...fast, retryOn: [RateLimitError] }), dynamicSystemPromptMiddleware(() => "You help.")],
+    });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("hi")] });
+    expect(model.callCount).toBe(1);
+    expect(String(messages.at(-1)!.content)).toMatch(/^Model call failed after 1 attempt with MiddlewareError/);
   });
 });

@@ -30,6 +30,10 @@ const cases: Array<[string, Scenario]> = [
     { builtIn: () => toolErrorMiddleware({ onError: (error) => (error instanceof FlakyError ? "The record service is down, try later." : undefined) }), turns: [readRecord, { text: "done" }] },
   ],
   ["toolErrorMiddleware: onError returns nothing, invoke rejects", { builtIn: () => toolErrorMiddleware({ onError: () => undefined }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolErrorMiddleware limited to another tool: the flaky tool's exception ends invoke",
+    { builtIn: () => toolErrorMiddleware({ tools: ["search_docs"], onError: () => "search is down" }), turns: [readRecord, { text: "done" }] },
+  ],
 ];
 
 describe("tool error handlers listed after the guards keep their meaning", () => {
@@ -64,8 +68,10 @@ describe("what the observations are", () => {
   });
 
   it("the guards alone still answer a tool's exception instead of ending the run", async () => {
-    const { observation } = await runScenario({ builtIn: () => toolErrorMiddleware({ onError: () => undefined, tools: ["search_docs"] }), turns: [readRecord, { text: "done" }] }, "before the guards");
+    const { observation, warnings } = await runScenario({ builtIn: () => toolErrorMiddleware({ onError: () => undefined, tools: ["search_docs"] }), turns: [readRecord, { text: "done" }] }, "before the guards");
     expect(observation.steps).toEqual(["interrupts: 0"]);
     expect(observation.modelRead[1]!.at(-1)).toMatch(/^tool: Tool "flaky" failed/);
+    // The guards cannot see what is listed before them: the warning prints at their first answer to an exception.
+    expect(warnings).toEqual([expect.stringContaining('the guards answered an exception of tool "flaky"')]);
   });
 });
