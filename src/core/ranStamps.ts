@@ -46,7 +46,6 @@ export function probedRequest<R extends { tool?: unknown }>(request: R): { reque
         probe.passedOn = true;
         return (tool as { name?: unknown }).name;
       },
-      enumerable: true,
     },
     invoke: {
       value: async (input: unknown, config?: unknown) => {

@@ -1,5 +1,11 @@
-import { toolErrorMiddleware, toolRetryMiddleware } from "langchain";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createDeepAgent } from "deepagents";
+import { toolErrorMiddleware, toolRetryMiddleware, type AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
 import { expectComposes, FlakyError, runScenario, type Scenario } from "./composeBuiltins.harness.js";
 
 /**
@@ -73,5 +79,32 @@ describe("what the observations are", () => {
     expect(observation.modelRead[1]!.at(-1)).toMatch(/^tool: Tool "flaky" failed/);
     // The guards cannot see what is listed before them: the warning prints at their first answer to an exception.
     expect(warnings).toEqual([expect.stringContaining('the guards answered an exception of tool "flaky"')]);
+  });
+});
+
+describe("createDeepAgent with guards.deepAgent", () => {
+  const run = async (after: AgentMiddleware[]) => {
+    let runs = 0;
+    const flaky = tool(
+      async () => {
+        if (++runs < 3) throw new FlakyError("upstream timed out");
+        return "record 7";
+      },
+      { name: "flaky", description: "Read a record.", schema: z.object({ id: z.number() }) },
+    );
+    const model = new ScriptedChatModel({ turns: [readRecord, { text: "done" }] });
+    const agent = createDeepAgent({ model, tools: [flaky], middleware: [...recommendedGuards().deepAgent, ...after] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read record 7")] });
+    return { runs, answers: messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content)) };
+  };
+
+  it("a toolRetryMiddleware after the guards retries the tool", async () => {
+    expect(await run([toolRetryMiddleware({ ...fast })])).toEqual({ runs: 3, answers: ["record 7"] });
+  });
+
+  it("without one, the guards answer the exception", async () => {
+    const { runs, answers } = await run([]);
+    expect(runs).toBe(1);
+    expect(answers[0]).toMatch(/^Tool "flaky" failed: FlakyError/);
   });
 });
