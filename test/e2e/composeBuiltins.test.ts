@@ -10,7 +10,14 @@ import {
   toolCallLimitMiddleware,
   toolEmulatorMiddleware,
 } from "langchain";
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createAgent, type AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { Signal } from "../../src/core/signals.js";
+import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
 import { expectComposes, runScenario, type Scenario } from "./composeBuiltins.harness.js";
 
 /**
@@ -166,5 +173,26 @@ describe("the scenarios exercise what they name", () => {
     expect((await observe("llmToolSelectorMiddleware")).offered[0]).toContain("search_docs");
     expect((await observe("llmToolSelectorMiddleware")).offered[0]).not.toContain("send_email");
     expect((await observe("toolEmulatorMiddleware")).ran).toEqual(['search_docs {"query":"refunds"}']);
+  });
+});
+
+describe("the other way round: the guards beside a built-in", () => {
+  /** The guards' signals on an agent that repeats one search whose result names an email address. */
+  const guardSignals = async (compose: (guards: AgentMiddleware[]) => AgentMiddleware[]) => {
+    const signals: Signal[] = [];
+    const searchDocs = tool(async () => "write to help@example.com", { name: "search_docs", description: "Search the docs.", schema: z.object({ query: z.string() }) });
+    const repeat = { toolCalls: [search("refunds")] };
+    const model = new ScriptedChatModel({ turns: [repeat, repeat, repeat, repeat, repeat, repeat, repeat, { text: "done" }] });
+    const agent = createAgent({ model, tools: [searchDocs], middleware: compose(recommendedGuards({ onSignal: (s) => signals.push(s) }).agent) });
+    await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });
+    return signals.map((s) => `${s.guard}:${s.code}:${s.action}`);
+  };
+
+  // Known gap (docs/composing.md): piiMiddleware rebuilds a redacted tool result without its
+  // response_metadata, so the guards' run stamp goes and they take the call for one that never ran.
+  it.fails("piiMiddleware redacting tool results: the loop guards still see the repeats", async () => {
+    const plain = await guardSignals((guards) => guards);
+    expect(plain).toContain("ProgressAwareLoopGuardMiddleware:no_progress:stop");
+    expect(await guardSignals((guards) => [piiMiddleware("email", { applyToToolResults: true }), ...guards])).toEqual(plain);
   });
 });
