@@ -8,7 +8,7 @@
 export function toolErrorOutsideText(tool: string): string {
   return (
     `harness-kit: the guards answered an exception of tool "${tool}" with an error message, as LangChain does without middleware. ` +
-    "A toolRetryMiddleware or toolErrorMiddleware listed before the guards never sees a tool's exception: " +
+    "If a toolRetryMiddleware or toolErrorMiddleware is listed before the guards, it never sees a tool's exception: " +
     "list it after ...recommendedGuards().agent, next to the tool (docs/composing.md)."
   );
 }
@@ -17,7 +17,7 @@ export function toolErrorOutsideText(tool: string): string {
 export function modelErrorOutsideText(): string {
   return (
     "harness-kit: a model call failed inside the guards. LangChain wraps the error in a MiddlewareError at each middleware it leaves, " +
-    "so a modelRetryMiddleware listed before the guards cannot match its retryOn error classes: " +
+    "so if a modelRetryMiddleware is listed before the guards, it cannot match its retryOn error classes: " +
     "list modelRetryMiddleware after ...recommendedGuards().agent, next to the model (docs/composing.md)."
   );
 }

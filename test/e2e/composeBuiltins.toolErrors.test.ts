@@ -50,7 +50,7 @@ describe("tool error handlers listed after the guards keep their meaning", () =>
 
 describe("tool error handlers listed before the guards: the guards warn, naming them", () => {
   it.each(cases)("%s", async (_, scenario) => {
-    await expectComposes(scenario, "before the guards", { warns: "toolRetryMiddleware or toolErrorMiddleware listed before the guards" });
+    await expectComposes(scenario, "before the guards", { warns: "If a toolRetryMiddleware or toolErrorMiddleware is listed before the guards" });
   });
 });
 
