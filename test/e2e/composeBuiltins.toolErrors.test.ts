@@ -1,7 +1,7 @@
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createDeepAgent } from "deepagents";
-import { toolErrorMiddleware, toolRetryMiddleware, type AgentMiddleware } from "langchain";
+import { createAgent, toolErrorMiddleware, toolRetryMiddleware, type AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
@@ -106,5 +106,22 @@ describe("createDeepAgent with guards.deepAgent", () => {
     const { runs, answers } = await run([]);
     expect(runs).toBe(1);
     expect(answers[0]).toMatch(/^Tool "flaky" failed: FlakyError/);
+  });
+});
+
+describe("LangChain alone", () => {
+  it("a toolErrorMiddleware inside a toolRetryMiddleware answers the first failure, and the retry never runs", async () => {
+    let runs = 0;
+    const flaky = tool(
+      async () => {
+        runs += 1;
+        throw new FlakyError("upstream timed out");
+      },
+      { name: "flaky", description: "Read a record.", schema: z.object({ id: z.number() }) },
+    );
+    const model = new ScriptedChatModel({ turns: [readRecord, { text: "done" }] });
+    const agent = createAgent({ model, tools: [flaky], middleware: [toolRetryMiddleware({ ...fast }), toolErrorMiddleware({ onError: () => "the service is down" })] });
+    await agent.invoke({ messages: [new HumanMessage("read record 7")] });
+    expect(runs).toBe(1);
   });
 });
