@@ -13,8 +13,15 @@ import { hasRanStamp, isStampedTurn, RAN_KEY, STAMPED_KEY } from "./marks.js";
  */
 
 /** Whether a call's tool ran; shared by every guard of a stack along one call. */
-interface RunProbe {
+export interface RunProbe {
   ran: boolean;
+  /**
+   * Whether a middleware listed after the guards looked at the call on its way to the tool (it
+   * read which tool runs, as LangChain's `toolRetryMiddleware` and `toolErrorMiddleware` do
+   * first). An exception that comes back through such a middleware is its to handle: it let the
+   * exception through on purpose, or re-threw it (core/toolErrors.ts).
+   */
+  passedOn: boolean;
 }
 
 interface InvokableTool {
@@ -27,11 +34,19 @@ const probes = new WeakMap<object, RunProbe>();
 export function probedRequest<R extends { tool?: unknown }>(request: R): { request: R; probe: RunProbe } {
   const tool = request.tool as InvokableTool | undefined;
   // No tool by that name: LangChain answers the call without running anything.
-  if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function") return { request, probe: { ran: false } };
+  if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function") return { request, probe: { ran: false, passedOn: false } };
   const known = probes.get(tool);
   if (known) return { request, probe: known };
-  const probe: RunProbe = { ran: false };
+  const probe: RunProbe = { ran: false, passedOn: false };
+  // The guards read a tool's schema, never its name, and the tool reads its own on itself: a read
+  // of the name here is another middleware's.
   const probing = Object.create(tool, {
+    name: {
+      get: () => {
+        probe.passedOn = true;
+        return (tool as { name?: unknown }).name;
+      },
+    },
     invoke: {
       value: async (input: unknown, config?: unknown) => {
         probe.ran = true;

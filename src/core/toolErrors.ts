@@ -1,8 +1,9 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
+import { toolErrorOutsideText, warnOnce } from "./composition.js";
 import { GuardStopError } from "./errors.js";
-import { probedRequest, stampRan } from "./ranStamps.js";
+import { probedRequest, stampRan, type RunProbe } from "./ranStamps.js";
 
 /** What a tool call comes back as: its ToolMessage, or a Command that also updates state (deepagents' tools). */
 export type ToolCallResult = ToolMessage | Command;
@@ -19,7 +20,8 @@ interface CallLike {
  * Runs the next handler of a `wrapToolCall` chain and turns a tool's exception into the error
  * ToolMessage LangChain would have produced had no middleware wrapped the call. Without this,
  * merely adding a `wrapToolCall` middleware makes every tool exception end the run
- * (docs/langchain-facts.md). Interrupts, other graph signals and a guard's `"throw"` stop still propagate.
+ * (docs/langchain-facts.md). Interrupts, other graph signals, a guard's `"throw"` stop, and what a
+ * middleware listed after the guards let through (`leftToOthers`) still propagate.
  * The answer carries the stamp of a tool that ran (ranStamps.ts), a failure that ran included.
  */
 export async function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
@@ -28,10 +30,27 @@ export async function runToolSafely<R extends CallLike>(request: R, handler: Too
   try {
     result = await handler(probed);
   } catch (error) {
-    if (isGraphBubbleUp(error) || GuardStopError.in(error)) throw error;
-    result = defaultToolErrorMessage(error, request.toolCall);
+    if (leftToOthers(error, probe)) throw error;
+    result = containedToolError(error, request.toolCall);
   }
   return stampRan(result, probe, request.toolCall.id);
+}
+
+/**
+ * Whether an exception from the handler is not the guards' to answer: an interrupt or other graph
+ * signal, a guard's `"throw"` stop, or an exception that came back through a middleware listed
+ * after the guards (docs/composing.md). That middleware had the call in hand: a
+ * `toolRetryMiddleware({ onFailure: "error" })` or a `toolErrorMiddleware` whose `onError` returns
+ * nothing re-throws on purpose, and without the guards LangChain would end the run with it too.
+ */
+export function leftToOthers(error: unknown, probe: RunProbe): boolean {
+  return isGraphBubbleUp(error) || GuardStopError.in(error) !== undefined || probe.passedOn;
+}
+
+/** LangChain's error ToolMessage for a tool's exception the guards contain, with the one-time composition warning. */
+export function containedToolError(error: unknown, toolCall: CallLike["toolCall"]): ToolMessage {
+  warnOnce("tool-error-outside", () => toolErrorOutsideText(toolCall.name));
+  return defaultToolErrorMessage(error, toolCall);
 }
 
 /** LangChain's ToolInvocationError, recognised by its brand as LangChain itself does (core does not import langchain). */

@@ -2,6 +2,8 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { Command } from "@langchain/langgraph";
 import { notRunText, stopNotice } from "../core/answers.js";
 import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
+import { isGraphBubbleUp } from "@langchain/langgraph";
+import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
 import { stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
@@ -88,7 +90,13 @@ export function batchGuard(settings: BatchGuardSettings) {
 
   const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
-    return stop ? stopNotice(settings.guard, stop.reason) : stampTurn(await handler(request));
+    if (stop) return stopNotice(settings.guard, stop.reason);
+    try {
+      return stampTurn(await handler(request));
+    } catch (error) {
+      if (!isGraphBubbleUp(error) && !GuardStopError.in(error)) warnOnce("model-error-outside", modelErrorOutsideText);
+      throw error;
+    }
   };
 
   /**

@@ -84,6 +84,10 @@ export interface RecommendedGuards {
  *   state (every other guard judges the repaired calls), and its `wrapToolCall` turns tool
  *   exceptions into short answers next to the tool.
  *
+ * Beside LangChain's built-ins: list `toolRetryMiddleware`, `toolErrorMiddleware` and
+ * `modelRetryMiddleware` after these guards, so they see the tool's and the model's own errors;
+ * every other built-in keeps its meaning in either place (docs/composing.md).
+ *
  * @example
  * const guards = recommendedGuards({ writeTools: ["send_email"] });
  * const agent = createAgent({ model, tools, middleware: guards.agent });

@@ -235,7 +235,11 @@ describe("policy guard: a denied or rejected call runs when its retry is allowed
   });
 });
 
-/** LangChain's built-ins beside the stack, listed before it and after it, against the built-in alone. */
+/**
+ * LangChain's built-ins beside the stack, listed before it and after it, against the built-in alone.
+ * The same two runs are in the matrix of every built-in (composeBuiltins.test.ts, docs/composing.md),
+ * which compares whole observations; here the guards' decisions are also replayed on the thread.
+ */
 const ORDERS: Array<[string, (builtIn: AgentMiddleware, signals: Signal[]) => AgentMiddleware[]]> = [
   ["alone", (builtIn) => [builtIn]],
   ["before the stack", (builtIn, signals) => [builtIn, ...stackSignals(signals)]],

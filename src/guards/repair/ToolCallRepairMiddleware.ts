@@ -54,7 +54,8 @@ export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as c
  * - a call to a tool that does not exist is answered with the closest real tool names;
  * - arguments the tool's schema refuses get a one-line answer naming each problem;
  * - a tool's exception becomes a short error ToolMessage, as LangChain's `toolErrorMiddleware`
- *   would write it (interrupts still propagate);
+ *   would write it (interrupts still propagate, and so does an exception that came back through a
+ *   middleware listed after this one, such as `toolRetryMiddleware`: docs/composing.md);
  * - a result LangChain could not turn into text ("[object Object]", "", one number per byte) is
  *   replaced by an explicit error or a bounded description.
  *

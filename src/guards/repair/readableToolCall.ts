@@ -1,13 +1,14 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
-import { isGraphBubbleUp, type Command } from "@langchain/langgraph";
+import type { Command } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../../core/answers.js";
 import { REPLACED_RESULT } from "../../core/marks.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
-import { probedRequest, stampRan } from "../../core/ranStamps.js";
-import { defaultToolErrorMessage, type ToolHandler } from "../../core/toolErrors.js";
+import { toolErrorOutsideText, warnOnce } from "../../core/composition.js";
+import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js";
+import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
@@ -77,16 +78,18 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     }
   };
 
-  const answer = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
+  const answer = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, probe: RunProbe): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
     let result: ToolMessage | Command;
     try {
       result = await handler(request);
     } catch (error) {
-      if (isGraphBubbleUp(error)) throw error;
+      // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
+      if (leftToOthers(error, probe)) throw error;
       // The tool checks its arguments before it runs: only a refused call costs a second check,
       // whose issues make a one-line answer.
       const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
+      if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name));
       if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
       return refusal ?? toolErrorMessage(error, call);
     }
@@ -101,7 +104,7 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
   // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
   return async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
     const { request: probed, probe } = probedRequest(request);
-    return stampRan(await answer(probed, handler), probe, request.toolCall.id);
+    return stampRan(await answer(probed, handler, probe), probe, request.toolCall.id);
   };
 }
 
