@@ -70,11 +70,11 @@ describe("RunawayGuardMiddleware in createAgent, with usage_metadata", () => {
 
     const refused = guardAnswers(messages).filter((m) => (m.response_metadata as { harness_kit: { action: string } }).harness_kit.action === "directive");
     expect(refused).toHaveLength(5);
-    expect(String(refused[0]!.content)).toMatch(/^Not run: the last 5 rounds of tool results brought nothing new, and this "search" call repeats one already made in this request, so it is refused\. Answer with the results you already have/);
+    expect(String(refused[0]!.content)).toMatch(/^Not run \(runaway guard\): the last 5 rounds of tool results brought nothing new, and this "search" call repeats one already made in this request, so it is refused\. Answer with the results you already have/);
     expect(refused.every((m) => m.status === "error")).toBe(true);
 
     const stopped = guardAnswers(messages).filter((m) => (m.response_metadata as { harness_kit: { action: string } }).harness_kit.action === "stop");
-    expect(stopped.map((m) => String(m.content))).toEqual(["Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have."]);
+    expect(stopped.map((m) => String(m.content))).toEqual(["Not run (runaway guard): this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have."]);
     const last = messages.at(-1)!;
     expect(AIMessage.isInstance(last)).toBe(true);
     expect(lastText(messages)).toMatch(
@@ -148,7 +148,7 @@ describe("token caps, composed with LangChain's call limits", () => {
     expect(signals).toEqual([expect.objectContaining({ action: "stop", detail: { cap: "maxRunTokens", limit: 5000, tokens: 5000, source: "usage_metadata" } })]);
     const stopped = guardAnswers(messages);
     expect(stopped.map((m) => String(m.content))).toEqual([
-      "Not run: the token budget of this request was spent, so the run stopped before this call. Work from the results you already have.",
+      "Not run (runaway guard): the token budget of this request was spent, so the run stopped before this call. Work from the results you already have.",
       "Not run: RunawayGuardMiddleware stopped the run before this call executed.",
     ]);
     expect(lastText(messages)).toBe("Run stopped by RunawayGuardMiddleware: the run consumed 5,000 tokens, reaching its cap of 5,000 (maxRunTokens)");

@@ -107,7 +107,7 @@ describe("OutputValidatorMiddleware in a createAgent graph: degrade and safe mod
     assertToolCallPairing(messages);
     const [degraded, refused, recovered, written] = toolMessages(messages);
     expect(textOf(degraded)).toMatch(/^ToolOutputInvalid: schema_invalid: plan: .*\n.*unavailable; do not guess it\. Tools that change things are paused until "get_account" returns a valid output\.$/s);
-    expect(textOf(refused)).toMatch(/^Not run: "update_account" changes things, and this run is in safe mode because "get_account" returned invalid output/);
+    expect(textOf(refused)).toMatch(/^Not run \(output validator\): "update_account" changes things, and this run is in safe mode because "get_account" returned invalid output/);
     expect(textOf(recovered)).toBe(VALID_ACCOUNT);
     expect(textOf(written)).toBe("updated");
     expect(h.writes).toEqual([writeAccount.args]);
@@ -165,7 +165,7 @@ describe("OutputValidatorMiddleware in a createAgent graph: kill switch", () => 
     assertToolCallPairing(messages);
     expect(h.writes).toEqual([]);
     const refused = toolMessages(messages).at(-1);
-    expect(textOf(refused)).toMatch(/^Not run: "update_account" changes things, and tools that change things are disabled for the rest of this run because 2 of the last 3 checked tool outputs were invalid/);
+    expect(textOf(refused)).toMatch(/^Not run \(output validator\): "update_account" changes things, and tools that change things are disabled for the rest of this run because 2 of the last 3 checked tool outputs were invalid/);
     const trips = h.signals.filter((s) => s.reason.startsWith("kill_switch"));
     expect(trips.map((s) => s.action)).toEqual(["warn", "directive"]);
     expect(trips[0]!.detail).toMatchObject({ invalid: 2, outOf: 3, writeTools: ["update_account"] });

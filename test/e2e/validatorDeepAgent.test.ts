@@ -57,7 +57,7 @@ describe("OutputValidatorMiddleware inside createDeepAgent", () => {
     const result = await createDeepAgent({ model, tools: [getReport], middleware: [validator] }).invoke({ messages: [new HumanMessage("report")] });
     assertToolCallPairing(result.messages);
     expect(result.files ?? {}).toEqual({});
-    expect(String(answers(result.messages, "write_file")[0]!.content)).toMatch(/^Not run: "write_file" changes things/);
+    expect(String(answers(result.messages, "write_file")[0]!.content)).toMatch(/^Not run \(output validator\): "write_file" changes things/);
   });
 
   it("stops the main agent on an invalid output when the spec says so", async () => {

@@ -269,7 +269,7 @@ describe("RunawayGuard decisions", () => {
     expect(decisions.map((d) => d.decision.action)).toEqual(["directive", "allow", "directive", "allow"]);
     const refused = decisions[0]!.decision;
     expect(refused.action === "directive" && refused.message).toBe(
-      'Not run: the last 5 rounds of tool results brought nothing new, and this "search" call repeats one already made in this request, so it is refused. Answer with the results you already have, or make a call you have not made yet.',
+      'Not run (runaway guard): the last 5 rounds of tool results brought nothing new, and this "search" call repeats one already made in this request, so it is refused. Answer with the results you already have, or make a call you have not made yet.',
     );
     expect(refused.action === "directive" && refused.detail).toMatchObject({ tier: "block", threshold: 5, runawayFactor: 5, stallCalls: 5, stallTokens: 5000, baseTokens: 1000, source: "usage_metadata" });
   });
@@ -289,7 +289,7 @@ describe("RunawayGuard decisions", () => {
       "the run re-read its context 8.00× over since a tool last brought something new (8,000 tokens over 8 model calls against a context of 1,000, from the model's usage_metadata); stopping at 8×",
     );
     expect(stop.action === "stop" && stop.message).toBe(
-      "Not run: this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.",
+      "Not run (runaway guard): this request kept making calls that brought nothing new, so the run stopped before this call. Work from the results you already have.",
     );
   });
 

@@ -3,7 +3,7 @@
 /** Read by the model when an identical call is refused. */
 export function identicalCallDirective(tool: string, count: number): string {
   return (
-    `Not run: this is call ${count} to "${tool}" with exactly the same arguments, and repeating it will not change the outcome. ` +
+    `Not run (identical-call loop guard): this is call ${count} to "${tool}" with exactly the same arguments, and repeating it will not change the outcome. ` +
     `Use the results you already have, change the arguments, or take a different approach.`
   );
 }
