@@ -157,7 +157,14 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
   private async recover<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, refused: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
     const numbers = overflowNumbers(error);
-    const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLineOf(error).slice(0, 300) };
+    const detail = {
+      sentTokens: refused.sentTokens,
+      window: refused.window,
+      providerLimit: numbers.limit,
+      providerCount: numbers.requested,
+      ...(numbers.reserve !== undefined ? { providerReserve: numbers.reserve } : {}),
+      error: firstLineOf(error).slice(0, 300),
+    };
     if (this.settings.observeOnly) {
       await this.signal("warn", "provider_refused", { ...detail, observeOnly: true });
       throw error;
@@ -184,7 +191,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
 
   /** The request shrunk to its target: content stored, shortened messages in place of the originals. */
   private async shrink<R extends ModelRequestLike>(request: R, over: Over<R>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
-    const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow } = over;
+    const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow, providerReserve } = over;
     const messages = request.messages ?? [];
     const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
     if (this.settings.observeOnly) {
@@ -205,7 +212,17 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const { shrunk, removed } = await this.applier.apply(messages, entries, plan, { threadId: threadIdOf(request.runtime), hash, collected });
     const tools = this.withRetrieval(request.tools, removed.some((part) => part.key !== undefined));
     const sentTokens = (tools === request.tools ? fixedTokens : fixedSent) + this.meter.messages(shrunk);
-    const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, ...(providerWindow !== undefined ? { providerWindow } : {}), limit, fullTokens, sentTokens, removed });
+    const record = contextRecord({
+      guard: GUARD,
+      reason: "request_shrunk",
+      window,
+      ...(providerWindow !== undefined ? { providerWindow } : {}),
+      ...(providerReserve !== undefined ? { providerReserve } : {}),
+      limit,
+      fullTokens,
+      sentTokens,
+      removed,
+    });
     await this.signal("warn", "request_shrunk", {
       ...detail,
       afterRefusal: forced !== undefined,
@@ -215,7 +232,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow };
+    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow, providerReserve };
   }
 
   /**
