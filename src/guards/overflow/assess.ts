@@ -3,6 +3,7 @@ import type { Command } from "@langchain/langgraph";
 import type { RequestMeter } from "./estimate.js";
 import type { OverflowNumbers } from "./providerErrors.js";
 import { readContextRecord, type ContextRecord } from "./record.js";
+import type { RoomParts } from "./texts.js";
 import { answerReserve, calibration, profileWindow, providerWindowIn } from "./window.js";
 
 /** The parts of LangChain's model request the guard reads and rewrites. */
@@ -30,6 +31,8 @@ export interface Forced {
   ceiling: number;
   /** Provider tokens per estimated token, measured on the refused request. */
   ratio: number;
+  /** Estimated tokens of the refused request. */
+  refusedTokens: number;
   window: number | undefined;
   reserve: number;
   providerWindow: number | undefined;
@@ -49,22 +52,37 @@ export interface Sendable<R> {
 }
 
 /** A request ready to send, or the stop because even the smallest request would not fit. */
-export type Prepared<R> = Sendable<R> | { kind: "stop"; minimum: number; window?: number; room?: RoomTaken };
+export type Prepared<R> = Sendable<R> | { kind: "stop"; minimum: number; window?: number; room: RoomTaken };
 
-/** What takes the room of the smallest request, in estimated tokens: for the stop's explanation. */
-export interface RoomTaken {
-  /** System prompt and tool schemas. */
-  fixed: number;
-  /** The latest user message. */
-  user: number;
-  /** The turn the model is answering: the last AI message and its results, as small as they can be made. */
-  turn: number;
-  /** Everything else, as small as it can be made (notices, notes). */
-  rest: number;
-  /** The most the request may take. */
-  limit: number | undefined;
-  /** The answer's room the provider counts against the window, when it said so. */
-  providerReserve?: number;
+/** What takes the room of the smallest request, in the provider's tokens as calibrated: for the stop's explanation. */
+export type RoomTaken = RoomParts;
+
+/**
+ * The most the estimate overcounts a text, measured with o200k_base and cl100k_base: prose and
+ * code close to 1, accented prose 1.2, CJK 1.8 (JSON, base64 and digits are undercounted). Only
+ * long runs of one character (spaces, dashes), which a tokenizer packs into a few tokens, go
+ * beyond it. Below its share of the estimate no request is proven over the window.
+ */
+export const ESTIMATE_MAX_OVERCOUNT = 2;
+
+/**
+ * Whether the smallest request the guard can make (`smallest` estimated tokens, `factor` the
+ * calibration) is proven over the limit, so that sending it would only be refused. Otherwise it
+ * is sent: a false stop costs the whole run, a refusal one round trip that teaches the provider's
+ * numbers. After a refusal, the proof is the provider's: it refused a request no larger than the
+ * smallest, or the smallest at the rate the provider counted is over its window even at the
+ * estimate's error bound.
+ */
+export function provenOver(smallest: number, over: Pick<Over<unknown>, "forced" | "factor" | "limit">): "provider" | "estimate" | undefined {
+  const { forced, factor, limit } = over;
+  if (forced) {
+    if (smallest <= forced.ceiling) return undefined;
+    if (smallest >= forced.refusedTokens) return "provider";
+    const providerLimit = forced.window === undefined ? undefined : forced.window - forced.reserve;
+    return providerLimit !== undefined && (smallest * forced.ratio) / ESTIMATE_MAX_OVERCOUNT > providerLimit ? "provider" : undefined;
+  }
+  if (limit === undefined || smallest * factor <= limit) return undefined;
+  return smallest / ESTIMATE_MAX_OVERCOUNT > limit ? "estimate" : undefined;
 }
 
 /** A request over the limit, by these numbers. */
@@ -149,5 +167,5 @@ export function recoveryFor(refused: Sendable<unknown>, numbers: OverflowNumbers
   const ceiling = window === undefined ? Math.floor(refused.sentTokens * 0.75) : Math.floor((window - reserve) / ratio);
   const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * settings.shrinkTo) / ratio);
   const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
-  return { target, ceiling, ratio, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow, providerReserve };
+  return { target, ceiling, ratio, refusedTokens: refused.sentTokens, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow, providerReserve };
 }

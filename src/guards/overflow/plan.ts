@@ -32,6 +32,8 @@ export interface ShrinkPlan {
   fits: boolean;
   /** Spans `[from, to)` of dropped entries, each replaced by one note. */
   droppedSpans: Array<[number, number]>;
+  /** Per entry: its estimated tokens after its action (0 when dropped; notes not included). */
+  sizes: number[];
 }
 
 /**
@@ -94,11 +96,11 @@ export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, t
       spanEnd = to;
     }
   }
-  return { actions, before, after: total, fits: done(), droppedSpans };
+  return { actions, before, after: total, fits: done(), droppedSpans, sizes: current };
 }
 
 /** The group of the last AI message, or -1 when there is none. */
-function lastAiGroup(entries: readonly PlanEntry[]): number {
+export function lastAiGroup(entries: readonly PlanEntry[]): number {
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.kind === "ai") return entries[i]!.group;
   return -1;
 }
