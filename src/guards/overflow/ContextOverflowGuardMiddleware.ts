@@ -18,6 +18,7 @@ import { mergeValue } from "../../hooks/toolResults.js";
 import { createMeasure, type Measure } from "../budget/measure.js";
 import { MIN_LIMIT } from "../budget/plan.js";
 import { createRetrievalTool } from "../budget/retrievalTool.js";
+import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 import { PlanApplier } from "./apply.js";
 import { assessRequest, provenOver, recoveryFor, type Assessed, type RoomTaken, type ModelHandler, type ModelRequestLike, type Over, type Prepared, type Sendable } from "./assess.js";
 import { EntrySizer } from "./entries.js";
@@ -107,11 +108,12 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const store = settings.store ?? new MemoryOffloadStore();
     this.meter = new RequestMeter(settings.countTokens);
     const measure: Measure = createMeasure("tokens", (text) => this.meter.text(text));
-    this.sizer = new EntrySizer(this.meter, settings.previewTokens);
-    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure);
     const retrieval = settings.retrievalTool;
     this.tools = retrieval === true ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })] : [];
     this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
+    const retrievalName = this.retrieval?.name ?? RETRIEVAL_TOOL_NAME;
+    this.sizer = new EntrySizer(this.meter, settings.previewTokens, retrievalName);
+    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure, retrievalName);
   }
 
   readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {

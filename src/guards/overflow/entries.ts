@@ -2,7 +2,7 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { isSummary, messageKind } from "../../core/messages.js";
 import { MESSAGE_OVERHEAD, type RequestMeter } from "./estimate.js";
 import { groupsOf, type PlanEntry } from "./plan.js";
-import { PLACEHOLDER_WHERE, resultParts, stubMessage, stubResult } from "./replacements.js";
+import { PLACEHOLDER_WHERE, readBackOf, resultParts, stubMessage, stubReadBack, stubResult } from "./replacements.js";
 import { maxPartsOf } from "./spanParts.js";
 import { droppedSpanNote } from "./texts.js";
 
@@ -14,9 +14,11 @@ import { droppedSpanNote } from "./texts.js";
 export class EntrySizer {
   private readonly sizes = new WeakMap<object, { stub: number; preview?: number }>();
 
+  /** `retrievalName`: the tool that reads the store back; its answers are already stored, so they are never previewed. */
   constructor(
     private readonly meter: RequestMeter,
     private readonly previewTokens: number,
+    private readonly retrievalName: string,
   ) {}
 
   entriesOf(messages: readonly BaseMessage[]): PlanEntry[] {
@@ -45,11 +47,14 @@ export class EntrySizer {
     return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, placeholder));
   };
 
-  /** The most a message costs as a preview (tool results) and as a stub. */
+  /** The most a message costs as a preview (tool results other than read backs) and as a stub. */
   private shortenedSizes(message: BaseMessage, tool: boolean): { stub: number; preview?: number } {
     let sizes = this.sizes.get(message);
     if (!sizes) {
-      if (tool) {
+      const readBack = tool ? readBackOf(message as ToolMessage, this.retrievalName) : undefined;
+      if (readBack) {
+        sizes = { stub: this.meter.message(stubReadBack(message as ToolMessage, readBack)) };
+      } else if (tool) {
         const { media } = resultParts(message as ToolMessage);
         sizes = { preview: MESSAGE_OVERHEAD + this.previewTokens + this.meter.content(media), stub: this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)) };
       } else {

@@ -4,8 +4,9 @@ import { contentText } from "../../observe/content.js";
 import { messageKind, textOfBlock } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
-import { retrievalToolHint } from "../budget/texts.js";
-import { type KeptWhere, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
+import { readBackSource, type ReadBackSource } from "../budget/readBack.js";
+import { RETRIEVAL_TOOL_NAME, retrievalToolHint } from "../budget/texts.js";
+import { type KeptWhere, readBackStubText, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
 
 /**
  * The shortened messages the guard puts in a request in place of the originals. Each keeps what
@@ -20,10 +21,25 @@ export const MAX_HINT = 300;
 /** Stands in for any real key and hint when the planner sizes a stub before anything is stored. */
 export const PLACEHOLDER_WHERE: KeptWhere = { key: "k".repeat(MAX_KEY), howToRead: "h".repeat(MAX_HINT) };
 
-/** How a key stored by the guard is read: the store's hint, or the retrieval tool from the start. */
+/**
+ * How a key stored by the guard is read: the store's hint, or the retrieval tool from the start
+ * (a preview names the offset its omitted part starts at instead, unless the store has a hint).
+ */
 export function keptAt(key: string, readHint: string | undefined): KeptWhere {
   const how = readHint ?? retrievalToolHint(key, 0);
-  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how };
+  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how, ...(readHint !== undefined ? { storeHint: true } : {}) };
+}
+
+/** Where an answer of the retrieval tool (`retrievalName`) was read from, when `message` is one. */
+export function readBackOf(message: ToolMessage, retrievalName: string): ReadBackSource | undefined {
+  if (message.name !== retrievalName) return undefined;
+  return readBackSource(resultParts(message).text);
+}
+
+/** A read back in the request, shortened: a notice that points to where it was read, nothing stored again. */
+export function stubReadBack(message: ToolMessage, source: ReadBackSource): ToolMessage {
+  const { text } = resultParts(message);
+  return rewriteToolMessage(message, { content: readBackStubText(message.name ?? RETRIEVAL_TOOL_NAME, text.length, source.key, source.offset, source.search === true) });
 }
 
 /** String arguments longer than this are replaced in a shortened AI message. */
@@ -40,7 +56,11 @@ export function previewResult(message: ToolMessage, where: KeptWhere, limit: num
   const { text, media } = resultParts(message);
   const assessment = assessContent(text, measure);
   const plan = planBudget(assessment, limit, measure);
-  const outcome = where.key !== undefined ? { kind: "stored" as const, key: where.key, readHint: where.howToRead } : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
+  // Without a hint of the store's, the budget's notice names the offset where the omitted part starts.
+  const outcome =
+    where.key !== undefined
+      ? { kind: "stored" as const, key: where.key, ...(where.storeHint ? { readHint: where.howToRead } : {}) }
+      : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
   const facts = { tool: message.name ?? "the tool", chars: text.length, size: assessment.textSize, unit: "tokens" as const, limit, outcome };
   const rendered = renderBudgeted(assessment, plan, facts, measure).content as string;
   return rewriteToolMessage(message, { content: withMedia(rendered, media) });

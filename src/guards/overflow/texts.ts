@@ -1,6 +1,8 @@
 import { contentText } from "../../observe/content.js";
 import { messageKind, nameOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
 import type { SignalCode } from "../../core/signalCodes.js";
+import { readBackSource } from "../budget/readBack.js";
+import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 
 /**
  * Text the context-overflow guard writes into a request. Tool results it shortens use the
@@ -11,7 +13,7 @@ import type { SignalCode } from "../../core/signalCodes.js";
  * Where a shortened part went: a store key and how to read it, or why it was not kept
  * (`failure`: the store's error in one short line).
  */
-export type KeptWhere = { key: string; howToRead: string } | { key?: undefined; failure: string };
+export type KeptWhere = { key: string; howToRead: string; storeHint?: boolean } | { key?: undefined; failure: string };
 
 function whereText(where: KeptWhere): string {
   return where.key !== undefined
@@ -38,6 +40,17 @@ export function resultStubText(tool: string | undefined, chars: number, mediaBlo
   const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
   const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
   return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
+}
+
+/**
+ * Read by the model in place of an answer of the retrieval tool left out of the request: that
+ * text is already stored, so the notice points to where it was read, not to a copy.
+ */
+export function readBackStubText(tool: string, chars: number, key: string, offset: number, search: boolean): string {
+  const again = search
+    ? `to list those lines again, call ${tool} with key "${key}", offset ${offset} and the same pattern`
+    : `to read it again, call ${tool} with key "${key}" and offset ${offset}`;
+  return `[Your read of the result stored under the key "${key}" (${chars} characters from offset ${offset}) was left out of this request to fit the model's context window. It is still stored there; ${again}.]`;
 }
 
 /** One stored part of a dropped span: the messages it holds (positions in the request) and where. */
@@ -106,7 +119,9 @@ export function transcriptOf(messages: readonly unknown[], firstIndex: number): 
     const kind = messageKind(message);
     const head = `[message ${firstIndex + k}] ${kind === "ai" ? "assistant" : kind === "human" ? "user" : kind === "tool" ? `tool result of ${nameOf(message) ?? "a tool"} (call ${toolCallIdOf(message) ?? "?"})` : kind}`;
     const calls = kind === "ai" ? toolCallsOf(message).map((c) => `calls ${c.name} (call ${c.id}) with ${safeJson(c.args)}`) : [];
-    const text = contentText((message as { content?: unknown } | null)?.content);
+    const full = contentText((message as { content?: unknown } | null)?.content);
+    const source = kind === "tool" && nameOf(message) === RETRIEVAL_TOOL_NAME ? readBackSource(full) : undefined;
+    const text = source ? `(${full.length} characters read back from the key "${source.key}" at offset ${source.offset}; still stored there)` : full;
     parts.push([head, ...calls, text].filter((line) => line !== "").join("\n"));
   });
   return parts.join("\n\n");

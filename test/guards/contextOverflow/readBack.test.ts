@@ -1,0 +1,62 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { createMeasure } from "../../../src/guards/budget/measure.js";
+import { renderSlice, readBackSource } from "../../../src/guards/budget/readBack.js";
+import { ContextOverflowGuardMiddleware } from "../../../src/guards/overflow/ContextOverflowGuardMiddleware.js";
+import { keptAt, previewResult } from "../../../src/guards/overflow/replacements.js";
+import { readContextRecord } from "../../../src/guards/overflow/record.js";
+import { argsKeyOf } from "../../../src/observe/argsIdentity.js";
+import { loadHasher } from "../../../src/observe/hash.js";
+import { MemoryOffloadStore } from "../../../src/offload/MemoryOffloadStore.js";
+import { contentText } from "../../../src/observe/content.js";
+
+const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} line ${i}: value ${i * 37}`).join("\n");
+
+describe("what the overflow guard says about a result it shortened", () => {
+  it("a preview names the offset where its omitted part starts, not 0", () => {
+    const text = lines("report", 400);
+    const preview = contentText(previewResult(new ToolMessage({ tool_call_id: "c1", name: "fetch", content: text }), keptAt("fetch-c1-abc", undefined), 300, createMeasure("tokens")).content);
+    const from = Number(/The omitted part starts at character (\d+)/.exec(preview)![1]);
+    expect(from).toBeGreaterThan(0);
+    expect(preview).toContain(`key "fetch-c1-abc" and offset ${from}`);
+    // A store's own hint (deepagents' read_file) is kept as it is.
+    const hinted = contentText(previewResult(new ToolMessage({ tool_call_id: "c1", name: "fetch", content: text }), keptAt("k", "use read_file on /large/k"), 300, createMeasure("tokens")).content);
+    expect(hinted).toContain("To read it, use read_file on /large/k.");
+  });
+});
+
+describe("a read back in the request", () => {
+  const page = renderSlice("fetch-c7-0123456789abcdef", { text: lines("stored", 2000), start: 0, total: 90_000 }, 41_000, undefined, 20_000);
+
+  it("is recognised by its header: the key and the offset it was read at", () => {
+    expect(readBackSource(page)).toEqual({ key: "fetch-c7-0123456789abcdef", offset: 41_000 });
+    expect(readBackSource("[3 lines match \"code\" in the result stored under \"k1\" from character 500 on, shown as \"line number: line\".]")).toEqual({ key: "k1", offset: 500, search: true });
+    expect(readBackSource("plain text")).toBeUndefined();
+  });
+
+  it("is never stored again: an older one is pointed to at its key and offset, the same call for the loop guards", async () => {
+    const call = { id: "r1", name: "read_stored_result", args: { key: "fetch-c7-0123456789abcdef", offset: 41_000 }, type: "tool_call" as const };
+    const messages: BaseMessage[] = [
+      new HumanMessage({ id: "u", content: "find it" }),
+      new AIMessage({ id: "a1", content: "", tool_calls: [call] }),
+      new ToolMessage({ tool_call_id: "r1", name: "read_stored_result", content: page }),
+      new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "f2", name: "fetch", args: { n: 2 }, type: "tool_call" }] }),
+      new ToolMessage({ tool_call_id: "f2", name: "fetch", content: "short" }),
+    ];
+    const store = new MemoryOffloadStore();
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 4000, reserveTokens: 500, store });
+    let sent: BaseMessage[] = [];
+    const answer = await guard.wrapModelCall({ messages, tools: [], runtime: { configurable: { thread_id: "rb" } } }, async (request) => ((sent = request.messages), new AIMessage("ok")));
+
+    const stub = contentText(sent[2]!.content);
+    expect(stub).toMatch(/^\[Your read of the result stored under the key "fetch-c7-0123456789abcdef"/);
+    expect(stub).toContain('call read_stored_result with key "fetch-c7-0123456789abcdef" and offset 41000');
+    expect(readContextRecord(answer)!.removed).toEqual([expect.objectContaining({ index: 2, action: "stub", key: "fetch-c7-0123456789abcdef" })]);
+    const threads = (store as unknown as { threads: Map<string, Map<string, string>> }).threads;
+    expect([...(threads.get("thread:rb")?.keys() ?? [])]).toEqual([]);
+    // Following the notice repeats the earlier call exactly.
+    const again = /call read_stored_result with key "([^"]+)" and offset (\d+)/.exec(stub)!;
+    const hash = await loadHasher();
+    expect(argsKeyOf("read_stored_result", { key: again[1], offset: Number(again[2]) }, hash)).toBe(argsKeyOf(call.name, call.args, hash));
+  });
+});
