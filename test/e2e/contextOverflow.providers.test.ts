@@ -137,6 +137,15 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
   const anthropic = (maxTokens?: number) =>
     new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server!.url, ...(maxTokens !== undefined ? { maxTokens } : {}) });
 
+  it("Anthropic's max_tokens refusal reaches the caller as a plain BadRequestError, and is recognised (pinned)", async () => {
+    server = await startFakeProvider({ window: 2000, pages: 1 });
+    const error = await anthropic(1500).invoke([new HumanMessage("x ".repeat(700))]).catch((e: unknown) => e);
+    expect((error as Error).name).not.toBe("ContextOverflowError");
+    expect((error as { status?: number }).status).toBe(400);
+    expect(isContextOverflowError(error)).toBe(true);
+    expect(overflowNumbers(error)).toEqual({ limit: 2000, requested: server.requests[0]!.tokens, reserve: 1500 });
+  });
+
   it("learns the window and the answer's room from the numbers, recovers once, and is never refused again", async () => {
     server = await startFakeProvider({ window: 16_384, pages: 30 });
     const signals: Signal[] = [];
