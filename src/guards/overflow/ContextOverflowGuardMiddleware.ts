@@ -112,8 +112,8 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     this.tools = retrieval === true ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })] : [];
     this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
     const retrievalName = this.retrieval?.name ?? RETRIEVAL_TOOL_NAME;
-    this.sizer = new EntrySizer(this.meter, settings.previewTokens, retrievalName);
-    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure, retrievalName);
+    this.sizer = new EntrySizer(this.meter, settings.previewTokens, retrievalName, store);
+    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure, this.sizer.readBackOf);
   }
 
   readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {

@@ -5,7 +5,7 @@ import type { Measure } from "../budget/measure.js";
 import type { OffloadKeeper } from "./keep.js";
 import type { PlanEntry, ShrinkPlan } from "./plan.js";
 import type { RemovedPart } from "./record.js";
-import { noteMessage, previewResult, readBackOf, resultParts, stubbedText, stubMessage, stubReadBack, stubResult } from "./replacements.js";
+import { noteMessage, previewResult, resultParts, stubbedText, stubMessage, stubReadBack, stubResult, type ReadBackOrigin } from "./replacements.js";
 import { partsOf } from "./spanParts.js";
 import { droppedSpanNote, transcriptOf, type KeptWhere, type SpanPart } from "./texts.js";
 
@@ -29,8 +29,8 @@ export class PlanApplier {
     private readonly keeper: OffloadKeeper,
     private readonly previewTokens: number,
     private readonly measure: Measure,
-    /** The tool that reads the store back: its answers are stored already, and are pointed to rather than stored again. */
-    private readonly retrievalName: string,
+    /** Where a read back in the request was read from (EntrySizer.readBackOf): pointed to rather than stored again. */
+    private readonly readBackOf: (message: BaseMessage) => ReadBackOrigin | undefined,
   ) {}
 
   async apply(messages: readonly BaseMessage[], entries: readonly PlanEntry[], plan: ShrinkPlan, context: ShrinkContext): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
@@ -45,9 +45,9 @@ export class PlanApplier {
         const message = messages[i]!;
         const part = partOf(message, i, entries[i]!, action);
         const tool = ToolMessage.isInstance(message) ? message : undefined;
-        const readBack = tool && readBackOf(tool, this.retrievalName);
+        const readBack = tool && this.readBackOf(tool);
         if (tool && readBack) {
-          replaced.set(i, this.rendered(message, action, { key: readBack.key, howToRead: `offset ${readBack.offset}` }, () => stubReadBack(tool, readBack)));
+          replaced.set(i, this.rendered(message, action, { key: readBack.key, howToRead: readBack.again }, () => stubReadBack(tool, readBack)));
           removed.push({ ...part, key: readBack.key });
           return;
         }

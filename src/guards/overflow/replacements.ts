@@ -4,8 +4,9 @@ import { contentText } from "../../observe/content.js";
 import { messageKind, textOfBlock } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
-import { readBackSource, type ReadBackSource } from "../budget/readBack.js";
-import { RETRIEVAL_TOOL_NAME, retrievalToolHint } from "../budget/texts.js";
+import { readBackSource } from "../budget/readBack.js";
+import { retrievalToolHint } from "../budget/texts.js";
+import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { type KeptWhere, readBackStubText, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
 
 /**
@@ -30,16 +31,45 @@ export function keptAt(key: string, readHint: string | undefined): KeptWhere {
   return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how, ...(readHint !== undefined ? { storeHint: true } : {}) };
 }
 
-/** Where an answer of the retrieval tool (`retrievalName`) was read from, when `message` is one. */
-export function readBackOf(message: ToolMessage, retrievalName: string): ReadBackSource | undefined {
-  if (message.name !== retrievalName) return undefined;
-  return readBackSource(resultParts(message).text);
+/** Where a read back in the request was read from, and how to read it again: it is stored already. */
+export interface ReadBackOrigin {
+  key: string;
+  offset: number;
+  /** Read by the model after "It is still stored there; ". */
+  again: string;
+}
+
+/** The lines deepagents' `read_file` reads when a call gives no limit. */
+const READ_FILE_DEFAULT_LIMIT = 100;
+
+/**
+ * Whether `message` reads back something stored, and from where: an answer of the retrieval tool
+ * (`retrievalName`, its header names the key and offset), or a call the store reads by lines
+ * (deepagents' `read_file` of a stored file, `call` being the call it answers).
+ */
+export function readBackOrigin(message: ToolMessage, call: { name: string; args: Readonly<Record<string, unknown>> } | undefined, retrievalName: string, store: OffloadStore | undefined): ReadBackOrigin | undefined {
+  if (message.name === retrievalName) {
+    const source = readBackSource(resultParts(message).text);
+    if (!source) return undefined;
+    const again = source.search
+      ? `to list those lines again, call ${retrievalName} with key "${source.key}", offset ${source.offset} and the same pattern`
+      : `to read it again, call ${retrievalName} with key "${source.key}" and offset ${source.offset}`;
+    return { key: source.key, offset: source.offset, again };
+  }
+  if (!call || typeof store?.lineReaderFor !== "function") return undefined;
+  const reader = store.lineReaderFor(call.name, call.args);
+  if (!reader) return undefined;
+  const offset = reader.startLine ?? 0;
+  const limit = Number(call.args.limit);
+  const path = String(call.args.file_path ?? "");
+  // The file is named after the key it holds (AgentFilesOffloadStore: `<dir>/<key>.txt`).
+  return { key: path.slice(path.lastIndexOf("/") + 1).replace(/\.txt$/, ""), offset, again: `to read it again, ${reader.window(offset, Number.isFinite(limit) && limit > 0 ? limit : READ_FILE_DEFAULT_LIMIT)}` };
 }
 
 /** A read back in the request, shortened: a notice that points to where it was read, nothing stored again. */
-export function stubReadBack(message: ToolMessage, source: ReadBackSource): ToolMessage {
+export function stubReadBack(message: ToolMessage, origin: ReadBackOrigin): ToolMessage {
   const { text } = resultParts(message);
-  return rewriteToolMessage(message, { content: readBackStubText(message.name ?? RETRIEVAL_TOOL_NAME, text.length, source.key, source.offset, source.search === true) });
+  return rewriteToolMessage(message, { content: readBackStubText(text.length, origin.key, origin.offset, origin.again) });
 }
 
 /** String arguments longer than this are replaced in a shortened AI message. */

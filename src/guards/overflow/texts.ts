@@ -43,13 +43,11 @@ export function resultStubText(tool: string | undefined, chars: number, mediaBlo
 }
 
 /**
- * Read by the model in place of an answer of the retrieval tool left out of the request: that
- * text is already stored, so the notice points to where it was read, not to a copy.
+ * Read by the model in place of a read back (an answer of the retrieval tool, a `read_file` of a
+ * stored file) left out of the request: that text is already stored, so the notice points to
+ * where it was read, not to a copy. `again` says how to read it again.
  */
-export function readBackStubText(tool: string, chars: number, key: string, offset: number, search: boolean): string {
-  const again = search
-    ? `to list those lines again, call ${tool} with key "${key}", offset ${offset} and the same pattern`
-    : `to read it again, call ${tool} with key "${key}" and offset ${offset}`;
+export function readBackStubText(chars: number, key: string, offset: number, again: string): string {
   return `[Your read of the result stored under the key "${key}" (${chars} characters from offset ${offset}) was left out of this request to fit the model's context window. It is still stored there; ${again}.]`;
 }
 

@@ -7,6 +7,7 @@ import { keptAt, previewResult } from "../../../src/guards/overflow/replacements
 import { readContextRecord } from "../../../src/guards/overflow/record.js";
 import { argsKeyOf } from "../../../src/observe/argsIdentity.js";
 import { loadHasher } from "../../../src/observe/hash.js";
+import { AgentFilesOffloadStore } from "../../../src/offload/AgentFilesOffloadStore.js";
 import { MemoryOffloadStore } from "../../../src/offload/MemoryOffloadStore.js";
 import { contentText } from "../../../src/observe/content.js";
 
@@ -58,5 +59,27 @@ describe("a read back in the request", () => {
     const again = /call read_stored_result with key "([^"]+)" and offset (\d+)/.exec(stub)!;
     const hash = await loadHasher();
     expect(argsKeyOf("read_stored_result", { key: again[1], offset: Number(again[2]) }, hash)).toBe(argsKeyOf(call.name, call.args, hash));
+  });
+});
+
+describe("a deep agent's read_file of a stored file in the request", () => {
+  it("is a read back too: an older one is pointed to with the call that reads it again, nothing stored", async () => {
+    const path = "/large_tool_results/fetch-c7-0123456789abcdef.txt";
+    const messages: BaseMessage[] = [
+      new HumanMessage({ id: "u", content: "find it" }),
+      new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "r1", name: "read_file", args: { file_path: path, offset: 200, limit: 400 }, type: "tool_call" }] }),
+      new ToolMessage({ tool_call_id: "r1", name: "read_file", content: lines("stored", 400) }),
+      new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "f2", name: "fetch", args: { n: 2 }, type: "tool_call" }] }),
+      new ToolMessage({ tool_call_id: "f2", name: "fetch", content: "short" }),
+    ];
+    const store = new AgentFilesOffloadStore();
+    const puts: string[] = [];
+    const spied = Object.assign(Object.create(store) as AgentFilesOffloadStore, { put: (key: string, ...rest: Parameters<AgentFilesOffloadStore["put"]> extends [string, ...infer R] ? R : never) => (puts.push(key), store.put(key, ...rest)) });
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 3000, reserveTokens: 500, store: spied, retrievalTool: false });
+    let sent: BaseMessage[] = [];
+    await guard.wrapModelCall({ messages, tools: [], runtime: { configurable: { thread_id: "da" } } }, async (request) => ((sent = request.messages), new AIMessage("ok")));
+    const stub = contentText(sent[2]!.content);
+    expect(stub).toContain(`use read_file with file_path "${path}", offset 200 and limit 400`);
+    expect(puts).toEqual([]);
   });
 });
