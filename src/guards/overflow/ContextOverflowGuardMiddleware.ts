@@ -69,9 +69,11 @@ const RETRIEVAL_TOKENS = 5000;
  * model's answer (`response_metadata.harness_kit_context`) for replay and `harness-kit inspect`.
  *
  * When the provider still refuses the request as too long (OpenAI `context_length_exceeded`,
- * Anthropic "prompt is too long", LangChain's `ContextOverflowError`), the guard shrinks once
- * more, to what the provider's numbers say fits, and retries; if that is refused too, the run
- * ends with a final message that says why (no exception).
+ * both of Anthropic's refusals, LangChain's `ContextOverflowError`, every wording of
+ * docs/provider-errors.md), the guard shrinks once more, to what the provider's numbers say fits
+ * (its window, and the answer's room when it counts one), and retries; if that is refused too,
+ * the run ends with a final message that says why (no exception). Short of its target, it sends
+ * the smallest request it can make, and stops before sending only when that is proven over.
  *
  * Order: put it after the loop guards and before `ToolCallRepairMiddleware`, so a stop decided
  * by another guard costs no shrinking; `summarizationMiddleware` runs before any wrapModelCall,
@@ -213,7 +215,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     if (proof) {
       const room = roomTaken(entries, plan, fixedSent, factor, { limit, proof, providerReserve });
       await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", proof, minimumTokens: Math.ceil(plan.after * factor), room });
-      return { kind: "stop", minimum: Math.ceil(plan.after * factor), window, room };
+      return { kind: "stop", window, room };
     }
     const hash = (this.hasher ??= await loadHasher());
     const { shrunk, removed } = await this.applier.apply(messages, entries, plan, { threadId: threadIdOf(request.runtime), hash, collected });

@@ -52,7 +52,7 @@ export interface Sendable<R> {
 }
 
 /** A request ready to send, or the stop because even the smallest request would not fit. */
-export type Prepared<R> = Sendable<R> | { kind: "stop"; minimum: number; window?: number; room: RoomTaken };
+export type Prepared<R> = Sendable<R> | { kind: "stop"; window?: number; room: RoomTaken };
 
 /** What takes the room of the smallest request, in the provider's tokens as calibrated: for the stop's explanation. */
 export type RoomTaken = RoomParts;
