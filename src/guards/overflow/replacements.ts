@@ -53,7 +53,7 @@ export function readBackOrigin(message: ToolMessage, call: { name: string; args:
     if (!source) return undefined;
     const again = source.search
       ? `to list those lines again, call ${retrievalName} with key "${source.key}", offset ${source.offset} and the same pattern`
-      : `to read it again, call ${retrievalName} with key "${source.key}" and offset ${source.offset}`;
+      : `to read it again, call ${retrievalName} with key "${source.key}" and offset ${source.offset} (with a length, to read less at a time)`;
     return { key: source.key, offset: source.offset, again };
   }
   if (!call || typeof store?.lineReaderFor !== "function") return undefined;
