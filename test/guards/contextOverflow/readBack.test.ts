@@ -83,3 +83,33 @@ describe("a deep agent's read_file of a stored file in the request", () => {
     expect(puts).toEqual([]);
   });
 });
+
+describe("reading back the same stored bytes under another key", () => {
+  it("is the same call for the loop guards: the same identity, counted as a repeat", async () => {
+    const { buildObservations } = await import("../../../src/observe/store.js");
+    // Two calls returned the same page; the budget stored each under its own key (its mark names the key and the original's fingerprint).
+    const preview = (id: string, key: string) =>
+      new ToolMessage({ tool_call_id: id, name: "fetch", content: `[preview of ${key}]`, response_metadata: { harness_kit: { guard: "ToolResultBudgetMiddleware", action: "warn", reason: "result_offloaded", original: { fingerprint: "f00d", size: 40_000, offloadKey: key } } } });
+    const read = (id: string, key: string) => new AIMessage({ id: `a-${id}`, content: "", tool_calls: [{ id, name: "read_stored_result", args: { key, offset: 675 }, type: "tool_call" }] });
+    const messages = [
+      new HumanMessage("go"),
+      new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "fetch", args: { n: 7 }, type: "tool_call" }] }),
+      preview("c1", "fetch-c1-aaaa"),
+      new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "c2", name: "fetch", args: { n: 7, again: true }, type: "tool_call" }] }),
+      preview("c2", "fetch-c2-bbbb"),
+      read("r1", "fetch-c1-aaaa"),
+      new ToolMessage({ tool_call_id: "r1", name: "read_stored_result", content: "[Characters 675 to 20000 of 40000 stored under \"fetch-c1-aaaa\". Continue with offset 20000.]\n..." }),
+      read("r2", "fetch-c2-bbbb"),
+      new ToolMessage({ tool_call_id: "r2", name: "read_stored_result", content: "[Characters 675 to 20000 of 40000 stored under \"fetch-c2-bbbb\". Continue with offset 20000.]\n..." }),
+      read("r3", "other-key"),
+      new ToolMessage({ tool_call_id: "r3", name: "read_stored_result", content: "Nothing is stored under the key \"other-key\"." }),
+    ];
+    const observations = await buildObservations(messages);
+    const [r1, r2, r3] = observations.filter((o) => o.toolName === "read_stored_result");
+    expect(r2!.argsKey).toBe(r1!.argsKey);
+    expect(r2!.sameArgsRepeatCount).toBe(1);
+    expect(r3!.argsKey).not.toBe(r1!.argsKey);
+    // The arguments as called are kept: only the identity is shared.
+    expect(r2!.argsFingerprint).not.toBe(r1!.argsFingerprint);
+  });
+});
