@@ -116,13 +116,16 @@ export function toolRan(answer: unknown, stampedTurn: boolean): boolean {
 export interface OriginalResult {
   fingerprint: string;
   size: number;
+  /** The key the budget stored the original under, when it did. */
+  offloadKey?: string;
 }
 
 export function originalOf(message: unknown): OriginalResult | undefined {
   const original = fields(fields(fields(fields(message).response_metadata)[MARK_KEY]).original);
-  return typeof original.fingerprint === "string" && typeof original.size === "number"
-    ? { fingerprint: original.fingerprint, size: original.size }
-    : undefined;
+  if (typeof original.fingerprint !== "string" || typeof original.size !== "number") return undefined;
+  const result: OriginalResult = { fingerprint: original.fingerprint, size: original.size };
+  if (typeof original.offloadKey === "string") result.offloadKey = original.offloadKey;
+  return result;
 }
 
 /**

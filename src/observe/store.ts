@@ -220,6 +220,8 @@ export class ObservationStore {
   private nearRepeats?: NearRepeats;
   private aiTurns = 0;
   private humanMessages = 0;
+  /** Keys the budget stored results under, to the fingerprint of what each holds (`withStoredContent`). */
+  private storedContent = new Map<string, string>();
 
   constructor(
     private readonly hash: Hasher,
@@ -272,6 +274,7 @@ export class ObservationStore {
     this.nearRepeats = undefined;
     this.aiTurns = 0;
     this.humanMessages = 0;
+    this.storedContent = new Map();
   }
 
   private add(message: unknown): void {
@@ -302,7 +305,10 @@ export class ObservationStore {
     const stampedTurn = isStampedTurn(message);
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
-      const { argsKey, digest, exact } = argsIdentity(call.name, call.args, this.hash);
+      const aliased = this.withStoredContent(call.args);
+      const identity = argsIdentity(call.name, aliased, this.hash);
+      const { argsKey, digest } = identity;
+      const exact = identity.exact && aliased === call.args;
       this.pending.set(call.id, {
         name: call.name,
         args: call.args,
@@ -316,6 +322,18 @@ export class ObservationStore {
     }
   }
 
+  /**
+   * A call's arguments with a `key` that names a stored result replaced by what that result
+   * holds: reading the same stored bytes under another key (the same content returned by two
+   * calls, each stored under its own key) is the same call for the loop guards.
+   */
+  private withStoredContent(args: unknown): unknown {
+    if (this.storedContent.size === 0 || args === null || typeof args !== "object") return args;
+    const key = (args as { key?: unknown }).key;
+    const content = typeof key === "string" ? this.storedContent.get(key) : undefined;
+    return content === undefined ? args : { ...(args as Record<string, unknown>), key: `stored content ${content}` };
+  }
+
   private addResult(message: unknown): void {
     const id = toolCallIdOf(message);
     const call = id === undefined ? undefined : this.pending.get(id);
@@ -325,6 +343,7 @@ export class ObservationStore {
     const raw = contentText(contentOf(message));
     // A result replaced in history (a budget preview) is judged by what the tool really returned.
     const original = originalOf(message);
+    if (original?.offloadKey !== undefined) this.storedContent.set(original.offloadKey, original.fingerprint);
     const result = new ResultText(raw, this.normalise, this.hash, original?.fingerprint);
     const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
     const ran = toolRan(message, call.stampedTurn);

@@ -168,7 +168,22 @@ describe("ContextOverflowGuardMiddleware through createAgent", () => {
     const last = result.messages.at(-1)!;
     expect(AIMessage.isInstance(last)).toBe(true);
     expect(String(last.content)).toMatch(/^Run stopped by ContextOverflowGuardMiddleware: context_overflow — the request cannot fit/);
+    expect(String(last.content)).toMatch(/Of those, the latest user message about \d+, .*To go on, shorten the latest message/);
     expect(signals.map((s) => [s.action, s.code])).toContainEqual(["stop", "context_overflow"]);
+  });
+
+  it("says what really takes the room when the current call does: its arguments, not the user's message", async () => {
+    const write = tool(async () => "written", { name: "write_file", description: "Write a file", schema: z.object({ content: z.string() }) });
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "write_file", args: { content: "x ".repeat(4 * WINDOW) } }] }, { text: "done" }];
+    const signals: Signal[] = [];
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: WINDOW, reserveTokens: RESERVE, onSignal: (s) => signals.push(s) });
+    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [write], middleware: [guard], systemPrompt: "You write files." });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("write it")] }, { recursionLimit: 20 });
+    const text = String(messages.at(-1)!.content);
+    expect(text).toMatch(/the request cannot fit/);
+    expect(text).toMatch(/Of those, the current turn \(the model's last message, its tool calls and their results\) about \d+/);
+    expect(text).not.toMatch(/latest user message alone/);
+    expect(signals.find((s) => s.code === "context_overflow")!.detail).toMatchObject({ proof: "estimate" });
   });
 
   it("observe-only: signals the overflow and sends the request as it is", async () => {

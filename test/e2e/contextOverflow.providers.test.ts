@@ -30,7 +30,7 @@ type Provider = "openai" | "anthropic";
 function modelFor(provider: Provider, server: FakeProvider) {
   return provider === "openai"
     ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, configuration: { baseURL: `${server.url}/v1` } })
-    : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url });
+    : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 1024 });
 }
 
 /** The ToolMessages and tool calls of a request as the provider received it, checked for pairing. */
@@ -130,5 +130,93 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
     expect(String(last.content)).toMatch(/^Run stopped by ContextOverflowGuardMiddleware: context_overflow/);
     expect(server.requests.length).toBeLessThanOrEqual(2);
     expect(signals.at(-1)).toMatchObject({ action: "stop", code: "context_overflow" });
+  });
+});
+
+describe("Anthropic's refusal of input + max_tokens over the window (issue 31, item 1)", () => {
+  const anthropic = (maxTokens?: number) =>
+    new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server!.url, ...(maxTokens !== undefined ? { maxTokens } : {}) });
+
+  it("Anthropic's max_tokens refusal reaches the caller as a plain BadRequestError, and is recognised (pinned)", async () => {
+    server = await startFakeProvider({ window: 2000, pages: 1 });
+    const error = await anthropic(1500).invoke([new HumanMessage("x ".repeat(700))]).catch((e: unknown) => e);
+    expect((error as Error).name).not.toBe("ContextOverflowError");
+    expect((error as { status?: number }).status).toBe(400);
+    expect(isContextOverflowError(error)).toBe(true);
+    expect(overflowNumbers(error)).toEqual({ limit: 2000, requested: server.requests[0]!.tokens, reserve: 1500 });
+  });
+
+  it("learns the window and the answer's room from the numbers, recovers once, and is never refused again", async () => {
+    server = await startFakeProvider({ window: 16_384, pages: 30 });
+    const signals: Signal[] = [];
+    const guard = new ContextOverflowGuardMiddleware({ onSignal: (s) => signals.push(s) });
+    const agent = createAgent({ model: anthropic(4096), tools: [fetchPage], middleware: [guard] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read 30 pages")] }, { recursionLimit: 500 });
+
+    expect(messages.at(-1)!.content).toBe("done");
+    const refusals = server.requests.filter((r) => r.refused);
+    expect(refusals).toHaveLength(1);
+    // The input fit the window: only the answer's room did not.
+    expect(refusals[0]!.tokens).toBeLessThanOrEqual(16_384);
+    expect(refusals[0]!.tokens + 4096).toBeGreaterThan(16_384);
+    const refused = signals.find((s) => s.code === "provider_refused")!;
+    expect(refused.detail).toMatchObject({ providerLimit: 16_384, providerCount: refusals[0]!.tokens, providerReserve: 4096 });
+    for (const r of server.requests.slice(server.requests.indexOf(refusals[0]!) + 1)) {
+      expect(r.refused).toBe(false);
+      expect(r.tokens + r.body.max_tokens).toBeLessThanOrEqual(16_384);
+      expect(wirePairingProblem("anthropic", r.body)).toBeUndefined();
+    }
+    const recovered = messages.map(readContextRecord).find((r) => r?.reason === "overflow_recovered");
+    expect(recovered).toMatchObject({ providerWindow: 16_384, providerReserve: 4096 });
+    expect(findToolCallPairingViolation(messages)).toBeUndefined();
+  });
+
+  it("remembers a stated room larger than a quarter of the window", async () => {
+    server = await startFakeProvider({ window: 16_384, pages: 20 });
+    const agent = createAgent({ model: anthropic(6000), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware()] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read 20 pages")] }, { recursionLimit: 500 });
+    expect(messages.at(-1)!.content).toBe("done");
+    expect(server.requests.filter((r) => r.refused)).toHaveLength(1);
+  });
+
+  it("stops cleanly, after one refusal, when max_tokens leaves no room for any input", async () => {
+    server = await startFakeProvider({ window: 16_384, pages: 3 });
+    // claude-sonnet-4-5's default max_tokens is 16,384: the whole window.
+    const agent = createAgent({ model: anthropic(), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware()] });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("read")] });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.refused).toBe(true);
+    const last = messages.at(-1)!;
+    expect(AIMessage.isInstance(last)).toBe(true);
+    expect(String(last.content)).toMatch(/^Run stopped by ContextOverflowGuardMiddleware: context_overflow/);
+  });
+});
+
+describe.each<Provider>(["openai", "anthropic"])("a run that fits is not stopped, with %s's tokenizer (issue 31, item 2)", (provider) => {
+  /** A system prompt of about half the 16,384 window in real tokens, which the estimate counts at over 13,000 (its indentation). */
+  const policy = Array.from({ length: 460 }, (_, i) => `${" ".repeat(48)}- rule ${i}: answer in the customer's language and cite section ${i % 37}.`).join("\n");
+  /** One 12 KB tool result. */
+  const report = Array.from({ length: 130 }, (_, i) => `Paragraph ${i}: the quarterly survey found that regional demand grew while costs held steady.`).join("\n");
+  const fetchReport = tool(async () => report, { name: "fetch_report", description: "Fetch the quarterly report", schema: z.object({}) });
+
+  it("sends the smallest request instead of stopping when the estimate, not the provider, says it is over", async () => {
+    server = await startFakeProvider({ window: 16_384, script: ({ n }) => (n === 0 ? { toolCalls: [{ name: "fetch_report", args: {} }] } : { text: "done" }) });
+    const model =
+      provider === "openai"
+        ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, maxTokens: 4096, configuration: { baseURL: `${server.url}/v1` } })
+        : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 4096 });
+    const signals: Signal[] = [];
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 16_384, onSignal: (s) => signals.push(s) });
+    const agent = createAgent({ model, tools: [fetchReport], middleware: [guard], systemPrompt: policy });
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("summarise the report")] });
+
+    expect(signals.filter((s) => s.code === "context_overflow")).toEqual([]);
+    expect(messages.at(-1)!.content).toBe("done");
+    expect(server.requests.map((r) => r.refused)).toEqual([false, false]);
+    // The estimate put the system prompt alone over the limit of 12,288; the provider counted about half of that.
+    const first = signals.find((s) => s.code === "request_shrunk")!;
+    expect(first.detail!.estimatedTokens as number).toBeGreaterThan(12_288);
+    expect(server.requests[0]!.tokens).toBeLessThan(9_000);
+    for (const r of server.requests) expect(r.tokens + 4096).toBeLessThanOrEqual(16_384);
   });
 });

@@ -73,3 +73,28 @@ export function renderMatches(key: string, search: LineSearch, room: number): st
   const note = search.pattern.note ? ` Note: ${search.pattern.note}.` : "";
   return shown.length > 0 ? `${header}${more}${note}]\n${shown.join("\n")}` : `${header}${more}${note}]`;
 }
+
+/** Where the text of a retrieval answer comes from: the stored result's key, and the offset it was read at. */
+export interface ReadBackSource {
+  key: string;
+  /** The offset to read it again from. */
+  offset: number;
+  /** The pattern, for an answer that listed matching lines. */
+  search?: boolean;
+}
+
+const SLICE_HEADER = /^\[Characters (\d+) to \d+ of \d+ stored under "([^"\n]{1,200})"\./;
+const MATCHES_HEADER = /^\[(?:\d+ lines? match(?:es)?) .{0,2000}? (?:in the result stored under|stored under) "([^"\n]{1,200})"(?: from character (\d+) on)?/;
+
+/**
+ * What a retrieval answer (`renderSlice`, `renderMatches`) reads back, from its header: the text
+ * is already stored under that key, so whoever must shorten the answer points there again
+ * rather than store it a second time.
+ */
+export function readBackSource(text: string): ReadBackSource | undefined {
+  const slice = SLICE_HEADER.exec(text);
+  if (slice) return { key: slice[2]!, offset: Number(slice[1]) };
+  const matches = MATCHES_HEADER.exec(text);
+  if (matches) return { key: matches[1]!, offset: matches[2] === undefined ? 0 : Number(matches[2]), search: true };
+  return undefined;
+}

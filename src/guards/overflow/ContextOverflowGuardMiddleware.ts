@@ -18,12 +18,13 @@ import { mergeValue } from "../../hooks/toolResults.js";
 import { createMeasure, type Measure } from "../budget/measure.js";
 import { MIN_LIMIT } from "../budget/plan.js";
 import { createRetrievalTool } from "../budget/retrievalTool.js";
+import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 import { PlanApplier } from "./apply.js";
-import { assessRequest, recoveryFor, type Assessed, type ModelHandler, type ModelRequestLike, type Over, type Prepared, type Sendable } from "./assess.js";
+import { assessRequest, provenOver, recoveryFor, type Assessed, type RoomTaken, type ModelHandler, type ModelRequestLike, type Over, type Prepared, type Sendable } from "./assess.js";
 import { EntrySizer } from "./entries.js";
 import { RequestMeter } from "./estimate.js";
 import { OffloadKeeper } from "./keep.js";
-import { planShrink } from "./plan.js";
+import { lastAiGroup, planShrink, type PlanEntry, type ShrinkPlan } from "./plan.js";
 import { isContextOverflowError, overflowNumbers } from "./providerErrors.js";
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "./record.js";
 import { overflowStopExplanation, signalReason, type ContextOverflowCode } from "./texts.js";
@@ -36,7 +37,7 @@ const positive = (what: string) => z.number().int(`${what} must be a whole numbe
 export const contextOverflowGuardOptions = z.object({
   maxInputTokens: positive("maxInputTokens").optional().describe("The model's input window in tokens. Default: the model's `profile.maxInputTokens`; without either, nothing is shrunk before sending (a provider's refusal is still recovered from)."),
   reserveTokens: z.number().int().nonnegative().optional().describe("Tokens kept free for the answer. Default: the model's `maxTokens`, else 4,096; at most a quarter of the window."),
-  shrinkTo: z.number().gt(0).lte(1).default(0.9).describe("A request over the limit is shrunk to this share of it, leaving room for the estimate's error."),
+  shrinkTo: z.number().gt(0).lte(1).default(0.9).describe("A request over the limit is shrunk to this share of it, leaving room for the estimate's error; when it cannot be, the smallest request is sent unless it is proven over the window."),
   largeResultTokens: positive("largeResultTokens").default(1000).describe("Tool results above this many tokens are the first to be offloaded (oldest first)."),
   previewTokens: z.number().int().min(MIN_LIMIT.tokens).default(500).describe("Size of the preview (head and tail) an offloaded large result keeps in the request."),
   countTokens: z.custom<CountTokens>((v) => typeof v === "function", "must be a function (text) => number").optional().describe("Counts the tokens of a text, e.g. your model's tokenizer. Default: an estimate within 0.98–1.36× of GPT-4o's and GPT-4's tokenizers (bench/README.md), calibrated both ways by the provider's reported input tokens."),
@@ -68,9 +69,11 @@ const RETRIEVAL_TOKENS = 5000;
  * model's answer (`response_metadata.harness_kit_context`) for replay and `harness-kit inspect`.
  *
  * When the provider still refuses the request as too long (OpenAI `context_length_exceeded`,
- * Anthropic "prompt is too long", LangChain's `ContextOverflowError`), the guard shrinks once
- * more, to what the provider's numbers say fits, and retries; if that is refused too, the run
- * ends with a final message that says why (no exception).
+ * both of Anthropic's refusals, LangChain's `ContextOverflowError`, every wording of
+ * docs/provider-errors.md), the guard shrinks once more, to what the provider's numbers say fits
+ * (its window, and the answer's room when it counts one), and retries; if that is refused too,
+ * the run ends with a final message that says why (no exception). Short of its target, it sends
+ * the smallest request it can make, and stops before sending only when that is proven over.
  *
  * Order: put it after the loop guards and before `ToolCallRepairMiddleware`, so a stop decided
  * by another guard costs no shrinking; `summarizationMiddleware` runs before any wrapModelCall,
@@ -107,11 +110,12 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const store = settings.store ?? new MemoryOffloadStore();
     this.meter = new RequestMeter(settings.countTokens);
     const measure: Measure = createMeasure("tokens", (text) => this.meter.text(text));
-    this.sizer = new EntrySizer(this.meter, settings.previewTokens);
-    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure);
     const retrieval = settings.retrievalTool;
     this.tools = retrieval === true ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })] : [];
     this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
+    const retrievalName = this.retrieval?.name ?? RETRIEVAL_TOOL_NAME;
+    this.sizer = new EntrySizer(this.meter, settings.previewTokens, retrievalName, store);
+    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure, this.sizer.readBackOf);
   }
 
   readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
@@ -134,7 +138,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     } catch (error) {
       return this.failedOpen(request, handler, error);
     }
-    if (first.kind === "stop") return this.stop("cannot_fit", first.window, first.minimum);
+    if (first.kind === "stop") return this.stop("cannot_fit", first.window, first.room);
     try {
       return this.answered(await handler(first.request), first.record, collected);
     } catch (error) {
@@ -157,7 +161,14 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
   private async recover<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, refused: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
     const numbers = overflowNumbers(error);
-    const detail = { sentTokens: refused.sentTokens, window: refused.window, providerLimit: numbers.limit, providerCount: numbers.requested, error: firstLineOf(error).slice(0, 300) };
+    const detail = {
+      sentTokens: refused.sentTokens,
+      window: refused.window,
+      providerLimit: numbers.limit,
+      providerCount: numbers.requested,
+      ...(numbers.reserve !== undefined ? { providerReserve: numbers.reserve } : {}),
+      error: firstLineOf(error).slice(0, 300),
+    };
     if (this.settings.observeOnly) {
       await this.signal("warn", "provider_refused", { ...detail, observeOnly: true });
       throw error;
@@ -170,21 +181,23 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       second = await this.shrink(request, assessRequest(request, forced, this.meter, this.settings) as Over<R>, collected);
     } catch (failure) {
       await this.signal("warn", "guard_failed", { error: String(failure) });
-      return this.stop("still_refused", forced.window, refused.sentTokens);
+      await this.signal("stop", "context_overflow", { cause: "still_refused", window: forced.window, sentTokens: refused.sentTokens });
+      return this.stop("still_refused", forced.window);
     }
-    if (second.kind === "stop") return this.stop("cannot_fit", second.window, second.minimum);
+    if (second.kind === "stop") return this.stop("cannot_fit", second.window, second.room);
     try {
       const record: ContextRecord | undefined = second.record && { ...second.record, reason: "overflow_recovered" };
       return this.answered(await handler(second.request), record, collected);
     } catch (again) {
       if (isGraphBubbleUp(again) || !isContextOverflowError(again)) throw again;
-      return this.stop("still_refused", forced.window, second.sentTokens);
+      await this.signal("stop", "context_overflow", { cause: "still_refused", window: forced.window, sentTokens: second.sentTokens });
+      return this.stop("still_refused", forced.window);
     }
   }
 
   /** The request shrunk to its target: content stored, shortened messages in place of the originals. */
   private async shrink<R extends ModelRequestLike>(request: R, over: Over<R>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
-    const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow } = over;
+    const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow, providerReserve } = over;
     const messages = request.messages ?? [];
     const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
     if (this.settings.observeOnly) {
@@ -197,25 +210,39 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     const offered = this.withRetrieval(request.tools, true);
     const fixedSent = offered === request.tools ? fixedTokens : this.meter.fixed(request.systemMessage, offered);
     const plan = planShrink(entries, fixedSent, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.sizer.noteBound });
-    if (!plan.fits) {
-      await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", minimumTokens: Math.ceil(plan.after * factor) });
-      return { kind: "stop", minimum: Math.ceil(plan.after * factor), window };
+    // Short of the target, the plan is the smallest request the guard can make: it is sent unless it is proven over.
+    const proof = plan.fits ? undefined : provenOver(plan.after, over);
+    if (proof) {
+      const room = roomTaken(entries, plan, fixedSent, factor, { limit, proof, providerReserve });
+      await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", proof, minimumTokens: Math.ceil(plan.after * factor), room });
+      return { kind: "stop", window, room };
     }
     const hash = (this.hasher ??= await loadHasher());
     const { shrunk, removed } = await this.applier.apply(messages, entries, plan, { threadId: threadIdOf(request.runtime), hash, collected });
     const tools = this.withRetrieval(request.tools, removed.some((part) => part.key !== undefined));
     const sentTokens = (tools === request.tools ? fixedTokens : fixedSent) + this.meter.messages(shrunk);
-    const record = contextRecord({ guard: GUARD, reason: "request_shrunk", window, ...(providerWindow !== undefined ? { providerWindow } : {}), limit, fullTokens, sentTokens, removed });
+    const record = contextRecord({
+      guard: GUARD,
+      reason: "request_shrunk",
+      window,
+      ...(providerWindow !== undefined ? { providerWindow } : {}),
+      ...(providerReserve !== undefined ? { providerReserve } : {}),
+      limit,
+      fullTokens,
+      sentTokens,
+      removed,
+    });
     await this.signal("warn", "request_shrunk", {
       ...detail,
       afterRefusal: forced !== undefined,
+      ...(plan.fits ? {} : { smallest: true }),
       sentTokens,
       previewed: count(removed, "preview"),
       stubbed: count(removed, "stub"),
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow };
+    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow, providerReserve };
   }
 
   /**
@@ -240,14 +267,30 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     return new Command({ update: mergeUpdates(collected) });
   }
 
-  private async stop(cause: "cannot_fit" | "still_refused", window: number | undefined, tokens: number): Promise<AIMessage> {
-    if (cause === "still_refused") await this.signal("stop", "context_overflow", { cause, window, sentTokens: tokens });
-    return stopNotice(GUARD, "context_overflow", overflowStopExplanation(cause, window, tokens));
+  private stop(cause: "cannot_fit" | "still_refused", window: number | undefined, room?: RoomTaken): AIMessage {
+    return stopNotice(GUARD, "context_overflow", overflowStopExplanation(cause, window, room));
   }
 
   private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
     return emitSignal({ guard: GUARD, action, code, reason: signalReason(code, detail), detail }, this.settings.onSignal);
   }
+}
+
+/** What takes the room of the smallest request, part by part, in the provider's tokens as the calibration has it. */
+function roomTaken(entries: readonly PlanEntry[], plan: ShrinkPlan, fixedSent: number, factor: number, facts: Pick<RoomTaken, "limit" | "proof" | "providerReserve">): RoomTaken {
+  const turn = lastAiGroup(entries);
+  let fixed = fixedSent;
+  let user = 0;
+  let current = 0;
+  entries.forEach((entry, i) => {
+    if (entry.kind === "system") fixed += plan.sizes[i]!;
+    else if (entry.fixed) user += plan.sizes[i]!;
+    else if (entry.group === turn) current += plan.sizes[i]!;
+  });
+  const scaled = (n: number) => Math.ceil(n * factor);
+  const room: RoomTaken = { fixed: scaled(fixed), user: scaled(user), turn: scaled(current), rest: scaled(Math.max(0, plan.after - fixed - user - current)), limit: facts.limit, proof: facts.proof };
+  if (facts.providerReserve !== undefined) room.providerReserve = facts.providerReserve;
+  return room;
 }
 
 function count(removed: readonly RemovedPart[], action: RemovedPart["action"]): number {

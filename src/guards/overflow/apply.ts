@@ -5,7 +5,7 @@ import type { Measure } from "../budget/measure.js";
 import type { OffloadKeeper } from "./keep.js";
 import type { PlanEntry, ShrinkPlan } from "./plan.js";
 import type { RemovedPart } from "./record.js";
-import { noteMessage, previewResult, resultParts, stubbedText, stubMessage, stubResult } from "./replacements.js";
+import { noteMessage, previewResult, resultParts, stubbedText, stubMessage, stubReadBack, stubResult, type ReadBackOrigin } from "./replacements.js";
 import { partsOf } from "./spanParts.js";
 import { droppedSpanNote, transcriptOf, type KeptWhere, type SpanPart } from "./texts.js";
 
@@ -29,6 +29,8 @@ export class PlanApplier {
     private readonly keeper: OffloadKeeper,
     private readonly previewTokens: number,
     private readonly measure: Measure,
+    /** Where a read back in the request was read from (EntrySizer.readBackOf): pointed to rather than stored again. */
+    private readonly readBackOf: (message: BaseMessage) => ReadBackOrigin | undefined,
   ) {}
 
   async apply(messages: readonly BaseMessage[], entries: readonly PlanEntry[], plan: ShrinkPlan, context: ShrinkContext): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
@@ -43,6 +45,12 @@ export class PlanApplier {
         const message = messages[i]!;
         const part = partOf(message, i, entries[i]!, action);
         const tool = ToolMessage.isInstance(message) ? message : undefined;
+        const readBack = tool && this.readBackOf(tool);
+        if (tool && readBack) {
+          replaced.set(i, this.rendered(message, action, { key: readBack.key, howToRead: readBack.again }, () => stubReadBack(tool, readBack)));
+          removed.push({ ...part, key: readBack.key });
+          return;
+        }
         const stored = tool
           ? { name: nameOf(tool) ?? "tool", id: tool.tool_call_id, text: () => (action === "preview" ? resultParts(tool).text : stubbedText(tool)) }
           : { name: `${part.kind}_message`, id: message.id ?? `message-${i}`, text: () => transcriptOf([message], i) };

@@ -2,7 +2,8 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { RequestMeter } from "./estimate.js";
 import type { OverflowNumbers } from "./providerErrors.js";
-import type { ContextRecord } from "./record.js";
+import { readContextRecord, type ContextRecord } from "./record.js";
+import type { RoomParts } from "./texts.js";
 import { answerReserve, calibration, profileWindow, providerWindowIn } from "./window.js";
 
 /** The parts of LangChain's model request the guard reads and rewrites. */
@@ -23,12 +24,19 @@ export interface WindowOptions {
   shrinkTo: number;
 }
 
-/** The recovery's target after a refusal, and the window the refusal stated. */
+/** The recovery's target after a refusal, and the window (and answer's room) the refusal stated. */
 export interface Forced {
   target: number;
+  /** The most the retry may take by the provider's numbers, in estimated tokens: above it, the retry would be refused again. */
+  ceiling: number;
+  /** Provider tokens per estimated token, measured on the refused request. */
+  ratio: number;
+  /** Estimated tokens of the refused request. */
+  refusedTokens: number;
   window: number | undefined;
   reserve: number;
   providerWindow: number | undefined;
+  providerReserve: number | undefined;
 }
 
 /** A request ready to send, with what the guard did to it. */
@@ -40,10 +48,42 @@ export interface Sendable<R> {
   window: number | undefined;
   reserve: number;
   providerWindow: number | undefined;
+  providerReserve: number | undefined;
 }
 
 /** A request ready to send, or the stop because even the smallest request would not fit. */
-export type Prepared<R> = Sendable<R> | { kind: "stop"; minimum: number; window?: number };
+export type Prepared<R> = Sendable<R> | { kind: "stop"; window?: number; room: RoomTaken };
+
+/** What takes the room of the smallest request, in the provider's tokens as calibrated: for the stop's explanation. */
+export type RoomTaken = RoomParts;
+
+/**
+ * The most the estimate overcounts a text, measured with o200k_base and cl100k_base: prose and
+ * code close to 1, accented prose 1.2, CJK 1.8 (JSON, base64 and digits are undercounted). Only
+ * long runs of one character (spaces, dashes), which a tokenizer packs into a few tokens, go
+ * beyond it. Below its share of the estimate no request is proven over the window.
+ */
+export const ESTIMATE_MAX_OVERCOUNT = 2;
+
+/**
+ * Whether the smallest request the guard can make (`smallest` estimated tokens, `factor` the
+ * calibration) is proven over the limit, so that sending it would only be refused. Otherwise it
+ * is sent: a false stop costs the whole run, a refusal one round trip that teaches the provider's
+ * numbers. After a refusal, the proof is the provider's: it refused a request no larger than the
+ * smallest, or the smallest at the rate the provider counted is over its window even at the
+ * estimate's error bound.
+ */
+export function provenOver(smallest: number, over: Pick<Over<unknown>, "forced" | "factor" | "limit">): "provider" | "estimate" | undefined {
+  const { forced, factor, limit } = over;
+  if (forced) {
+    if (smallest <= forced.ceiling) return undefined;
+    if (smallest >= forced.refusedTokens) return "provider";
+    const providerLimit = forced.window === undefined ? undefined : forced.window - forced.reserve;
+    return providerLimit !== undefined && (smallest * forced.ratio) / ESTIMATE_MAX_OVERCOUNT > providerLimit ? "provider" : undefined;
+  }
+  if (limit === undefined || smallest * factor <= limit) return undefined;
+  return smallest / ESTIMATE_MAX_OVERCOUNT > limit ? "estimate" : undefined;
+}
 
 /** A request over the limit, by these numbers. */
 export interface Over<R> {
@@ -57,6 +97,7 @@ export interface Over<R> {
   window: number | undefined;
   reserve: number;
   providerWindow: number | undefined;
+  providerReserve: number | undefined;
 }
 
 /** A request measured: it fits as it is, or it is over the limit. */
@@ -78,10 +119,12 @@ export function assessRequest<R extends ModelRequestLike>(request: R, forced: Fo
   const fixedTokens = meter.fixed(request.systemMessage, request.tools);
   const history = meter.summary(messages, providerWindowIn);
   const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
+  // Only a thread where a provider stated its window can hold a stated reserve: looked for only then.
+  const providerReserve = forced ? forced.providerReserve : providerWindow !== undefined ? learnedReserve(messages) : undefined;
   const configured = settings.maxInputTokens ?? profileWindow(request.model);
   const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
-  const reserve = forced ? forced.reserve : window === undefined ? 0 : reserveFor(settings, request.model, window);
-  const sent = { window, reserve, providerWindow };
+  const reserve = forced ? forced.reserve : window === undefined ? 0 : Math.max(reserveFor(settings, request.model, window), Math.min(providerReserve ?? 0, window - 1));
+  const sent = { window, reserve, providerWindow, providerReserve };
   const unchanged = (tokens: number): Sendable<R> => ({ kind: "send", request, sentTokens: tokens, ...sent });
   if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
   const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
@@ -98,17 +141,31 @@ export function reserveFor(settings: WindowOptions, model: unknown, window: numb
   return settings.reserveTokens !== undefined ? Math.min(settings.reserveTokens, window - 1) : answerReserve(model, window);
 }
 
+/** The answer's room a provider's refusal stated, from the latest record in the history. */
+function learnedReserve(messages: readonly unknown[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const record = readContextRecord(messages[i]);
+    if (record) return record.providerReserve;
+  }
+  return undefined;
+}
+
 /**
  * The retry after a refusal: the window to shrink into (the provider's, else the one the refused
- * request was measured against) and a target below both what its numbers say fits and three
- * quarters of what was refused.
+ * request was measured against), the answer's room (the provider's when it counted one, else the
+ * model's), and a target below both what its numbers say fits and three quarters of what was
+ * refused. `ceiling` is the most the retry may take at the provider's own rate.
  */
 export function recoveryFor(refused: Sendable<unknown>, numbers: OverflowNumbers, model: unknown, settings: WindowOptions): Forced {
   const window = numbers.limit ?? refused.window;
-  const reserve = window === undefined ? 0 : numbers.limit !== undefined ? reserveFor(settings, model, window) : refused.reserve;
+  const providerReserve = numbers.reserve ?? refused.providerReserve;
+  const modelReserve = window === undefined ? 0 : numbers.limit !== undefined ? reserveFor(settings, model, window) : refused.reserve;
+  // The provider counts what it said it counts: its stated room, even when it is more than a quarter of the window.
+  const reserve = window === undefined ? 0 : Math.min(window, Math.max(modelReserve, providerReserve ?? 0));
   // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
   const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
+  const ceiling = window === undefined ? Math.floor(refused.sentTokens * 0.75) : Math.floor((window - reserve) / ratio);
   const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * settings.shrinkTo) / ratio);
   const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
-  return { target, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow };
+  return { target, ceiling, ratio, refusedTokens: refused.sentTokens, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow, providerReserve };
 }

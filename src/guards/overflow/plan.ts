@@ -32,6 +32,8 @@ export interface ShrinkPlan {
   fits: boolean;
   /** Spans `[from, to)` of dropped entries, each replaced by one note. */
   droppedSpans: Array<[number, number]>;
+  /** Per entry: its estimated tokens after its action (0 when dropped; notes not included). */
+  sizes: number[];
 }
 
 /**
@@ -41,10 +43,12 @@ export interface ShrinkPlan {
  * 2. stub what remains: tool results, then the text of AI and earlier user messages with large
  *    tool-call arguments (kept in the store, a notice with the key shown);
  * 3. drop whole groups (an AI message with its tool results, or one other message), replaced by
- *    a note per span saying where they are kept.
+ *    a note per span saying where they are kept;
+ * 4. only then the results of the latest turn (what the model just asked for): previewed, then
+ *    stubbed.
  * Fixed entries (system messages, the latest user message) are never touched; the last group
  * (the AI message whose results the model is about to read) is never dropped. A plan that cannot
- * reach the target says so (`fits: false`).
+ * reach the target says so (`fits: false`): it is then the smallest request the guard can make.
  */
 export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, target: number, sizes: ShrinkSizes): ShrinkPlan {
   const actions: (ShrinkAction | undefined)[] = new Array(entries.length).fill(undefined);
@@ -57,23 +61,27 @@ export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, t
     current[i] = tokens;
     actions[i] = action;
   };
-
-  for (let i = 0; i < entries.length && !done(); i++) {
-    const e = entries[i]!;
-    if (e.fixed || e.kind !== "tool" || e.previewTokens === undefined) continue;
-    if (e.tokens > sizes.largeTokens && e.previewTokens < e.tokens) apply(i, "preview", e.previewTokens);
-  }
-  for (const toolsFirst of [true, false]) {
+  const lastGroup = lastAiGroup(entries);
+  const preview = (latest: boolean): void => {
     for (let i = 0; i < entries.length && !done(); i++) {
       const e = entries[i]!;
-      if (e.fixed || e.kind === "system" || actions[i] === "stub" || (e.kind === "tool") !== toolsFirst) continue;
+      if (e.fixed || e.kind !== "tool" || e.previewTokens === undefined || (e.group === lastGroup) !== latest) continue;
+      if (e.tokens > sizes.largeTokens && e.previewTokens < e.tokens) apply(i, "preview", e.previewTokens);
+    }
+  };
+  const stub = (latest: boolean, toolsFirst: boolean): void => {
+    for (let i = 0; i < entries.length && !done(); i++) {
+      const e = entries[i]!;
+      if (e.fixed || e.kind === "system" || actions[i] === "stub" || (e.kind === "tool") !== toolsFirst || (e.group === lastGroup) !== latest) continue;
       if (e.stubTokens < current[i]!) apply(i, "stub", e.stubTokens);
     }
-  }
+  };
 
+  preview(false);
+  stub(false, true);
+  stub(false, false);
   const droppedSpans: Array<[number, number]> = [];
   if (!done()) {
-    const lastGroup = lastAiGroup(entries);
     const groups = groupRanges(entries);
     let spanEnd = -1;
     let spanGroups = 0;
@@ -94,11 +102,13 @@ export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, t
       spanEnd = to;
     }
   }
-  return { actions, before, after: total, fits: done(), droppedSpans };
+  preview(true);
+  stub(true, true);
+  return { actions, before, after: total, fits: done(), droppedSpans, sizes: current };
 }
 
 /** The group of the last AI message, or -1 when there is none. */
-function lastAiGroup(entries: readonly PlanEntry[]): number {
+export function lastAiGroup(entries: readonly PlanEntry[]): number {
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.kind === "ai") return entries[i]!.group;
   return -1;
 }

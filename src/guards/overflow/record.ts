@@ -34,6 +34,8 @@ export interface ContextRecord {
   window: number | undefined;
   /** The window a provider's refusal stated, used from then on in place of the configured one. */
   providerWindow?: number;
+  /** The answer's room a provider's refusal counted against its window (Anthropic's `max_tokens`), kept free from then on. */
+  providerReserve?: number;
   /** Window minus the answer's reserve: the most the request may use. */
   limit: number | undefined;
   /** Estimated tokens of the whole request, as the state holds it. */

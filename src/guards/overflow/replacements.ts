@@ -4,8 +4,10 @@ import { contentText } from "../../observe/content.js";
 import { messageKind, textOfBlock } from "../../core/messages.js";
 import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
+import { readBackSource } from "../budget/readBack.js";
 import { retrievalToolHint } from "../budget/texts.js";
-import { type KeptWhere, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
+import type { OffloadStore } from "../../offload/OffloadStore.js";
+import { type KeptWhere, readBackStubText, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
 
 /**
  * The shortened messages the guard puts in a request in place of the originals. Each keeps what
@@ -20,10 +22,54 @@ export const MAX_HINT = 300;
 /** Stands in for any real key and hint when the planner sizes a stub before anything is stored. */
 export const PLACEHOLDER_WHERE: KeptWhere = { key: "k".repeat(MAX_KEY), howToRead: "h".repeat(MAX_HINT) };
 
-/** How a key stored by the guard is read: the store's hint, or the retrieval tool from the start. */
+/**
+ * How a key stored by the guard is read: the store's hint, or the retrieval tool from the start
+ * (a preview names the offset its omitted part starts at instead, unless the store has a hint).
+ */
 export function keptAt(key: string, readHint: string | undefined): KeptWhere {
   const how = readHint ?? retrievalToolHint(key, 0);
-  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how };
+  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how, ...(readHint !== undefined ? { storeHint: true } : {}) };
+}
+
+/** Where a read back in the request was read from, and how to read it again: it is stored already. */
+export interface ReadBackOrigin {
+  key: string;
+  offset: number;
+  /** Read by the model after "It is still stored there; ". */
+  again: string;
+}
+
+/** The lines deepagents' `read_file` reads when a call gives no limit. */
+const READ_FILE_DEFAULT_LIMIT = 100;
+
+/**
+ * Whether `message` reads back something stored, and from where: an answer of the retrieval tool
+ * (`retrievalName`, its header names the key and offset), or a call the store reads by lines
+ * (deepagents' `read_file` of a stored file, `call` being the call it answers).
+ */
+export function readBackOrigin(message: ToolMessage, call: { name: string; args: Readonly<Record<string, unknown>> } | undefined, retrievalName: string, store: OffloadStore | undefined): ReadBackOrigin | undefined {
+  if (message.name === retrievalName) {
+    const source = readBackSource(resultParts(message).text);
+    if (!source) return undefined;
+    const again = source.search
+      ? `to list those lines again, call ${retrievalName} with key "${source.key}", offset ${source.offset} and the same pattern`
+      : `to read it again, call ${retrievalName} with key "${source.key}" and offset ${source.offset} (with a length, to read less at a time)`;
+    return { key: source.key, offset: source.offset, again };
+  }
+  if (!call || typeof store?.lineReaderFor !== "function") return undefined;
+  const reader = store.lineReaderFor(call.name, call.args);
+  if (!reader) return undefined;
+  const offset = reader.startLine ?? 0;
+  const limit = Number(call.args.limit);
+  const path = String(call.args.file_path ?? "");
+  // The file is named after the key it holds (AgentFilesOffloadStore: `<dir>/<key>.txt`).
+  return { key: path.slice(path.lastIndexOf("/") + 1).replace(/\.txt$/, ""), offset, again: `to read it again, ${reader.window(offset, Number.isFinite(limit) && limit > 0 ? limit : READ_FILE_DEFAULT_LIMIT)}` };
+}
+
+/** A read back in the request, shortened: a notice that points to where it was read, nothing stored again. */
+export function stubReadBack(message: ToolMessage, origin: ReadBackOrigin): ToolMessage {
+  const { text } = resultParts(message);
+  return rewriteToolMessage(message, { content: readBackStubText(text.length, origin.key, origin.offset, origin.again) });
 }
 
 /** String arguments longer than this are replaced in a shortened AI message. */
@@ -40,7 +86,11 @@ export function previewResult(message: ToolMessage, where: KeptWhere, limit: num
   const { text, media } = resultParts(message);
   const assessment = assessContent(text, measure);
   const plan = planBudget(assessment, limit, measure);
-  const outcome = where.key !== undefined ? { kind: "stored" as const, key: where.key, readHint: where.howToRead } : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
+  // Without a hint of the store's, the budget's notice names the offset where the omitted part starts.
+  const outcome =
+    where.key !== undefined
+      ? { kind: "stored" as const, key: where.key, ...(where.storeHint ? { readHint: where.howToRead } : {}) }
+      : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
   const facts = { tool: message.name ?? "the tool", chars: text.length, size: assessment.textSize, unit: "tokens" as const, limit, outcome };
   const rendered = renderBudgeted(assessment, plan, facts, measure).content as string;
   return rewriteToolMessage(message, { content: withMedia(rendered, media) });

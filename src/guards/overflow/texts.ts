@@ -1,6 +1,8 @@
 import { contentText } from "../../observe/content.js";
 import { messageKind, nameOf, toolCallIdOf, toolCallsOf } from "../../core/messages.js";
 import type { SignalCode } from "../../core/signalCodes.js";
+import { readBackSource } from "../budget/readBack.js";
+import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 
 /**
  * Text the context-overflow guard writes into a request. Tool results it shortens use the
@@ -11,7 +13,7 @@ import type { SignalCode } from "../../core/signalCodes.js";
  * Where a shortened part went: a store key and how to read it, or why it was not kept
  * (`failure`: the store's error in one short line).
  */
-export type KeptWhere = { key: string; howToRead: string } | { key?: undefined; failure: string };
+export type KeptWhere = { key: string; howToRead: string; storeHint?: boolean } | { key?: undefined; failure: string };
 
 function whereText(where: KeptWhere): string {
   return where.key !== undefined
@@ -40,6 +42,15 @@ export function resultStubText(tool: string | undefined, chars: number, mediaBlo
   return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 
+/**
+ * Read by the model in place of a read back (an answer of the retrieval tool, a `read_file` of a
+ * stored file) left out of the request: that text is already stored, so the notice points to
+ * where it was read, not to a copy. `again` says how to read it again.
+ */
+export function readBackStubText(chars: number, key: string, offset: number, again: string): string {
+  return `[Your read of the result stored under the key "${key}" (${chars} characters from offset ${offset}) was left out of this request to fit the model's context window. It is still stored there; ${again}.]`;
+}
+
 /** One stored part of a dropped span: the messages it holds (positions in the request) and where. */
 export interface SpanPart {
   first: number;
@@ -61,13 +72,39 @@ function partText(where: KeptWhere): string {
   return where.key !== undefined ? `key "${where.key}" (${where.howToRead})` : `not kept, the store failed (${where.failure})`;
 }
 
+/** The parts of the smallest request, as the stop explains them (see `RoomTaken` in assess.ts). */
+export interface RoomParts {
+  fixed: number;
+  user: number;
+  turn: number;
+  rest: number;
+  limit: number | undefined;
+  providerReserve?: number;
+  proof: "provider" | "estimate";
+}
+
 /** Read by the user: why the run ended (after the final message's "Run stopped by ...: context_overflow — "). */
-export function overflowStopExplanation(cause: "cannot_fit" | "still_refused", window: number | undefined, fixedTokens: number): string {
+export function overflowStopExplanation(cause: "cannot_fit" | "still_refused", window: number | undefined, room?: RoomParts): string {
   const size = window === undefined ? "the model's context window" : `the model's context window (${window} tokens)`;
-  if (cause === "cannot_fit") {
-    return `the request cannot fit ${size}: the system prompt, the tool schemas and the latest user message alone take about ${fixedTokens} tokens, and nothing else is left to shorten. Shorten the latest message or the system prompt, or use a model with a larger window.`;
+  if (cause === "still_refused" || !room) {
+    return `the provider refused the request as too long for ${size}, again after the guard shortened it. Earlier results are kept in the offload store; start a new thread or use a model with a larger window.`;
   }
-  return `the provider refused the request as too long for ${size}, again after the guard shortened it. Earlier results are kept in the offload store; start a new thread or use a model with a larger window.`;
+  if (room.providerReserve !== undefined && window !== undefined && room.providerReserve >= window - 1) {
+    return `the provider keeps ${room.providerReserve} tokens of ${size} for the answer (the model's max_tokens), which leaves no room for the request. Lower the model's maxTokens, or use a model with a larger window.`;
+  }
+  const parts = [
+    { tokens: room.fixed, what: "the system prompt and the tool schemas", fix: "shorten the system prompt or offer fewer tools" },
+    { tokens: room.user, what: "the latest user message", fix: "shorten the latest message" },
+    { tokens: room.turn, what: "the current turn (the model's last message, its tool calls and their results)", fix: "split the step into smaller tool calls and results" },
+    { tokens: room.rest, what: "the notes standing in for earlier messages", fix: "start a new thread" },
+  ]
+    .filter((part) => part.tokens > 0)
+    .sort((a, b) => b.tokens - a.tokens);
+  const total = parts.reduce((sum, part) => sum + part.tokens, 0);
+  const limit = room.limit === undefined ? "" : `, more than the ${room.limit} it may use`;
+  const why = room.proof === "provider" ? "the provider refused it" : "even at the estimate's largest error it is over";
+  const listed = parts.map((part) => `${part.what} about ${part.tokens}`).join(", ");
+  return `the request cannot fit ${size}: shortened as far as it goes it still takes about ${total} tokens${limit}, and ${why}. Of those, ${listed}. To go on, ${parts[0]?.fix ?? "shorten the request"}, or use a model with a larger window.`;
 }
 
 /**
@@ -80,7 +117,9 @@ export function transcriptOf(messages: readonly unknown[], firstIndex: number): 
     const kind = messageKind(message);
     const head = `[message ${firstIndex + k}] ${kind === "ai" ? "assistant" : kind === "human" ? "user" : kind === "tool" ? `tool result of ${nameOf(message) ?? "a tool"} (call ${toolCallIdOf(message) ?? "?"})` : kind}`;
     const calls = kind === "ai" ? toolCallsOf(message).map((c) => `calls ${c.name} (call ${c.id}) with ${safeJson(c.args)}`) : [];
-    const text = contentText((message as { content?: unknown } | null)?.content);
+    const full = contentText((message as { content?: unknown } | null)?.content);
+    const source = kind === "tool" && nameOf(message) === RETRIEVAL_TOOL_NAME ? readBackSource(full) : undefined;
+    const text = source ? `(${full.length} characters read back from the key "${source.key}" at offset ${source.offset}; still stored there)` : full;
     parts.push([head, ...calls, text].filter((line) => line !== "").join("\n"));
   });
   return parts.join("\n\n");

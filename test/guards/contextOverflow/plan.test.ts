@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { groupsOf, planShrink, type PlanEntry } from "../../../src/guards/overflow/plan.js";
+import { groupsOf, lastAiGroup, planShrink, type PlanEntry } from "../../../src/guards/overflow/plan.js";
 
 const SIZES = { largeTokens: 1000, noteTokens: (groups: number) => 60 + 20 * Math.ceil(groups / 4) };
 
@@ -67,13 +67,32 @@ describe("planShrink", () => {
     fc.assert(
       fc.property(entriesArb, fc.integer({ min: 0, max: 40_000 }), (entries, target) => {
         const plan = planShrink(entries, 0, target, SIZES);
-        const candidates = entries.flatMap((e, i) => (!e.fixed && e.kind === "tool" && e.tokens > SIZES.largeTokens ? [i] : []));
+        const lastGroup = lastAiGroup(entries);
+        const older = (i: number) => entries[i]!.group !== lastGroup;
+        const candidates = entries.flatMap((e, i) => (!e.fixed && e.kind === "tool" && e.tokens > SIZES.largeTokens && older(i) ? [i] : []));
         const previewedOrMore = candidates.map((i) => plan.actions[i] !== undefined);
         // Once a candidate is left alone, no later candidate is shortened in phase 1.
         const firstLeft = previewedOrMore.indexOf(false);
         if (firstLeft >= 0) expect(previewedOrMore.slice(firstLeft).every((x) => !x)).toBe(true);
-        const later = plan.actions.some((a) => a === "stub" || a === "drop");
+        const later = plan.actions.some((a, i) => older(i) && (a === "stub" || a === "drop"));
         if (later) expect(previewedOrMore.every(Boolean)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("shortens the latest turn's results last: only once every older group that may go is gone", () => {
+    fc.assert(
+      fc.property(entriesArb, fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 3000 }), (entries, target, fixedTokens) => {
+        const plan = planShrink(entries, fixedTokens, target, SIZES);
+        const lastGroup = lastAiGroup(entries);
+        const latestTouched = entries.some((e, i) => e.group === lastGroup && plan.actions[i] !== undefined);
+        if (!latestTouched) return;
+        entries.forEach((e, i) => {
+          if (e.group === lastGroup || e.fixed) return;
+          const droppable = !entries.some((o) => o.group === e.group && o.fixed);
+          expect(plan.actions[i], `entry ${i}`).toBe(droppable ? "drop" : e.stubTokens < e.tokens ? "stub" : plan.actions[i]);
+        });
       }),
       { numRuns: 500 },
     );
