@@ -193,7 +193,10 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
 });
 
 describe.each<Provider>(["openai", "anthropic"])("a run that fits is not stopped, with %s's tokenizer (issue 31, item 2)", (provider) => {
-  /** A system prompt of about half the 16,384 window in real tokens, which the estimate counts at over 13,000 (its indentation). */
+  /**
+   * A system prompt of about half the 16,384 window in real tokens, which a counter of 4 characters
+   * a token (the guard's estimate before issue 31) counts at over 13,000 (its indentation).
+   */
   const policy = Array.from({ length: 460 }, (_, i) => `${" ".repeat(48)}- rule ${i}: answer in the customer's language and cite section ${i % 37}.`).join("\n");
   /** One 12 KB tool result. */
   const report = Array.from({ length: 130 }, (_, i) => `Paragraph ${i}: the quarterly survey found that regional demand grew while costs held steady.`).join("\n");
@@ -206,14 +209,15 @@ describe.each<Provider>(["openai", "anthropic"])("a run that fits is not stopped
         ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, maxTokens: 4096, configuration: { baseURL: `${server.url}/v1` } })
         : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 4096 });
     const signals: Signal[] = [];
-    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 16_384, onSignal: (s) => signals.push(s) });
+    const errsHigh = (text: string) => Math.ceil(text.length / 4);
+    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 16_384, countTokens: errsHigh, onSignal: (s) => signals.push(s) });
     const agent = createAgent({ model, tools: [fetchReport], middleware: [guard], systemPrompt: policy });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("summarise the report")] });
 
     expect(signals.filter((s) => s.code === "context_overflow")).toEqual([]);
     expect(messages.at(-1)!.content).toBe("done");
     expect(server.requests.map((r) => r.refused)).toEqual([false, false]);
-    // The estimate put the system prompt alone over the limit of 12,288; the provider counted about half of that.
+    // The counter put the system prompt alone over the limit of 12,288; the provider counted about half of that.
     const first = signals.find((s) => s.code === "request_shrunk")!;
     expect(first.detail!.estimatedTokens as number).toBeGreaterThan(12_288);
     expect(server.requests[0]!.tokens).toBeLessThan(9_000);
