@@ -23,7 +23,9 @@ import { countSafely, type CountTokens } from "../../core/tokens.js";
  * - a word scores 1 for each consonant English rarely uses (j, k, q, v, x, z) and for each
  *   consonant from the fourth in a row; one of five letters or more that scores 3 is a random id
  *   (`kqzjxmwp`, `VXKQTBRN`), `IMPLAUSIBLE_LETTER` a letter;
- * - punctuation is a token per three characters of a run (`":"`, `},{"` are single tokens);
+ * - punctuation is a token per three characters of a run (`":"`, `},{"` are single tokens),
+ *   except a rule character repeated eight times or more (`--------`): a token per 32, and
+ *   another character repeated (`}}}}`): a token per two;
  * - one space is free before a word or punctuation (it merges with them) and a token before a
  *   digit; other whitespace is a token per run, two when it indents a line;
  * - beyond ASCII, by what a character is in UTF-8 bytes: two-byte letters (accents, Cyrillic,
@@ -60,13 +62,22 @@ export const estimateTokens: CountTokens = (text) => {
       tokens += end - i > 2 ? 2 + (end - i) / 16 : 1;
       i = end;
     } else if (kind === PUNCTUATION) {
-      let end = i + 1;
+      let end = i;
+      let plain = 0;
       while (end < length) {
         const c = text.charCodeAt(end);
         if (c >= 128 || ASCII_KIND[c] !== PUNCTUATION) break;
-        end++;
+        let same = end + 1;
+        while (same < length && text.charCodeAt(same) === c) same++;
+        const repeats = same - end;
+        if (MERGING_REPEATS.includes(c)) {
+          if (repeats >= REPEAT_MIN_CHARS) tokens += 1 + Math.ceil(repeats / REPEAT_CHARS_PER_TOKEN); // and a token for the odd end
+          else plain += repeats;
+        } else if (repeats >= 3) tokens += Math.ceil(repeats / 2); // `}}}}`, `""""`: two a token at most
+        else plain += repeats;
+        end = same;
       }
-      tokens += Math.ceil((end - i) / PUNCTUATION_PER_TOKEN);
+      tokens += Math.ceil(plain / PUNCTUATION_PER_TOKEN);
       i = end;
     } else {
       tokens += nonAsciiTokens(code);
@@ -107,6 +118,14 @@ const RANDOM_CHANGE_EVERY = 1 / 0.3;
 /** Tokens per letter of random text: o200k_base and cl100k_base split base64 at 0.69–0.72 a character. */
 const RANDOM_LETTER = 0.8;
 const PUNCTUATION_PER_TOKEN = 3;
+/**
+ * These characters repeated this often in a row (a rule of dashes, a row of `=`) merge into long
+ * tokens: GPT-4o's and GPT-4's tokenizers put 32 or more of one in a token. Brackets, quotes
+ * and commas do not (eight `}` are four tokens).
+ */
+const MERGING_REPEATS = [..."#%*+-./=_~"].map((c) => c.charCodeAt(0));
+const REPEAT_MIN_CHARS = 8;
+const REPEAT_CHARS_PER_TOKEN = 32;
 
 /** Tokens of the run `alphanumericRun` last read (a module variable: no object per run). */
 let runTokens = 0;

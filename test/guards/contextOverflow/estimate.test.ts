@@ -42,6 +42,22 @@ describe("the default estimate on the generated corpus (bench/estimateCorpus.ts)
     }
   });
 
+  it("counts a run of one punctuation character as the tokenizers do: rules merge, brackets and quotes do not", () => {
+    for (const code of Array.from({ length: 94 }, (_, i) => 33 + i)) {
+      const c = String.fromCharCode(code);
+      if (/[A-Za-z0-9]/.test(c)) continue;
+      for (const n of [4, 8, 9, 33, 64, 200]) {
+        const text = c.repeat(n);
+        for (const [name, encoding] of Object.entries(tokenizers)) {
+          const real = encoding.encode(text).length;
+          expect(estimateTokens(text), `${JSON.stringify(c)} × ${n}, ${name}`).toBeGreaterThanOrEqual(real * 0.9);
+          // A rule of dashes once counted a token per three characters: 21 times the real count.
+          if ("#%*+-./=_~".includes(c)) expect(estimateTokens(text), `${JSON.stringify(c)} × ${n}, ${name}`).toBeLessThanOrEqual(Math.max(4, real * 3));
+        }
+      }
+    }
+  });
+
   it("is a pure function of the text and never negative", () => {
     for (const text of ["", " ", "\n\n\n", "a", "😀", "\ud83d", "\u0000\u0001", "x".repeat(100_000)]) {
       const n = estimateTokens(text);
