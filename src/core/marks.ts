@@ -1,5 +1,5 @@
 import { fields, type Loose } from "./fields.js";
-import { messageKind } from "./messages.js";
+import { messageKind, statusOf } from "./messages.js";
 
 /**
  * The one definition of what harness-kit writes into messages. Every message a guard writes or
@@ -89,12 +89,14 @@ export function hasRanStamp(message: unknown): boolean {
 }
 
 /**
- * Whether the guards met the call `answer` answers: in a turn a guard saw, an answer with neither
- * a run stamp nor a guard's mark was written before the tools node (LangChain's call limit, a
- * human-in-the-loop reject), where no `wrapToolCall` runs.
+ * Whether the guards met the call `answer` answers: in a turn a guard saw, an error answer with
+ * neither a run stamp nor a guard's mark was written before the tools node (LangChain's call
+ * limit, a human-in-the-loop reject: both answer with status "error"), where no `wrapToolCall`
+ * runs. Any other answer without a stamp is a result another middleware rewrote after the tools
+ * ran (`piiMiddleware` redacting it rebuilds the message without its metadata).
  */
 export function reachedGuards(answer: unknown, stampedTurn: boolean): boolean {
-  return !stampedTurn || hasRanStamp(answer) || readMark(answer) !== undefined;
+  return !stampedTurn || hasRanStamp(answer) || readMark(answer) !== undefined || statusOf(answer) !== "error";
 }
 
 /** Whether a guard saw this AI turn, so that its answers without RAN_KEY did not run. */
@@ -103,13 +105,15 @@ export function isStampedTurn(aiMessage: unknown): boolean {
 }
 
 /**
- * Whether the tool behind `answer` ran. In a turn a guard saw, what ran is stamped, and every
- * other answer (a guard's, LangChain's, a reviewer's) did not run. A thread no guard saw (older
- * versions, other frameworks) tells a refusal only by our own marks.
+ * Whether the tool behind `answer` ran. In a turn a guard saw, what ran is stamped, and the
+ * answers of guards (marked), of LangChain's refusals and reviewers (errors written before the
+ * tools node, `reachedGuards`) did not run. A thread no guard saw (older versions, other
+ * frameworks) tells a refusal only by our own marks.
  */
 export function toolRan(answer: unknown, stampedTurn: boolean): boolean {
   if (ranStampOf(answer)) return true;
-  return !stampedTurn && markOf(answer) === undefined;
+  if (hasRanStamp(answer) || markOf(answer) !== undefined) return false;
+  return reachedGuards(answer, stampedTurn);
 }
 
 /** What a middleware that replaced a result (e.g. with a preview) recorded about the original. */
