@@ -45,6 +45,7 @@ export { renderValue } from "./core/renderValue.js";
 
 // the recommended stack
 export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";
+export { ComposedGuards } from "./stack/composeGuards.js";
 
 // replay (the library behind `harness-kit inspect` / `eval`)
 export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./replay/replayThread.js";
