@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLocalServer } from "../helpers/localServer.js";
 import { getEncoding } from "js-tiktoken";
 
 /**
@@ -39,8 +38,8 @@ function textOf(content: unknown): string {
 export async function startTiktokenProvider(options: { window: number; pages: number }): Promise<TiktokenProvider> {
   const requests: TiktokenProvider["requests"] = [];
   let calls = 0;
-  const server: Server = createServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req)) as { model: string; messages: unknown[]; tools?: unknown[] };
+  const server = await startLocalServer(async (raw, _req, res) => {
+    const body = JSON.parse(raw) as { model: string; messages: unknown[]; tools?: unknown[] };
     const tokens = requestTokens(body);
     const summarizer = !body.tools?.length && /summar/i.test(textOf((body.messages[0] as { content?: unknown }).content));
     const refused = tokens > options.window;
@@ -70,20 +69,5 @@ export async function startTiktokenProvider(options: { window: number; pages: nu
     const finish = message.tool_calls ? "tool_calls" : "stop";
     send(200, { id: `chatcmpl-${requests.length}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 } });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
+  return { url: server.url, requests, close: server.close };
 }

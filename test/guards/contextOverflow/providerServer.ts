@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLocalServer } from "../../helpers/localServer.js";
 import { Tiktoken } from "js-tiktoken/lite";
 
 /**
@@ -97,8 +96,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   const script = options.script ?? defaultScript(options.pages ?? 0);
   const [openai, anthropic] = await Promise.all([tokenizerFor("openai"), tokenizerFor("anthropic")]);
   let answered = 0;
-  const server: Server = createServer(async (req, res) => {
-    const raw = await readBody(req);
+  const server = await startLocalServer(async (raw, req, res) => {
     const body = JSON.parse(raw) as Record<string, any>;
     const route: Route = (req.url ?? "").includes("/messages") ? "anthropic" : "openai";
     const tokens = countServerTokens(route === "openai" ? openai : anthropic, route, body);
@@ -144,20 +142,5 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
       send(200, { id: `chatcmpl-${n}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: calls.length === 0 ? "stop" : "tool_calls" }], usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 } });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
+  return { url: server.url, requests, close: server.close };
 }
