@@ -22,11 +22,46 @@ export function modelErrorOutsideText(): string {
   );
 }
 
+/** LangChain's built-ins that need to be listed after the guards, by the file their hook runs in. */
+const NEED_INSIDE = {
+  tool: [
+    { file: "toolRetry", name: "toolRetryMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
+    { file: "toolError", name: "toolErrorMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
+  ],
+  model: [{ file: "modelRetry", name: "modelRetryMiddleware", why: "LangChain wraps a model error in a MiddlewareError at each middleware it leaves, so its retryOn classes cannot match" }],
+};
+
+/** Read by the person who built the agent: `name` is listed before the guards. */
+export function listedBeforeText(name: string, why: string): string {
+  return `harness-kit: ${name} is listed before the guards, where ${why}: list it after ...recommendedGuards().agent (docs/composing.md).`;
+}
+
+// Whether the callers of a guard's hook showed LangChain's own files: then what is listed before
+// the guards is known, and a warning on a mere sign of it (`warnOnce` of an exception) says nothing more.
+let callersVisible = false;
+
+/**
+ * Names, once per process, the LangChain built-ins listed before the guards that cannot do their
+ * job there. The guards never see the list given to `createAgent`, but their hook's callers are
+ * on the stack: an outer middleware calls the handler that leads to them. Called on the first
+ * call of a stack's hook; a bundle that renames LangChain's files leaves the signs below to warn.
+ */
+export function warnOfBuiltinsBefore(hook: keyof typeof NEED_INSIDE): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 64;
+  const stack = new Error().stack ?? "";
+  Error.stackTraceLimit = limit;
+  if (/langchain[\\/](?:dist|src)[\\/]agents[\\/]/.test(stack)) callersVisible = true;
+  for (const { file, name, why } of NEED_INSIDE[hook]) {
+    if (new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`).test(stack)) warnOnce(name, () => listedBeforeText(name, why));
+  }
+}
+
 const warned = new Set<string>();
 
-/** Prints `text` once per process for `key`. */
-export function warnOnce(key: string, text: () => string): void {
-  if (warned.has(key)) return;
+/** Prints `text` once per process for `key`; a warning on a sign only where the callers could not be seen. */
+export function warnOnce(key: string, text: () => string, onSign = false): void {
+  if (warned.has(key) || (onSign && callersVisible)) return;
   warned.add(key);
   console.warn(text());
 }
@@ -34,4 +69,5 @@ export function warnOnce(key: string, text: () => string): void {
 /** For tests: every warning may be printed again. */
 export function resetCompositionWarnings(): void {
   warned.clear();
+  callersVisible = false;
 }

@@ -49,7 +49,7 @@ export function leftToOthers(error: unknown, probe: RunProbe): boolean {
 
 /** LangChain's error ToolMessage for a tool's exception the guards contain, with the one-time composition warning. */
 export function containedToolError(error: unknown, toolCall: CallLike["toolCall"]): ToolMessage {
-  warnOnce("tool-error-outside", () => toolErrorOutsideText(toolCall.name));
+  warnOnce("tool-error-outside", () => toolErrorOutsideText(toolCall.name), true);
   return defaultToolErrorMessage(error, toolCall);
 }
 

@@ -94,7 +94,7 @@ export function batchGuard(settings: BatchGuardSettings) {
     try {
       return stampTurn(await handler(request));
     } catch (error) {
-      if (!isGraphBubbleUp(error) && !GuardStopError.in(error)) warnOnce("model-error-outside", modelErrorOutsideText);
+      if (!isGraphBubbleUp(error) && !GuardStopError.in(error)) warnOnce("model-error-outside", modelErrorOutsideText, true);
       throw error;
     }
   };

@@ -1,4 +1,5 @@
 import type { AgentMiddleware } from "langchain";
+import { warnOfBuiltinsBefore } from "../core/composition.js";
 import { carryStateSchema } from "../hooks/carry.js";
 import { MiddlewareBase } from "../hooks/middlewareBase.js";
 
@@ -25,15 +26,23 @@ export class ComposedGuards extends MiddlewareBase {
     this.members = members;
     const list = members as readonly Member[];
     this.tools = list.flatMap((m) => m.tools ?? []);
-    this.wrapToolCall = nest(list.flatMap((m) => (m.wrapToolCall ? [m.wrapToolCall] : [])));
-    this.wrapModelCall = nest(list.flatMap((m) => (m.wrapModelCall ? [m.wrapModelCall] : [])));
+    this.wrapToolCall = nest(list.flatMap((m) => (m.wrapToolCall ? [m.wrapToolCall] : [])), "tool");
+    this.wrapModelCall = nest(list.flatMap((m) => (m.wrapModelCall ? [m.wrapModelCall] : [])), "model");
   }
 }
 
-/** The hooks as one, the first outermost; undefined when there are none (so LangChain adds no layer). */
-function nest(hooks: readonly Hook[]): Hook | undefined {
+/**
+ * The hooks as one, the first outermost; undefined when there are none (so LangChain adds no
+ * layer). Its first call names the built-ins listed before the stack that cannot work there.
+ */
+function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined {
   if (hooks.length === 0) return undefined;
+  let checked = false;
   return (request, handler) => {
+    if (!checked) {
+      checked = true;
+      warnOfBuiltinsBefore(kind);
+    }
     const at = (i: number) => (req: unknown): Promise<unknown> => (i === hooks.length ? handler(req) : hooks[i]!(req, at(i + 1)));
     return at(0)(request);
   };

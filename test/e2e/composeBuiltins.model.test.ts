@@ -52,7 +52,7 @@ describe("model built-ins listed before the guards", () => {
   });
 
   it.each(afterOnly)("%s: the guards warn, naming modelRetryMiddleware", async (_, scenario) => {
-    await expectComposes(scenario, "before the guards", { warns: "list modelRetryMiddleware after" });
+    await expectComposes(scenario, "before the guards", { warns: "modelRetryMiddleware is listed before the guards" });
   });
 });
 

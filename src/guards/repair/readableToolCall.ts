@@ -89,7 +89,7 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       // The tool checks its arguments before it runs: only a refused call costs a second check,
       // whose issues make a one-line answer.
       const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
-      if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name));
+      if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name), true);
       if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
       return refusal ?? toolErrorMessage(error, call);
     }
