@@ -3,7 +3,7 @@ import { createAgent } from "langchain";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ProgressAwareLoopGuardMiddleware, recommendedGuards, type Signal } from "../../src/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, recommendedGuards, type Signal } from "../../src/index.js";
 import { wouldBeRefusalsOf } from "../../src/core/marks.js";
 import { toolCallIdOf, toolCallsOf } from "../../src/core/messages.js";
 import { buildReplaySetup } from "../../src/replay/config.js";
@@ -142,5 +142,22 @@ describe("an observe-only guard reports the stop the enforcing guard makes", () 
     const observedStop = observed.find((s) => s.action === "stop");
     expect(observedStop).toMatchObject({ guard: "ProgressAwareLoopGuardMiddleware", detail: { observeOnly: true } });
     expect(callIndex(observedRun, observedStop!.toolCallId)).toBe(callIndex(enforcedRun, enforcedStop!.toolCallId));
+  });
+});
+
+describe("the identical-call guard, observe-only, counts as it would enforcing", () => {
+  it("a repeat it would have refused is no call of the streak, as a refused one is live", async () => {
+    const clock = tool(async () => "12:00", { name: "clock", description: "time", schema: z.object({}) });
+    const signalsOf = async (observeOnly: boolean) => {
+      const signals: Signal[] = [];
+      const turns: ScriptedTurn[] = Array.from({ length: 8 }, () => ({ toolCalls: [{ name: "clock", args: {} }] }));
+      const guard = new LoopGuardMiddleware({ stopAt: 4, exitBehavior: "directive", observeOnly, onSignal: (s) => signals.push(s) });
+      const agent = createAgent({ model: new ScriptedChatModel({ turns: [...turns, { text: "done" }] }), tools: [clock], middleware: [guard] });
+      await agent.invoke({ messages: [new HumanMessage("what time is it")] }, { recursionLimit: 200 });
+      return signals.map((s) => `${s.action}:${String(s.detail?.count)}`);
+    };
+    const enforced = await signalsOf(false);
+    expect(enforced).toEqual(["warn:3", "stop:4", "stop:4", "stop:4", "stop:4", "stop:4"]);
+    expect(await signalsOf(true)).toEqual(enforced);
   });
 });
