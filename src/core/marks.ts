@@ -184,11 +184,8 @@ export function wouldBeRefusalsOf(answer: unknown): WouldBeRefusal[] {
   return out;
 }
 
-/** `response_metadata` recording `refusals` as the only would-be refusals of the guards they name (others' are kept). */
+/** `response_metadata` with `refusals` as its would-be refusals, in place of any it held. */
 export function withWouldBeRefusals(responseMetadata: Loose | undefined, refusals: readonly WouldBeRefusal[]): Loose {
-  const named = new Set(refusals.map((r) => r.guard));
-  const kept = wouldBeRefusalsOf({ response_metadata: responseMetadata }).filter((r) => !named.has(r.guard));
-  const all = [...kept, ...refusals.map(({ guard, action }) => ({ guard, action }))];
-  const { [WOULD_REFUSE_KEY]: _dropped, ...rest } = responseMetadata ?? {};
-  return all.length > 0 ? { ...rest, [WOULD_REFUSE_KEY]: all } : rest;
+  const { [WOULD_REFUSE_KEY]: _replaced, ...rest } = responseMetadata ?? {};
+  return refusals.length > 0 ? { ...rest, [WOULD_REFUSE_KEY]: refusals.map(({ guard, action }) => ({ guard, action })) } : rest;
 }

@@ -209,10 +209,8 @@ function asJudged(message: BaseMessage, refusals: ReadonlyMap<string, WouldBeRef
   const own = id !== undefined && toolRan(message, stamped) ? (refusals.get(id) ?? []) : [];
   const wanted = [...recorded.filter((r) => !replayed.has(r.guard)), ...own];
   if (sameRefusals(recorded, wanted)) return message;
-  const metadata = fields(message).response_metadata as Loose | undefined;
   const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message);
-  const withRefusals = withWouldBeRefusals(metadata, []);
-  (copy as { response_metadata: Loose }).response_metadata = wanted.length > 0 ? withWouldBeRefusals(withRefusals, wanted) : withRefusals;
+  (copy as { response_metadata: Loose }).response_metadata = withWouldBeRefusals(fields(message).response_metadata as Loose | undefined, wanted);
   return copy;
 }
 

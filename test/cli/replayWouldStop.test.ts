@@ -131,6 +131,19 @@ describe("an observe-only guard reports the stop the enforcing guard makes", () 
     expect(replayed.stops.map((s) => [s.guard, s.callIndex])).toEqual([["ProgressAwareLoopGuardMiddleware", live]]);
   });
 
+  it("replay with other settings judges an observed thread as it judges the unguarded one: the recorded would-be refusals give way to its own", async () => {
+    const observed = await run([new ProgressAwareLoopGuardMiddleware({ observeOnly: true })], 12);
+    const unguarded = await run([], 12);
+    const patient = [{ guard: new ProgressAwareLoopGuardMiddleware({ pollingTools: ["book_reservation"], pollPatience: 5 }), observeOnly: false, exitBehavior: "end" as const }];
+    const judged = async (messages: BaseMessage[]) => {
+      const replay = await replayThread(messages, patient);
+      return { stops: replay.stops.map((s) => s.callIndex), decisions: replay.decisions.map(({ action, callIndex, detail }) => ({ action, callIndex, detail })) };
+    };
+    const fromObserved = await judged(observed);
+    expect(fromObserved).toEqual(await judged(unguarded));
+    expect(fromObserved.stops).toEqual([5]);
+  });
+
   it("recommendedGuards({ observeOnly: true }) signals the stop the enforcing stack makes, at the same call", async () => {
     const enforced: Signal[] = [];
     const enforcedRun = await run(recommendedGuards({ onSignal: (s) => enforced.push(s) }).agent, 12);
