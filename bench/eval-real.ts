@@ -88,8 +88,9 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
     async run(messages) {
       const { stack } = buildReplaySetup(config);
       const { decisions } = await replayThread(messages as never, stack);
-      // What the stack would have done live: a guard's judgement of a call an outer guard had answered is left out.
-      return decisions.filter((d) => !d.shadowedBy).map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
+      // What the stack would have done live: a guard's judgement of a call an outer guard had
+      // answered, or made after the run would have stopped, is left out.
+      return decisions.filter((d) => !d.shadowedBy && !d.afterStop).map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
     },
   };
 }
@@ -255,21 +256,14 @@ async function main(): Promise<void> {
     "",
   );
 
-  // What a live run would have done after a directive
-  const liveStop = (t: Thread) => {
-    const directives = new Map<string, number>();
-    for (const h of hitsOf(DETECTORS[0]!)(t)) {
-      if (h.guard !== "ProgressAwareLoopGuardMiddleware" || h.action !== "directive") continue;
-      const key = t.callKeys.get(h.toolCallId) ?? h.toolCallId;
-      directives.set(key, (directives.get(key) ?? 0) + 1);
-    }
-    return [...directives.values()].some((n) => n >= 2);
-  };
-  const liveStops = threads.filter(liveStop);
+  // Where a live run would have stopped
+  const progressStop = (t: Thread) => hitsOf(DETECTORS[0]!)(t).some((h) => h.guard === "ProgressAwareLoopGuardMiddleware" && h.action === "stop");
+  const liveStops = threads.filter(progressStop);
+  const successfulStops = liveStops.filter((t) => t.successful).length;
   out.push(
     "### Stops in a live run",
     "",
-    `ProgressAwareLoopGuard stops a run only after the model ignored a directive: it repeats a call the guard already refused. No model in these recordings ever saw a directive (the refused calls really ran), so in replay the guard only ever directs. A second directive on the same repeated call is where a live run would have stopped: that happens in ${liveStops.length} threads (${pct(liveStops.length, threads.length)}), ${liveStops.filter((t) => t.successful).length} of them successful (${pct(liveStops.filter((t) => t.successful).length, successful.length)} of successful runs; target ≤ 0.5% ${targetMark(liveStops.filter((t) => t.successful).length / successful.length <= 0.005)}).`,
+    `ProgressAwareLoopGuard stops a run only after the model ignored a directive: it repeats a call the guard already refused. No model in these recordings ever read a directive (the refused calls really ran), so replay judges each as a live guard would have judged that same model: the first would-be refusal is exact, and each recorded repeat of a call the guard would have refused counts as the model ignoring the refusal. The stops in the tables are where a live run would have stopped, and decisions after a stop are left out. With both loop guards, the progress guard stops ${liveStops.length} threads (${pct(liveStops.length, threads.length)}), ${successfulStops} of them successful (${pct(successfulStops, successful.length)} of successful runs; target ≤ 0.5% ${targetMark(successfulStops / successful.length <= 0.005)}).`,
     "",
   );
 

@@ -1,7 +1,7 @@
 import type { GuardAction } from "../core/signals.js";
 import { ACTIONS, type EvalSummary } from "../replay/evaluate.js";
 import type { InspectReport } from "../replay/inspect.js";
-import type { ReplayResult, UnreproducedAnswer } from "../replay/replayThread.js";
+import type { ReplayResult, ReplayStop, UnreproducedAnswer } from "../replay/replayThread.js";
 import type { OrderEvidence } from "../replay/stackOrder.js";
 
 /** Colours for people at a terminal; plain text everywhere else. */
@@ -117,14 +117,14 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
     }
     row.decisions.forEach((d, k) => {
       const cells = k === 0 ? base : base.map(() => "");
-      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : "";
-      rows.push([...cells, { text: `${d.action} ${d.guard}${after}: ${d.reason}`, paint: (text) => (d.shadowedBy ? p.dim(text) : p.action(d.action, text)) }]);
+      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : d.afterStop ? ` (after ${d.afterStop} stopped the run)` : "";
+      rows.push([...cells, { text: `${d.action} ${d.guard}${after}: ${d.reason}`, paint: (text) => (d.shadowedBy || d.afterStop ? p.dim(text) : p.action(d.action, text)) }]);
     });
   }
   const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);
   const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
-  return [...header, ...lines, ...footer, ...(report.unreproduced ? ["", ...unreproducedNote(report.unreproduced, p)] : []), ...renderContextShrinks(report, p)].join("\n");
+  return [...header, ...lines, ...footer, ...(report.unreproduced ? ["", ...unreproducedNote(report.unreproduced, p)] : []), ...(report.stops ? ["", ...report.stops.map((stop) => stopLine(report.thread, stop))] : []), ...renderContextShrinks(report, p)].join("\n");
 }
 
 /** The thread's size, the guards replayed and the recorded answers that showed their order; wrapped at `width`. */
@@ -160,7 +160,18 @@ export function renderThreadNotes(threadId: string, replay: ReplayResult, p: Pal
     notes.push(p.bold(`note: thread ${threadId} replayed as ${replay.order.join(" > ")}, the order its recorded answers show:`), ...orderEvidenceLines(replay.orderEvidence));
   }
   if (replay.unreproduced.length > 0) notes.push(...unreproducedNote(replay.unreproduced, p, `warning: thread ${threadId}: `));
+  for (const stop of replay.stops) notes.push(stopLine(threadId, stop));
   return notes;
+}
+
+/** Where a run would have stopped, and what the recorded run spent after that. */
+export function stopLine(threadId: string, stop: ReplayStop): string {
+  const estimated = stop.tokenSource === "estimate" ? "about " : "";
+  return `stop: thread ${threadId}: ${stop.guard} stops the run at call ${stop.callIndex} (${stop.tool}, message ${stop.messageIndex}); after it the run made ${plural(stop.modelCallsAfter, "model call")} and ${plural(stop.toolCallsAfter, "tool call")}, ${estimated}${number.format(stop.tokensAfter)} tokens`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${number.format(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** The requests the context-overflow guard shrank: what each answer's request left out, and where it is kept. */
@@ -194,6 +205,7 @@ export function renderSummary(summary: EvalSummary, p: Palette): string {
     ...(summary.simulatedSystemTokens === undefined
       ? []
       : [`usage       simulated where not recorded: ${number.format(summary.simulatedSystemTokens)}-token system prompt + the history, 4 characters a token`]),
+    `stopped     ${number.format(summary.threadsStopped)} thread${summary.threadsStopped === 1 ? "" : "s"} (${percent(summary.threadsStopped, summary.threads)}); after the stops their runs made ${plural(summary.afterStops.modelCalls, "model call")} and ${plural(summary.afterStops.toolCalls, "tool call")}, ${number.format(summary.afterStops.tokens)} tokens`,
     "",
   ];
   const header: Cell[] = ["guard", ...ACTIONS.map((a) => `${a}s`), ...ACTIONS.map((a) => `threads with ${a}`)].map((text) => ({ text, paint: p.dim }));
@@ -217,12 +229,13 @@ function percent(part: number, whole: number): string {
 
 /**
  * `eval --jsonl`: one JSON line per decision the stack acted on, `{thread, toolCallId, tool, guard,
- * action, reason}`; a judgement an outer guard shadowed is left out, as it is from the totals.
+ * action, reason}`; a judgement an outer guard shadowed, or made after the run would have stopped,
+ * is left out, as it is from the totals (the stop itself goes to stderr with the thread's notes).
  */
 export function renderDecisionLines(threadId: string, replay: ReplayResult): string {
   let out = "";
   for (const d of replay.decisions) {
-    if (d.shadowedBy) continue;
+    if (d.shadowedBy || d.afterStop) continue;
     out += `${JSON.stringify({ thread: threadId, toolCallId: d.toolCallId, tool: d.tool, guard: d.guard, action: d.action, reason: d.reason })}\n`;
   }
   return out;

@@ -29,6 +29,15 @@ export const RAN_KEY = "harness_kit_ran";
 /** On an AIMessage: a guard saw this turn, so each of its answers says by RAN_KEY whether the tool ran. */
 export const STAMPED_KEY = "harness_kit_stamped";
 
+/**
+ * On a ToolMessage of a call that ran: the guards that would have refused it (a directive or a
+ * stop) but let it run, because they only observe or because replay judges a recorded thread
+ * (`[{guard, action}]`). For that guard's own escalation the call counts as a refusal the model
+ * then ignored by repeating it; for every other guard, and the observation store, it is a call
+ * that ran with its real result.
+ */
+export const WOULD_REFUSE_KEY = "harness_kit_would_refuse";
+
 /** The tool ran; its result was replaced because it could not be shown as it was. */
 export const REPLACED_RESULT = "replaced_result";
 /** The tool ran; the validator found its output invalid. */
@@ -160,3 +169,27 @@ export function unusableCallIds(aiMessage: unknown): ReadonlySet<string> {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** A refusal a guard would have made of a call that ran (see WOULD_REFUSE_KEY). */
+export interface WouldBeRefusal {
+  guard: string;
+  action: "directive" | "stop";
+}
+
+/** The guards that would have refused the call `answer` answers, and let it run. */
+export function wouldBeRefusalsOf(answer: unknown): WouldBeRefusal[] {
+  const list = fields(fields(answer).response_metadata)[WOULD_REFUSE_KEY];
+  if (!Array.isArray(list)) return [];
+  const out: WouldBeRefusal[] = [];
+  for (const item of list) {
+    const { guard, action } = fields(item);
+    if (typeof guard === "string" && (action === "directive" || action === "stop")) out.push({ guard, action });
+  }
+  return out;
+}
+
+/** `response_metadata` with `refusals` as its would-be refusals, in place of any it held. */
+export function withWouldBeRefusals(responseMetadata: Loose | undefined, refusals: readonly WouldBeRefusal[]): Loose {
+  const { [WOULD_REFUSE_KEY]: _replaced, ...rest } = responseMetadata ?? {};
+  return refusals.length > 0 ? { ...rest, [WOULD_REFUSE_KEY]: refusals.map(({ guard, action }) => ({ guard, action })) } : rest;
+}

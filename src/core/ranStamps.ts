@@ -1,7 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
-import { hasRanStamp, isStampedTurn, RAN_KEY, STAMPED_KEY } from "./marks.js";
+import { hasRanStamp, isStampedTurn, RAN_KEY, STAMPED_KEY, withWouldBeRefusals, wouldBeRefusalsOf, type WouldBeRefusal } from "./marks.js";
 
 /**
  * Stamps what really ran (docs/architecture.md, "Judge as one"). Only the wrapper nearest the
@@ -78,6 +78,24 @@ export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunP
   return result;
 }
 
+/**
+ * Records on the answer to `callId` in `result` that `refusal.guard` would have refused the call
+ * and let it run (an observe-only guard), so that its later judgements, live, after a restore and
+ * in replay, read the repeat that follows as a refusal ignored (core/marks.ts WOULD_REFUSE_KEY).
+ */
+export function recordWouldBeRefusal<T extends ToolMessage | Command>(result: T, refusal: WouldBeRefusal, callId: string | undefined): T {
+  const record = (m: BaseMessage) => {
+    const refusals = [...wouldBeRefusalsOf(m).filter((r) => r.guard !== refusal.guard), refusal];
+    setMetadata(m, withWouldBeRefusals(m.response_metadata, refusals));
+  };
+  if (ToolMessage.isInstance(result)) record(result);
+  else if (isCommand(result)) {
+    const messages = (result.update as { messages?: unknown } | undefined)?.messages;
+    if (Array.isArray(messages)) for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) record(m);
+  }
+  return result;
+}
+
 /** Stamps the model's answer as a turn a guard saw (only a turn with tool calls needs it). */
 export function stampTurn<T>(response: T): T {
   if (AIMessage.isInstance(response) && response.tool_calls?.length && !isStampedTurn(response)) stamp(response, STAMPED_KEY, true);
@@ -92,7 +110,11 @@ export function stampTurn<T>(response: T): T {
  */
 function stamp(message: BaseMessage, key: string, value: boolean): void {
   if (key === RAN_KEY && hasRanStamp(message)) return;
-  const metadata = { ...message.response_metadata, [key]: value };
+  setMetadata(message, { ...message.response_metadata, [key]: value });
+}
+
+/** Replaces a new message's response_metadata in place, where serialisation reads it too. */
+function setMetadata(message: BaseMessage, metadata: Record<string, unknown>): void {
   message.response_metadata = metadata;
   (message.lc_kwargs as Record<string, unknown>).response_metadata = metadata;
 }

@@ -5,12 +5,12 @@ import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
-import { stampTurn } from "../core/ranStamps.js";
+import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, type CallOutcome, type GuardMode } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome, type GuardMode } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import { answerCall, judgePendingCall, signalCall, type CallAnswer, type PendingCall, type ToolHandler, type ToolRequestLike } from "./pendingCall.js";
 
@@ -85,7 +85,11 @@ export function batchGuard(settings: BatchGuardSettings) {
     if (own && own.action !== "allow") await signalCall(settings, call, own);
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
     if (outcome.kind === "stopped" && settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    return answerCall(settings, request, handler, answerOf(outcome, settings.guard));
+    const answer = await answerCall(settings, request, handler, answerOf(outcome, settings.guard));
+    // An observe-only guard's refusal is written on the answer of the call it let run: its next
+    // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
+    if (settings.observeOnly && refuses(own, false)) return recordWouldBeRefusal(answer, { guard: settings.guard, action: own.action }, call.id);
+    return answer;
   };
 
   const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {

@@ -6,8 +6,13 @@ import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
-import { isStampedTurn, markOf, originalOf, toolRan, type HarnessMark } from "../core/marks.js";
+import { isStampedTurn, markOf, originalOf, toolRan, wouldBeRefusalsOf, type HarnessMark } from "../core/marks.js";
 import { HistoryPrefix } from "../core/historyPrefix.js";
+
+/** Whether `guard` would have refused this call, which ran (see `wouldRefuse`). */
+export function wouldBeRefusedBy(o: ToolCallObservation, guard: string): boolean {
+  return o.wouldRefuse?.includes(guard) === true;
+}
 
 /** One answered tool call, as every guard sees it. */
 export interface ToolCallObservation {
@@ -43,6 +48,12 @@ export interface ToolCallObservation {
   ran: boolean;
   /** Set when a harness-kit guard answered the call instead of the tool. */
   answeredBy?: HarnessMark;
+  /**
+   * For a call that ran: the guards that would have refused it and let it run (observe-only, or
+   * replay; core/marks.ts WOULD_REFUSE_KEY). Only the guard named reads it, as its own refusal
+   * that the model ignored; for everyone else the call ran.
+   */
+  wouldRefuse?: readonly string[];
 }
 
 export interface ObservationOptions {
@@ -101,6 +112,7 @@ class Observation implements ToolCallObservation {
   readonly callKey: string;
   readonly errorClass?: string;
   readonly answeredBy?: HarnessMark;
+  readonly wouldRefuse?: readonly string[];
   readonly #result: ResultText;
   readonly #args: unknown;
   #argsFingerprint: string | undefined;
@@ -119,6 +131,7 @@ class Observation implements ToolCallObservation {
     readonly newInformationDelta: number,
     readonly ran: boolean,
     answeredBy: HarnessMark | undefined,
+    wouldRefuse: readonly string[] | undefined,
   ) {
     this.toolName = call.name;
     this.turn = call.turn;
@@ -131,6 +144,7 @@ class Observation implements ToolCallObservation {
     this.#args = call.args;
     if (errorClass !== undefined) this.errorClass = errorClass;
     if (answeredBy !== undefined) this.answeredBy = answeredBy;
+    if (wouldRefuse !== undefined) this.wouldRefuse = wouldRefuse;
   }
 
   get resultFingerprint(): string {
@@ -348,6 +362,7 @@ export class ObservationStore {
     const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
     const ran = toolRan(message, call.stampedTurn);
     const answeredBy = ran ? undefined : markOf(message);
+    const wouldRefuse = ran ? wouldBeRefusalsOf(message).map((r) => r.guard) : [];
     const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
     this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
     this.list.push(
@@ -364,6 +379,7 @@ export class ObservationStore {
         ran ? this.novelty(call, result, status) : 0,
         ran,
         answeredBy,
+        wouldRefuse.length > 0 ? wouldRefuse : undefined,
       ),
     );
   }

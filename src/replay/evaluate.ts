@@ -28,6 +28,10 @@ export interface EvalSummary {
   decisions: Record<string, ActionCounts>;
   /** Threads with at least one decision, per guard and action. */
   threadsWith: Record<string, ActionCounts>;
+  /** Threads with a run the stack would have stopped. */
+  threadsStopped: number;
+  /** Model calls and tokens the recorded runs spent after the points where they would have stopped. */
+  afterStops: { modelCalls: number; toolCalls: number; tokens: number };
   /** The system prompt's tokens when usage was simulated (`--simulate-usage`). */
   simulatedSystemTokens?: number;
   elapsedMs: number;
@@ -59,6 +63,8 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     toolCalls: 0,
     decisions: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
     threadsWith: Object.fromEntries(guards.map((g) => [g, zeroCounts()])),
+    threadsStopped: 0,
+    afterStops: { modelCalls: 0, toolCalls: 0, tokens: 0 },
     elapsedMs: 0,
     ...(setup.simulateUsage ? { simulatedSystemTokens: setup.simulateUsage.systemTokens } : {}),
   };
@@ -80,11 +86,18 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     if (replay.orderEvidence.length > 0) summary.threadsReordered++;
     if (replay.unreproduced.length > 0) summary.threadsUnreproduced++;
     const flagged = new Map<string, Set<GuardAction>>();
-    for (const { guard, action, shadowedBy } of replay.decisions) {
-      // What the stack did: a call an outer guard already answered is not this guard's doing.
-      if (shadowedBy) continue;
+    for (const { guard, action, shadowedBy, afterStop } of replay.decisions) {
+      // What the stack did: a call an outer guard already answered is not this guard's doing,
+      // and a call after the run would have stopped was never made.
+      if (shadowedBy || afterStop) continue;
       summary.decisions[guard]![action]++;
       flagged.set(guard, (flagged.get(guard) ?? new Set()).add(action));
+    }
+    if (replay.stops.length > 0) summary.threadsStopped++;
+    for (const stop of replay.stops) {
+      summary.afterStops.modelCalls += stop.modelCallsAfter;
+      summary.afterStops.toolCalls += stop.toolCallsAfter;
+      summary.afterStops.tokens += stop.tokensAfter;
     }
     for (const [guard, actions] of flagged) for (const action of actions) summary.threadsWith[guard]![action]++;
     hooks.onThread?.(thread, replay);

@@ -5,7 +5,7 @@ import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";
 import type { LoadedThread } from "./threads.js";
 import { messagesToReplay, type ReplaySetup } from "./config.js";
-import { replayThread, type ReplayedDecision, type ReplayResult, type UnreproducedAnswer } from "./replayThread.js";
+import { replayThread, type ReplayedDecision, type ReplayResult, type ReplayStop, type UnreproducedAnswer } from "./replayThread.js";
 import type { OrderEvidence } from "./stackOrder.js";
 import { loadThreadSource, type ThreadSource } from "./sources.js";
 
@@ -28,7 +28,7 @@ export interface InspectRow {
     answeredBy?: HarnessMark;
   };
   /** Every guard's decision other than allow, outermost guard first; `shadowedBy` when an outer guard had answered the call. */
-  decisions: Array<Pick<ReplayedDecision, "guard" | "action" | "reason" | "shadowedBy">>;
+  decisions: Array<Pick<ReplayedDecision, "guard" | "action" | "reason" | "shadowedBy" | "afterStop">>;
 }
 
 export interface InspectReport {
@@ -44,6 +44,8 @@ export interface InspectReport {
   orderEvidence?: OrderEvidence[];
   /** Recorded answers of the replayed guards that the replay does not reproduce (absent when it reproduces them all). */
   unreproduced?: UnreproducedAnswer[];
+  /** Where each run of the thread would have stopped, and what it spent after (absent when none would). */
+  stops?: ReplayStop[];
   rows: InspectRow[];
   /** Requests the context-overflow guard shrank before sending (absent when none was). */
   contextShrinks?: ContextShrink[];
@@ -91,8 +93,8 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
       });
     }
   });
-  for (const { callIndex, guard, action, reason, shadowedBy } of replay.decisions) {
-    rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}) });
+  for (const { callIndex, guard, action, reason, shadowedBy, afterStop } of replay.decisions) {
+    rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}), ...(afterStop ? { afterStop } : {}) });
   }
   const shrinks = contextShrinksIn(thread.messages);
   return {
@@ -104,6 +106,7 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
     orderSource: orderSourceOf(replay, setup),
     ...(replay.orderEvidence.length > 0 ? { orderEvidence: replay.orderEvidence } : {}),
     ...(replay.unreproduced.length > 0 ? { unreproduced: replay.unreproduced } : {}),
+    ...(replay.stops.length > 0 ? { stops: replay.stops } : {}),
     rows,
     ...(shrinks.length > 0 ? { contextShrinks: shrinks } : {}),
   };

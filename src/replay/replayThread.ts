@@ -1,6 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, Decision } from "../core/decision.js";
-import { isStampedTurn, markOf, reachedGuards } from "../core/marks.js";
+import { isStampedTurn, markOf, reachedGuards, toolRan, withWouldBeRefusals, wouldBeRefusalsOf, type WouldBeRefusal } from "../core/marks.js";
+import { fields, type Loose } from "../core/fields.js";
+import { CHARS_PER_TOKEN } from "../core/tokens.js";
+import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
 import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
 import { batchStop, judgedCalls, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
@@ -41,6 +44,32 @@ export interface ReplayedDecision {
    * of every call can be read; totals of what the stack did leave it out.
    */
   shadowedBy?: string;
+  /**
+   * Set when the stack had already stopped the run at an earlier model turn (the guard that
+   * stopped it): live, the run ended there and this call was never made. Totals leave it out.
+   */
+  afterStop?: string;
+}
+
+/** Where a run of the thread would have stopped, and what the recorded run spent after it. */
+export interface ReplayStop {
+  /** The guard whose stop ends the run. */
+  guard: string;
+  reason: string;
+  toolCallId: string;
+  tool: string;
+  /** Position of the stopped call among all tool calls of the thread, from 0. */
+  callIndex: number;
+  /** Index of the AI message that made the call. */
+  messageIndex: number;
+  /** Model calls the recorded run made after the stop, up to the next user message (the run's end). */
+  modelCallsAfter: number;
+  /** Tool calls the recorded run made after the stopped turn, up to the run's end. */
+  toolCallsAfter: number;
+  /** Tokens (input + output) of those model calls: their `usage_metadata`, else estimated at 4 characters a token. */
+  tokensAfter: number;
+  /** Where `tokensAfter` comes from: every call reported usage, or some were estimated. */
+  tokenSource: "usage_metadata" | "estimate";
 }
 
 /** A call a guard of the stack answered live that the replay answers otherwise. */
@@ -63,6 +92,8 @@ export interface ReplayResult {
   orderEvidence: OrderEvidence[];
   /** Recorded answers the replay does not reproduce: the live stack, or its options, differed from the one replayed. */
   unreproduced: UnreproducedAnswer[];
+  /** Each run of the thread (from one user message to the next) that the stack would have stopped, where it stops. */
+  stops: ReplayStop[];
 }
 
 /** One model turn with tool calls, judged by every guard of the stack. */
@@ -106,12 +137,18 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
   const { order, evidence } = liveOrder(batches, stack);
   const decisions: ReplayedDecision[] = [];
   const unreproduced: UnreproducedAnswer[] = [];
+  const stops: ReplayStop[] = [];
+  let stopped: ReplayStop | undefined;
   for (const batch of batches) {
-    const { acted, answers } = actOn(batch, order);
-    decisions.push(...acted.map((decision) => replayedDecision(batch, decision)));
+    // A user message after the stop starts a new run.
+    if (stopped && userMessageBetween(messages, stopped.messageIndex, batch.messageIndex)) stopped = undefined;
+    const { acted, answers, stop } = actOn(batch, order);
+    decisions.push(...acted.map((decision) => replayedDecision(batch, decision, stopped?.guard)));
+    if (stopped) continue;
     unreproduced.push(...unreproducedAnswers(batch, answers, order));
+    if (stop) stops.push((stopped = replayStop(messages, batch, stop)));
   }
-  return { toolCalls, decisions, order: order.map(({ guard }) => guard.name), orderEvidence: evidence, unreproduced };
+  return { toolCalls, decisions, order: order.map(({ guard }) => guard.name), orderEvidence: evidence, unreproduced, stops };
 }
 
 async function judgeBatches(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<{ toolCalls: number; batches: JudgedBatch[] }> {
@@ -119,19 +156,29 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
   // The history so far, grown in place: the same message objects in the same array keep the
   // shared observation store incremental, as it is in a live run.
   const history: BaseMessage[] = [];
+  const names = new Set(stack.map(({ guard }) => guard.name));
   let toolCalls = 0;
+  // The refusals the replayed guards make of the latest turn's calls, by call id, and whether a guard saw that turn live.
+  let refusals = new Map<string, WouldBeRefusal[]>();
+  let stamped = false;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    history.push(message);
+    history.push(messageKind(message) === "tool" ? asJudged(message, refusals, names, stamped) : message);
     if (messageKind(message) !== "ai") continue;
     const calls = toolCallsOf(message);
     if (calls.length === 0) continue;
     const judged = judgedCalls(message);
     const judgements = new Map<string, CallDecision[]>();
     const turnJudgements = new Map<string, Decision>();
+    refusals = new Map();
+    stamped = isStampedTurn(message);
     for (const { guard } of stack) {
-      judgements.set(guard.name, await guard.evaluate(history, judged));
+      const decisions = await guard.evaluate(history, judged);
+      judgements.set(guard.name, decisions);
       if (guard.evaluateTurn) turnJudgements.set(guard.name, await guard.evaluateTurn(history));
+      for (const { call, decision } of decisions) {
+        if (refuses(decision, false)) refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
+      }
     }
     batches.push({
       messageIndex: i,
@@ -145,6 +192,30 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
     toolCalls += calls.length;
   }
   return { toolCalls, batches };
+}
+
+/**
+ * A recorded answer as the replayed guards read it. A call a guard would have refused, but
+ * which ran in the recording (no guard, an observe-only one, or other settings), carries that
+ * guard's would-be refusal, as an observe-only guard writes it live (core/marks.ts
+ * WOULD_REFUSE_KEY): the recorded model repeating the call is the model ignoring the refusal,
+ * so the guard escalates as it would have live. The first would-be refusal is exact; its stop
+ * is where a live guard stops a model that repeats. The refusals recorded for the replayed
+ * guards are replaced by the replay's own; the message is copied only when they differ.
+ */
+function asJudged(message: BaseMessage, refusals: ReadonlyMap<string, WouldBeRefusal[]>, replayed: ReadonlySet<string>, stamped: boolean): BaseMessage {
+  const id = toolCallIdOf(message);
+  const recorded = wouldBeRefusalsOf(message);
+  const own = id !== undefined && toolRan(message, stamped) ? (refusals.get(id) ?? []) : [];
+  const wanted = [...recorded.filter((r) => !replayed.has(r.guard)), ...own];
+  if (sameRefusals(recorded, wanted)) return message;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message);
+  (copy as { response_metadata: Loose }).response_metadata = withWouldBeRefusals(fields(message).response_metadata as Loose | undefined, wanted);
+  return copy;
+}
+
+function sameRefusals(a: readonly WouldBeRefusal[], b: readonly WouldBeRefusal[]): boolean {
+  return a.length === b.length && a.every((r, k) => r.guard === b[k]!.guard && r.action === b[k]!.action);
 }
 
 /**
@@ -187,11 +258,12 @@ interface BatchDecision {
  * shadowed by the one that answered it. Where the stack's guard only warns, the thread cannot
  * tell whether the call reached it, and its warning stands.
  */
-function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: BatchDecision[]; answers: Map<string, string> } {
+function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: BatchDecision[]; answers: Map<string, string>; stop?: BatchDecision } {
   const acted: BatchDecision[] = [];
   const answers = new Map<string, string>([...batch.answeredBeforeGuards].map((id) => [id, ANOTHER_MIDDLEWARE]));
   const outside = answeredOutside(batch, order);
   let stoppedBy: string | undefined;
+  let stop: BatchDecision | undefined;
   for (const { guard, ...mode } of order) {
     const open = (call: ToolCallView) => !answers.has(call.id) && !outside.has(call.id);
     // As live: a turn none of whose judged calls reach a turn-judging guard is judged as a whole.
@@ -200,6 +272,7 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
       if (turn.action !== "allow") acted.push({ guard: guard.name, call: batch.calls[0]!, decision: turn, ...(stoppedBy ? { shadowedBy: stoppedBy } : {}) });
       if (!stoppedBy && stopsRun(turn, mode)) {
         stoppedBy = guard.name;
+        stop = { guard: guard.name, call: batch.calls[0]!, decision: turn };
         for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
       }
       continue;
@@ -220,10 +293,12 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
     // A stop answers every call still open: live, no guard inside this one sees the batch.
     if (stops) {
       stoppedBy = guard.name;
+      const first = decisions.find(({ decision }) => stopsRun(decision, mode))!;
+      stop = { guard: guard.name, call: first.call, decision: first.decision as NonAllow };
       for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
     }
   }
-  return { acted, answers };
+  return { acted, answers, ...(stop ? { stop } : {}) };
 }
 
 /** Who answered a call that never reached the guards (a LangChain call limit, a reviewer's reject). */
@@ -235,18 +310,70 @@ function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Ma
   return new Map([...batch.answeredLive].filter(([, guard]) => !replayed.has(guard)));
 }
 
-function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedBy }: BatchDecision): ReplayedDecision {
-  const position = batch.calls.findIndex((c) => c.id === call.id);
+function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedBy }: BatchDecision, afterStop: string | undefined): ReplayedDecision {
   return {
     guard,
     action: decision.action,
     toolCallId: call.id,
     tool: call.name,
     reason: decision.reason,
-    callIndex: batch.firstCallIndex + Math.max(0, position),
+    callIndex: callIndexOf(batch, call),
     messageIndex: batch.messageIndex,
     ...(decision.detail ? { detail: decision.detail } : {}),
     ...(shadowedBy ? { shadowedBy } : {}),
+    ...(afterStop ? { afterStop } : {}),
+  };
+}
+
+function callIndexOf(batch: JudgedBatch, call: ToolCallView): number {
+  return batch.firstCallIndex + Math.max(0, batch.calls.findIndex((c) => c.id === call.id));
+}
+
+function userMessageBetween(messages: readonly BaseMessage[], from: number, to: number): boolean {
+  for (let i = from + 1; i < to; i++) if (messageKind(messages[i]) === "human") return true;
+  return false;
+}
+
+/**
+ * The stop of `batch` with what the recorded run spent after it: every model call after the
+ * stopped turn, up to the next user message, which a live stop would have saved.
+ */
+function replayStop(messages: readonly BaseMessage[], batch: JudgedBatch, { guard, call, decision }: BatchDecision): ReplayStop {
+  let context = 0;
+  for (let i = 0; i <= batch.messageIndex; i++) context += estimatedChars(messages[i]);
+  let modelCallsAfter = 0;
+  let toolCallsAfter = 0;
+  let tokensAfter = 0;
+  let estimated = false;
+  for (let i = batch.messageIndex + 1; i < messages.length; i++) {
+    const message = messages[i];
+    const kind = messageKind(message);
+    if (kind === "human") break;
+    const chars = estimatedChars(message);
+    // A guard's own final message (a live stop's) is no model call.
+    if (kind === "ai" && markOf(message) === undefined) {
+      modelCallsAfter++;
+      toolCallsAfter += toolCallsOf(message).length;
+      const usage = usageOf(message);
+      if (usage) tokensAfter += usage.total;
+      else {
+        estimated = true;
+        tokensAfter += Math.round((context + chars) / CHARS_PER_TOKEN);
+      }
+    }
+    context += chars;
+  }
+  return {
+    guard,
+    reason: decision.reason,
+    toolCallId: call.id,
+    tool: call.name,
+    callIndex: callIndexOf(batch, call),
+    messageIndex: batch.messageIndex,
+    modelCallsAfter,
+    toolCallsAfter,
+    tokensAfter,
+    tokenSource: estimated ? "estimate" : "usage_metadata",
   };
 }
 

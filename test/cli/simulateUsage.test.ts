@@ -76,8 +76,9 @@ describe("harness-kit eval and inspect --simulate-usage", () => {
     const simulated = captureIo();
     expect(await runCli(["eval", stuck, "--config", runawayOnly, "--simulate-usage", "--jsonl"], simulated)).toBe(0);
     const decisions = simulated.stdoutLines().map((line) => JSON.parse(line) as Dict);
-    // call k (from 1) reads its predecessor's repeat from call 3 on: warn at 4×, directives at 5× to 7×, stops from 8×
-    expect(decisions.map((d) => `${String(d.action)}@${String(d.toolCallId)}`)).toEqual(["warn@s-5", "directive@s-6", "directive@s-7", "directive@s-8", "stop@s-9", "stop@s-10", "stop@s-11"]);
+    // call k (from 1) reads its predecessor's repeat from call 3 on: warn at 4×, directives at 5× to 7×, a stop at 8×,
+    // where the run ends: the recorded calls after it would never have been made
+    expect(decisions.map((d) => `${String(d.action)}@${String(d.toolCallId)}`)).toEqual(["warn@s-5", "directive@s-6", "directive@s-7", "directive@s-8", "stop@s-9"]);
     expect(decisions.every((d) => d.guard === "RunawayGuardMiddleware")).toBe(true);
     expect(String(decisions[0]!.reason)).toMatch(/against a context of 8,\d{3}, from the model's usage_metadata\)/);
 
@@ -98,7 +99,13 @@ describe("harness-kit eval and inspect --simulate-usage", () => {
     expect(io.stdout()).toMatch(/\nusage\s+simulated where not recorded: 8,000-token system prompt \+ the history/);
     const rows = io.stdout().split("\n").filter((line) => /^\w+Middleware\s/.test(line));
     expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual(["LoopGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "RunawayGuardMiddleware"]);
-    expect(rows[0]).toMatch(/^RunawayGuardMiddleware\s+1\s+3\s+3\s/);
+    // The progress guard refuses the third search and stops the run at the fifth (call 4), as it
+    // would live with a model that keeps repeating: the runaway guard's warning would come at the
+    // sixth, which the run never makes.
+    expect(rows[0]).toMatch(/^RunawayGuardMiddleware\s+0\s+0\s+0\s/);
+    expect(rows[1]).toMatch(/^ProgressAwareLoopGuardMiddleware\s+0\s+2\s+1\s/);
+    expect(io.stdout()).toMatch(/\nstopped\s+1 thread \(100\.0%\); after the stops their runs made 7 model calls and 7 tool calls, [\d,]+ tokens/);
+    expect(io.stderr()).toMatch(/stop: thread stuck: ProgressAwareLoopGuardMiddleware stops the run at call 4 \(search, message 10\)/);
   });
 
   it("inspect shows the runaway guard's decisions on the simulated thread", async () => {

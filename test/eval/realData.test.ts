@@ -30,7 +30,7 @@ async function decisionsOn(thread: string): Promise<ReplayedDecision[]> {
   if (!decisions) {
     const { messages } = loadThreadFile(join(EVALDATA, "threads", `${thread}.json`));
     // What the stack does live: judgements of calls an outer guard already answered are left out.
-    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions.filter((d) => !d.shadowedBy);
+    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions.filter((d) => !d.shadowedBy && !d.afterStop);
     cache.set(thread, decisions);
   }
   return decisions;

@@ -111,7 +111,7 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
         let directed = 0;
         for (const thread of threads) {
           // What the stack does live: judgements of calls an outer guard had answered are left out.
-          const decisions: ReplayedDecision[] = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter((d) => !d.shadowedBy);
+          const decisions: ReplayedDecision[] = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter((d) => !d.shadowedBy && !d.afterStop);
           if (decisions.some((d) => d.action === "stop")) stopped++;
           if (decisions.some((d) => d.action === "directive")) directed++;
         }

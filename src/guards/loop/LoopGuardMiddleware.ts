@@ -3,7 +3,7 @@ import { InvalidOptionsError } from "../../core/errors.js";
 import type { CallDecision, ExitBehavior } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
-import { decideIdenticalCalls, type IdenticalCallsOptions } from "./identicalCalls.js";
+import { decideIdenticalCalls, LOOP_GUARD, type IdenticalCallsOptions } from "./identicalCalls.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { positiveInteger } from "../../hooks/middlewareBase.js";
@@ -45,7 +45,7 @@ const PROGRESS_FLOOR = 0.02;
  * const agent = createAgent({ model, tools, middleware: [new LoopGuardMiddleware({ stopAt: 4 })] });
  */
 export class LoopGuardMiddleware extends BatchGuardMiddleware {
-  readonly name = "LoopGuardMiddleware";
+  readonly name = LOOP_GUARD;
   private readonly settings: IdenticalCallsOptions;
 
   constructor(options: LoopGuardOptions = {}) {

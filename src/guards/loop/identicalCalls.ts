@@ -1,7 +1,10 @@
 import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import type { ToolCallObservation } from "../../observe/store.js";
+import { wouldBeRefusedBy, type ToolCallObservation } from "../../observe/store.js";
 import { identicalCallDirective } from "./texts.js";
+
+/** The guard's name, on its refusals' marks. */
+export const LOOP_GUARD = "LoopGuardMiddleware";
 
 export interface IdenticalCallsOptions {
   warnAt: number;
@@ -58,8 +61,9 @@ function recentKeys(
   for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
     const o = observations[i]!;
     if (o.userTurn !== userTurn) break;
-    // A call answered without running (another guard's refusal, a reviewer's reject) is no repeat.
-    if (!o.ran || options.ignoreTools.has(o.toolName)) continue;
+    // A call answered without running (another guard's refusal, a reviewer's reject) is no repeat;
+    // nor is one this guard would have refused but let run (observe-only, replay), as live.
+    if (!o.ran || wouldBeRefusedBy(o, LOOP_GUARD) || options.ignoreTools.has(o.toolName)) continue;
     const key = o.argsKey;
     // For consecutive counting, history older than the first different call is irrelevant.
     if (options.window === undefined && lastKey !== undefined && key !== lastKey) {

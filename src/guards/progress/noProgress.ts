@@ -2,7 +2,7 @@ import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js"
 import type { ToolCallView } from "../../core/messages.js";
 import { argsShapeOf } from "../../observe/argsIdentity.js";
 import type { NearRepeats } from "../../observe/nearRepeats.js";
-import { groupsWholeTool, type StoredObservation, type ToolCallObservation } from "../../observe/store.js";
+import { groupsWholeTool, wouldBeRefusedBy, type StoredObservation, type ToolCallObservation } from "../../observe/store.js";
 import { batchDuplicateDirective, noProgressDirective } from "./texts.js";
 import type { KeyedCall } from "../loop/identicalCalls.js";
 
@@ -139,19 +139,21 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
     const o = observations[index]!;
     if (index < changedAt) break;
     const near = o.argsKey !== argsKey && !groupsWholeTool(key);
+    const ran = ranForThisGuard(o);
     // A call answered without running has no result to repeat: only this guard's own refusal of
-    // this very call, in this user turn, counts (as a directive ignored).
-    if (!o.ran && (near || o.userTurn !== userTurn || o.answeredBy?.guard !== PROGRESS_GUARD)) continue;
+    // this very call, in this user turn, counts (as a directive ignored). So does a refusal it
+    // would have made of a call it let run (observe-only, replay): the model repeated it anyway.
+    if (!ran && (near || o.userTurn !== userTurn || !refusedByThisGuard(o))) continue;
     // A user message may change what a call does, but not how a call that keeps failing fails.
     if (o.userTurn !== userTurn && o.status !== "error") break;
-    if (chain.lastStatus === undefined && o.ran) {
+    if (chain.lastStatus === undefined && ran) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
     }
     oldest = index;
     chain.occurrences++;
     if (near) chain.near++;
-    if (!o.ran) {
+    if (!ran) {
       chain.refused++;
       chain.wasted += 1;
     } else if (judge.isWasted(index)) {
@@ -214,7 +216,7 @@ class Judge {
     const { observations, near } = this.history;
     const o = observations[index]!;
     wasted = false;
-    if (o.ran) {
+    if (ranForThisGuard(o)) {
       const proves = () => o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.rawResultText);
       if (isStaleRepeat(o, this.options)) {
         wasted = proves() || !this.changes.between(this.previousOccurrence(index), index);
@@ -270,7 +272,7 @@ class Judge {
   /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
   private isWorldChange(index: number): boolean {
     const o = this.history.observations[index]!;
-    if (!o.ran || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
+    if (!ranForThisGuard(o) || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
     return !this.isWasted(index);
   }
 }
@@ -341,6 +343,20 @@ function judgeOf(history: ObservedHistory, options: NoProgressOptions): Judge {
   let judge = bySettings.get(options);
   if (!judge) bySettings.set(options, (judge = new Judge(history, options)));
   return judge.update();
+}
+
+/**
+ * Whether a call ran, as this guard's escalation reads it: a call it would have refused but let
+ * run (it only observed, or replay judges a recorded thread) stands for the refusal live
+ * enforcement would have made. Every other guard still counts it as a call that ran.
+ */
+function ranForThisGuard(o: ToolCallObservation): boolean {
+  return o.ran && !wouldBeRefusedBy(o, PROGRESS_GUARD);
+}
+
+/** Whether this guard refused the call, or would have (see `ranForThisGuard`). */
+function refusedByThisGuard(o: ToolCallObservation): boolean {
+  return o.ran ? wouldBeRefusedBy(o, PROGRESS_GUARD) : o.answeredBy?.guard === PROGRESS_GUARD;
 }
 
 function isStaleRepeat(o: ToolCallObservation, options: NoProgressOptions): boolean {
