@@ -1,12 +1,15 @@
 // `harness-kit eval` throughput over ../shared/evaldata: end to end (read, parse, replay) and the
 // replay alone, against the cost of only reading and parsing the same files.
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildReplaySetup } from "../src/replay/config.js";
 import { evaluateSources } from "../src/replay/evaluate.js";
 import { replayThread } from "../src/replay/replayThread.js";
 import { collectThreadFiles, loadThreadFile } from "../src/replay/sources.js";
+import { syntheticThread } from "./threads.js";
 import { summarise, verdict } from "./timing.js";
 
 const EVALDATA = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "shared", "evaldata", "threads");
@@ -24,7 +27,18 @@ async function timeRounds(fn: () => Promise<unknown> | unknown): Promise<number[
 }
 
 export default async function cliBench(): Promise<string> {
-  if (!existsSync(EVALDATA)) return "## harness-kit eval\n\nSkipped: ../shared/evaldata is not present.";
+  if (!existsSync(EVALDATA)) {
+    // Made-up threads instead (bench/threads.ts), for the worker rows: 600 threads of 40 calls.
+    const dir = mkdtempSync(join(tmpdir(), "hk-bench-eval-"));
+    const generated = Array.from({ length: 600 }, (_, n) => {
+      const path = join(dir, `${String(n).padStart(4, "0")}.json`);
+      writeFileSync(path, JSON.stringify(syntheticThread(40, `t${n}-`)));
+      return { kind: "file" as const, path };
+    });
+    const rows = await workerRows(dir, generated.length);
+    rmSync(dir, { recursive: true, force: true });
+    return `## harness-kit eval\n\n../shared/evaldata is not present: only the worker rows, over generated threads.\n\n${rows}`;
+  }
   const { files } = collectThreadFiles([EVALDATA]);
   const sources = files.map((path) => ({ kind: "file" as const, path }));
   let calls = 0;
@@ -53,5 +67,43 @@ export default async function cliBench(): Promise<string> {
     `| baseline: read and JSON.parse the same files, nothing else | ${rate(parse.p50)} calls/s (${parse.p50.toFixed(2)} s) | ${rate(parse.p95)} calls/s | |`,
     `| end to end ÷ baseline | ${(e2e.p50 / parse.p50).toFixed(2)}× the time of reading and parsing | | |`,
   ];
-  return `## harness-kit eval over ../shared/evaldata\n\n${ROUNDS} rounds after a warm-up, one process.\n\n${rows.join("\n")}`;
+  return `## harness-kit eval over ../shared/evaldata\n\n${ROUNDS} rounds after a warm-up, one process.\n\n${rows.join("\n")}\n\n${await workerRows(EVALDATA, files.length)}`;
+}
+
+/** The built CLI: the worker rows run it as a user does (`npm run build` first). */
+const BUILT_CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const WORKER_ROUNDS = 3;
+
+/**
+ * `harness-kit eval --workers 1` against `--workers 2` (this thread and one worker thread): the
+ * built CLI in a process of its own each time, the two taking turns round after round, so the
+ * machine's drift meets both. The time is the one the CLI reports: from the listing of the
+ * threads to the last replay, the worker's start included (the process's own start left out,
+ * the same for both). Over the threads once, and three times over (the folder named three
+ * times), where a worker's start weighs less.
+ */
+async function workerRows(dir: string, threads: number): Promise<string> {
+  if (!existsSync(BUILT_CLI)) return "### `eval --workers` (issue 30)\n\nSkipped: no build (run `npm run build` first).";
+  const rows = ["| threads | `--workers 1` p50 | `--workers 2` p50 | speed-up (ratio of p50s; per round) | target |", "|---|---|---|---|---|"];
+  for (const copies of [1, 3]) {
+    let calls = 0;
+    const run = (workers: number) => {
+      const out = execFileSync(process.execPath, [BUILT_CLI, "eval", ...Array.from({ length: copies }, () => dir), "--workers", String(workers)], { encoding: "utf8", maxBuffer: 1 << 26 });
+      calls = Number(/^tool calls\s+([\d,]+)/m.exec(out)![1]!.replaceAll(",", ""));
+      return Number(/^throughput .*\(([\d.]+) s\)/m.exec(out)![1]);
+    };
+    run(1);
+    run(2); // warm-up: the file cache
+    const one: number[] = [];
+    const two: number[] = [];
+    for (let i = 0; i < WORKER_ROUNDS; i++) {
+      one.push(run(1));
+      two.push(run(2));
+    }
+    const rate = (seconds: number) => `${Math.round(calls / seconds).toLocaleString("en-US")} calls/s (${seconds.toFixed(2)} s)`;
+    const [p1, p2] = [summarise(one).p50, summarise(two).p50];
+    const perRound = one.map((s, i) => (s / two[i]!).toFixed(2)).join(", ");
+    rows.push(`| ${threads * copies} (${calls.toLocaleString("en-US")} tool calls) | ${rate(p1)} | ${rate(p2)} | ${(p1 / p2).toFixed(2)}× (${perRound}) | ≥ 1.7× ${verdict(p1 / p2 >= 1.7)} |`);
+  }
+  return `### \`eval --workers\` (issue 30)\n\nThe built CLI, ${WORKER_ROUNDS} rounds after a warm-up, taking turns, ${availableParallelism()} cores.\n\n${rows.join("\n")}`;
 }

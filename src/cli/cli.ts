@@ -3,10 +3,11 @@ import { parseArgs } from "node:util";
 import { HarnessKitError } from "../core/errors.js";
 import { replaySetupFor, type ReplaySetup, type ReplaySetupRequest } from "../replay/config.js";
 import { ThreadLoadError } from "../replay/errors.js";
-import { evaluateSearch } from "../replay/evaluate.js";
+import { evaluateSearch, type SourcesEvaluator } from "../replay/evaluate.js";
 import { inspectSource } from "../replay/inspect.js";
 import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
+import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
 import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
 import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
@@ -27,12 +28,15 @@ export const USAGE = `Usage:
   harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
   harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
+  (eval also takes [--workers <n>])
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
 Replays saved threads through the guards that judge tool calls and reports what they would have done.
 inspect  the observation table of one thread, with every decision other than allow;
          --html <file> writes the thread as a timeline page instead (self-contained, no script)
-eval     totals over many threads; --jsonl prints one JSON line per decision instead
+eval     totals over many threads; --jsonl prints one JSON line per decision instead;
+         --workers <n> replays on n worker threads (default: the cores available);
+         the output is the same as with --workers 1, which replays in this thread
 --config a JSON file naming the guard stack and its options, in middleware order (the live
          stack's, to replay what it did), e.g.
          {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
@@ -62,7 +66,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // The whole command line is read before anything is loaded: a usage error comes first.
     const setup = setupRequestOf(values);
     if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values), values, replaySetupFor(setup), io);
-    return await evaluate(threadSearchOf(positionals, values), values, replaySetupFor(setup), io);
+    const search = threadSearchOf(positionals, values);
+    const workers = workerCount(values.workers);
+    return await evaluate(search, values, replaySetupFor(setup), evaluatorFor(workers, setup, io.env), io);
   } catch (error) {
     if (error instanceof CliUsageError) {
       io.stderr.write(`harness-kit: ${error.problem}\n\n${USAGE}\n`);
@@ -92,6 +98,7 @@ interface Flags {
   html?: string;
   policy?: string;
   context?: string;
+  workers?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -113,6 +120,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
         html: { type: "string" },
         policy: { type: "string" },
         context: { type: "string" },
+        workers: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -128,6 +136,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
   if (command === "eval" && values.html !== undefined) throw new CliUsageError("--html belongs to inspect");
+  if (command === "inspect" && values.workers !== undefined) throw new CliUsageError("--workers belongs to eval");
   if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
   if (values.sqlite !== undefined && values.postgres !== undefined) throw new CliUsageError("--sqlite and --postgres: one checkpoint database at a time");
   if (values.thread !== undefined && values.sqlite === undefined && values.postgres === undefined) throw new CliUsageError("--thread needs --sqlite <db> or --postgres <connection string>");
@@ -190,7 +199,30 @@ async function inspect(source: ThreadSource, values: Flags, setup: ReplaySetup, 
 const PROGRESS_AFTER_MS = 500;
 const PROGRESS_EVERY_MS = 100;
 
-async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
+/**
+ * The module a replay worker runs: the CLI's own main module, which serves as a worker when it is
+ * started as one. Next to this file: src/cli/main.ts in the sources (tests, tsx), and in the
+ * package dist/cli/main.js, the one file the CLI is built into.
+ */
+const WORKER_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./main.ts" : "./main.js", import.meta.url);
+
+/** `--workers`: a whole number, at least 1; the cores available when absent. */
+function workerCount(text: string | undefined): number {
+  if (text === undefined) return defaultWorkerCount();
+  const count = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(count) || count < 1) throw new CliUsageError(`--workers takes a whole number of workers, at least 1, got "${text}"`);
+  return count;
+}
+
+/** One worker replays in this thread, as `eval` always did; more start worker threads, each building the stack from the same request. */
+function evaluatorFor(workers: number, request: ReplaySetupRequest, env: CliIo["env"]): SourcesEvaluator | undefined {
+  if (workers <= 1) return undefined;
+  // For tests of the built CLI: only the worker threads replay, so every thread crosses threads.
+  const replayHere = env.HARNESS_KIT_REPLAY_HERE !== "0";
+  return (sources, setup, hooks) => evaluateSourcesInWorkers(sources, setup, { workers, entry: WORKER_ENTRY, request, replayHere }, hooks);
+}
+
+async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, evaluator: SourcesEvaluator | undefined, io: CliIo): Promise<number> {
   let progressShown = false;
   let lastProgress = 0;
   /** A line of its own on stderr, clearing the progress line first. */
@@ -214,7 +246,7 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
             io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
           }
         : undefined,
-  });
+  }, evaluator);
   if (!summary) {
     io.stderr.write(`${warningLine(`no thread found in ${search.paths.join(", ") || "the database"}: nothing to replay`, io)}\n`);
     return 1;

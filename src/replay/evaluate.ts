@@ -37,19 +37,48 @@ export interface EvalSummary {
   elapsedMs: number;
 }
 
+/** A thread as eval reports it: its id and where it was read from (its messages stay with whoever replayed it). */
+export type ThreadLabel = Pick<LoadedThread, "id" | "source">;
+
 export interface EvalHooks {
   /** Each replayed thread, in source order. */
-  onThread?: (thread: LoadedThread, replay: ReplayResult) => void;
+  onThread?: (thread: ThreadLabel, replay: ReplayResult) => void;
   /** A thread with no messages at all (an empty array): nothing to judge, which may be a mistake. */
-  onEmptyThread?: (thread: LoadedThread) => void;
+  onEmptyThread?: (thread: ThreadLabel) => void;
   /** A source that could not be loaded; the run goes on. */
   onProblem?: (problem: ThreadLoadError) => void;
   /** After each source. */
   onProgress?: (done: number, total: number, toolCalls: number, elapsedMs: number) => void;
 }
 
-/** Replays every source through the guard stack and totals what the guards would have done. */
-export async function evaluateSources(sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary> {
+/**
+ * What came of one source: its replay, or why it could not be loaded. Plain data, so a replay
+ * worker can hand it to the thread that totals (see `replay/workers.ts`).
+ */
+export type ThreadOutcome =
+  | { kind: "replayed"; thread: ThreadLabel; empty: boolean; replay: ReplayResult }
+  | { kind: "unreadable"; file: string; reason: string };
+
+/** Loads one source and replays it; a source that cannot be loaded is an outcome, any other failure throws. */
+export async function evaluateSource(source: ThreadSource, setup: ReplaySetup): Promise<ThreadOutcome> {
+  let thread: LoadedThread;
+  try {
+    thread = await loadThreadSource(source);
+  } catch (error) {
+    if (!(error instanceof ThreadLoadError)) throw error;
+    return { kind: "unreadable", file: error.file, reason: error.reason };
+  }
+  const replay = await replayThread(messagesToReplay(thread.messages, setup), setup.stack);
+  return { kind: "replayed", thread: { id: thread.id, source: thread.source }, empty: thread.messages.length === 0, replay };
+}
+
+/** Totals of a run, fed the outcome of each source in source order; the clock starts when it is made. */
+export interface Tally {
+  record(outcome: ThreadOutcome): void;
+  finish(): EvalSummary;
+}
+
+export function startTally(setup: ReplaySetup, total: number, hooks: EvalHooks = {}): Tally {
   const started = process.hrtime.bigint();
   const elapsedMs = () => Number(process.hrtime.bigint() - started) / 1e6;
   const guards = setup.stack.map(({ guard }) => guard.name);
@@ -68,19 +97,17 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     elapsedMs: 0,
     ...(setup.simulateUsage ? { simulatedSystemTokens: setup.simulateUsage.systemTokens } : {}),
   };
-  for (const [done, source] of sources.entries()) {
-    let thread: LoadedThread;
-    try {
-      thread = await loadThreadSource(source);
-    } catch (error) {
-      if (!(error instanceof ThreadLoadError)) throw error;
+  let done = 0;
+  const record = (outcome: ThreadOutcome) => {
+    done++;
+    if (outcome.kind === "unreadable") {
       summary.failed++;
-      hooks.onProblem?.(error);
-      hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
-      continue;
+      hooks.onProblem?.(new ThreadLoadError(outcome.file, outcome.reason));
+      hooks.onProgress?.(done, total, summary.toolCalls, elapsedMs());
+      return;
     }
-    if (thread.messages.length === 0) hooks.onEmptyThread?.(thread);
-    const replay = await replayThread(messagesToReplay(thread.messages, setup), setup.stack);
+    const { thread, replay } = outcome;
+    if (outcome.empty) hooks.onEmptyThread?.(thread);
     summary.threads++;
     summary.toolCalls += replay.toolCalls;
     if (replay.orderEvidence.length > 0) summary.threadsReordered++;
@@ -101,22 +128,42 @@ export async function evaluateSources(sources: readonly ThreadSource[], setup: R
     }
     for (const [guard, actions] of flagged) for (const action of actions) summary.threadsWith[guard]![action]++;
     hooks.onThread?.(thread, replay);
-    hooks.onProgress?.(done + 1, sources.length, summary.toolCalls, elapsedMs());
-  }
-  summary.elapsedMs = elapsedMs();
-  return summary;
+    hooks.onProgress?.(done, total, summary.toolCalls, elapsedMs());
+  };
+  return {
+    record,
+    finish: () => {
+      summary.elapsedMs = elapsedMs();
+      return summary;
+    },
+  };
 }
+
+/** Replays every source through the guard stack, one after another in this thread, and totals what the guards would have done. */
+export async function evaluateSources(sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary> {
+  const tally = startTally(setup, sources.length, hooks);
+  for (const source of sources) tally.record(await evaluateSource(source, setup));
+  return tally.finish();
+}
+
+/** How a run replays its sources: `evaluateSources`, or `evaluateSourcesInWorkers` bound to its workers. */
+export type SourcesEvaluator = (sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks) => Promise<EvalSummary>;
 
 /**
  * Finds the threads a search names and replays them all (see `evaluateSources`); a path or a
  * database that could not be found is reported through `onProblem` and counts as failed.
  * Undefined when the search found nothing at all, not even a problem.
  */
-export async function evaluateSearch(search: ThreadSearch, setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary | undefined> {
+export async function evaluateSearch(
+  search: ThreadSearch,
+  setup: ReplaySetup,
+  hooks: EvalHooks = {},
+  evaluate: SourcesEvaluator = evaluateSources,
+): Promise<EvalSummary | undefined> {
   const { sources, problems } = await findThreadSources(search);
   for (const problem of problems) hooks.onProblem?.(problem);
   if (sources.length === 0 && problems.length === 0) return undefined;
-  const summary = await evaluateSources(sources, setup, hooks);
+  const summary = await evaluate(sources, setup, hooks);
   summary.failed += problems.length;
   return summary;
 }

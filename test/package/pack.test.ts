@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -82,6 +82,29 @@ describe("npm pack (builds through prepack)", () => {
     expect(listed).toContain("package/dist/cli/main.js");
     expect(listed.filter((f) => f.startsWith("package/dist/cli/"))).toEqual(["package/dist/cli/main.js"]);
     expect(listed.filter((f) => f.endsWith(".map"))).toEqual([]);
+
+    // The installed bin replays on worker threads (each runs dist/cli/main.js) and prints what one thread prints.
+    const threads = join(work, "threads");
+    execFileSync("mkdir", ["-p", threads]);
+    for (let n = 0; n < 12; n++) {
+      const calls = Array.from({ length: n % 6 }, (_, k) => [
+        { type: "ai", content: "", tool_calls: [{ id: `c${n}-${k}`, name: "book", args: { flight: "F1" } }] },
+        { type: "tool", tool_call_id: `c${n}-${k}`, name: "book", content: "Error: payment declined" },
+      ]).flat();
+      writeFileSync(join(threads, `t${String(n).padStart(2, "0")}.json`), JSON.stringify({ id: `t${n}`, messages: [{ type: "human", content: "book" }, ...calls] }));
+    }
+    writeFileSync(join(threads, "t05-bad.json"), "{ not json");
+    const evalOutput = (workers: string, env: Record<string, string> = {}) => {
+      const run = spawnSync(join(app, "node_modules", ".bin", "harness-kit"), ["eval", threads, "--jsonl", "--workers", workers], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
+      return { status: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^throughput .*$/m, "throughput <time>") };
+    };
+    const one = evalOutput("1");
+    expect(one.status).toBe(1);
+    expect(one.stdout).toContain('"action":"directive"');
+    expect(one.stderr).toContain("t05-bad.json: bad JSON");
+    // Only the workers replay (this thread would finish 12 threads before a worker starts).
+    expect(evalOutput("3", { HARNESS_KIT_REPLAY_HERE: "0" })).toEqual(one);
+    expect(evalOutput("2")).toEqual(one);
 
     // A TypeScript consumer compiles under each module resolution.
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
