@@ -9,8 +9,8 @@ type Member = AgentMiddleware & { wrapToolCall?: Hook; wrapModelCall?: Hook; too
 /**
  * Several guards as one middleware, nested in list order (the first outermost), as LangChain
  * would nest them. LangGraph charges every middleware's wrap hook on every step (a request copied,
- * the state merged, errors wrapped), about 1% of a bare step each: one layer instead of eight is
- * most of what the stack would otherwise cost. Each guard still signals, marks and stops under
+ * the state merged, errors wrapped), about 1% of a bare step each: one layer instead of eight
+ * saves seven of them (bench/README.md). Each guard still signals, marks and stops under
  * its own name; `members` lists them.
  */
 export class ComposedGuards extends MiddlewareBase {
