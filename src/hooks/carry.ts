@@ -100,10 +100,18 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   if (summaryAt < 0) return messages;
   const summary = messages[summaryAt]!;
   const entries = carryOf(state) ?? [];
+  const known = recovered.get(summary);
+  // Every guard of a step asks for the same state's history: build it once per state and carry.
+  const cached = histories.get(messages);
+  if (cached && cached.entries === entries && cached.known === known) return cached.history;
   const kept = messages.slice(summaryAt + 1);
-  const removed = recovered.get(summary) ?? (coveredSummary(entries) ? entries.slice(0, -1) : legacyRemoved(entries, kept[0], summaryAt));
-  return [...messages.slice(0, summaryAt), ...removed, ...kept];
+  const removed = known ?? (coveredSummary(entries) ? entries.slice(0, -1) : legacyRemoved(entries, kept[0], summaryAt));
+  const history = [...messages.slice(0, summaryAt), ...removed, ...kept];
+  histories.set(messages, { entries, known, history });
+  return history;
 }
+
+const histories = new WeakMap<readonly BaseMessage[], { entries: readonly Carried[]; known: readonly BaseMessage[] | undefined; history: readonly BaseMessage[] }>();
 
 /** A carry of older versions held every message; what the summary removed ends where the kept ones start. */
 function legacyRemoved(entries: readonly Carried[], first: BaseMessage | undefined, summaryAt: number): readonly BaseMessage[] {

@@ -1,4 +1,4 @@
-import { startLocalServer } from "../helpers/localServer.js";
+import { openAiOverWindow, startLocalServer } from "../helpers/localServer.js";
 import { getEncoding } from "js-tiktoken";
 
 /**
@@ -49,14 +49,7 @@ export async function startTiktokenProvider(options: { window: number; pages: nu
       res.end(JSON.stringify(payload));
     };
     if (refused) {
-      send(400, {
-        error: {
-          message: `This model's maximum context length is ${options.window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
-          type: "invalid_request_error",
-          param: "messages",
-          code: "context_length_exceeded",
-        },
-      });
+      send(400, openAiOverWindow(options.window, tokens));
       return;
     }
     let message: Record<string, unknown>;

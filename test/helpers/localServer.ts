@@ -25,3 +25,15 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("error", reject);
   });
 }
+
+/** OpenAI's answer to a request over the model's window (HTTP 400). */
+export function openAiOverWindow(window: number, tokens: number): unknown {
+  return {
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { startLocalServer } from "../../helpers/localServer.js";
+import { openAiOverWindow, startLocalServer } from "../../helpers/localServer.js";
 import { Tiktoken } from "js-tiktoken/lite";
 
 /**
@@ -116,14 +116,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
           : `input length and \`max_tokens\` exceed context limit: ${tokens} + ${maxTokens} > ${options.window}, decrease input length or \`max_tokens\` and try again`;
         send(400, { type: "error", error: { type: "invalid_request_error", message } });
       } else {
-        send(400, {
-          error: {
-            message: `This model's maximum context length is ${options.window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
-            type: "invalid_request_error",
-            param: "messages",
-            code: "context_length_exceeded",
-          },
-        });
+        send(400, openAiOverWindow(options.window, tokens));
       }
       return;
     }
