@@ -3,6 +3,7 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
 import { toolErrorOutsideText, warnOnce } from "./composition.js";
 import { GuardStopError } from "./errors.js";
+import { promised } from "./maybePromise.js";
 import { probedRequest, stampRan, type RunProbe } from "./ranStamps.js";
 
 /** What a tool call comes back as: its ToolMessage, or a Command that also updates state (deepagents' tools). */
@@ -24,16 +25,16 @@ interface CallLike {
  * middleware listed after the guards let through (`leftToOthers`) still propagate.
  * The answer carries the stamp of a tool that ran (ranStamps.ts), a failure that ran included.
  */
-export async function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
+export function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
   const { request: probed, probe } = probedRequest(request);
-  let result: ToolCallResult;
-  try {
-    result = await handler(probed);
-  } catch (error) {
-    if (leftToOthers(error, probe)) throw error;
-    result = containedToolError(error, request.toolCall);
-  }
-  return stampRan(result, probe, request.toolCall.id);
+  // One promise per guard on the way back, not an async function's two.
+  return promised(() => handler(probed)).then(
+    (result) => stampRan(result, probe, request.toolCall.id),
+    (error: unknown) => {
+      if (leftToOthers(error, probe)) throw error;
+      return stampRan(containedToolError(error, request.toolCall), probe, request.toolCall.id);
+    },
+  );
 }
 
 /**

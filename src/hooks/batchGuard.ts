@@ -5,6 +5,7 @@ import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
+import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
@@ -53,17 +54,19 @@ interface Verdict {
  */
 export function batchGuard(settings: BatchGuardSettings) {
   // A cache, not state: keyed by the AIMessage, so a thread another process resumes decides again.
-  const verdicts = new WeakMap<object, Promise<Verdict>>();
+  // A verdict decided at once is kept as it is: most batches need no promise at all.
+  const verdicts = new WeakMap<object, MaybePromise<Verdict>>();
 
-  const verdictOf = (messages: readonly BaseMessage[], at: number): Promise<Verdict> => {
+  const verdictOf = (messages: readonly BaseMessage[], at: number): MaybePromise<Verdict> => {
     const asking = messages[at] as object;
     let verdict = verdicts.get(asking);
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
-      const batch = judgedCalls(asking, settings.judgesUnusableCalls);
-      verdict = Promise.resolve()
-        .then(() => settings.decide(history, batch))
-        .then((decisions) => verdictFrom(decisions, settings));
+      try {
+        verdict = andThen(settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls)), (decisions) => verdictFrom(decisions, settings));
+      } catch (error) {
+        verdict = Promise.reject(error);
+      }
       verdicts.set(asking, verdict);
     }
     return verdict;
@@ -73,34 +76,42 @@ export function batchGuard(settings: BatchGuardSettings) {
     judgePendingCall(request, handler, judged);
 
   /** The call's answer: the guard's, or the tool's when the guard lets it run. */
-  const judged = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, { call, messages, at }: PendingCall): Promise<ToolMessage | Command> => {
-    let verdict: Verdict;
-    try {
-      verdict = await verdictOf(messages, at);
-    } catch (error) {
-      await emitSignal({ guard: settings.guard, action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
-      return runToolSafely(request, handler);
-    }
+  const judged = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, { call, messages, at }: PendingCall): MaybePromise<ToolMessage | Command> => {
+    const verdict = verdictOf(messages, at);
+    if (!(verdict instanceof Promise)) return answered(request, handler, call, verdict);
+    return verdict.then(
+      (settled) => answered(request, handler, call, settled),
+      async (error: unknown) => {
+        await emitSignal({ guard: settings.guard, action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
+        return runToolSafely(request, handler);
+      },
+    );
+  };
+
+  /** The call's answer under `verdict`, after its signal. */
+  const answered = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, call: ToolCallView, verdict: Verdict): MaybePromise<ToolMessage | Command> => {
     const own = verdict.byId.get(call.id);
-    if (own && own.action !== "allow") await signalCall(settings, call, own);
+    if (own && own.action !== "allow") return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
+    return outcomeAnswer(request, handler, call, own, verdict);
+  };
+
+  const outcomeAnswer = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, call: ToolCallView, own: Decision | undefined, verdict: Verdict): MaybePromise<ToolMessage | Command> => {
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
     if (outcome.kind === "stopped" && settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    const answer = await answerCall(settings, request, handler, answerOf(outcome, settings.guard));
+    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard));
     // An observe-only guard's refusal is written on the answer of the call it let run: its next
     // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
-    if (settings.observeOnly && refuses(own, false)) return recordWouldBeRefusal(answer, { guard: settings.guard, action: own.action }, call.id);
+    if (settings.observeOnly && refuses(own, false)) return andThen(answer, (ran) => recordWouldBeRefusal(ran, { guard: settings.guard, action: own!.action }, call.id));
     return answer;
   };
 
-  const wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+  const wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
-    if (stop) return stopNotice(settings.guard, stop.reason);
-    try {
-      return stampTurn(await handler(request));
-    } catch (error) {
+    if (stop) return Promise.resolve(stopNotice(settings.guard, stop.reason));
+    return promised(() => handler(request)).then(stampTurn, (error: unknown) => {
       if (!isGraphBubbleUp(error) && !GuardStopError.in(error)) warnOnce("model-error-outside", modelErrorOutsideText, true);
       throw error;
-    }
+    });
   };
 
   /**
@@ -110,12 +121,13 @@ export function batchGuard(settings: BatchGuardSettings) {
    * outer middleware may answer without a mark. A process that resumes a thread between the tool
    * and model nodes does not know either: it judges that turn again, to the same decision.
    */
-  const judgedLatestBatch = async (messages: readonly BaseMessage[]): Promise<boolean> => {
+  const judgedLatestBatch = (messages: readonly BaseMessage[]): MaybePromise<boolean> => {
     let at = messages.length - 1;
     while (at >= 0 && messageKind(messages[at]) === "tool") at--;
     const verdict = at >= 0 && messageKind(messages[at]) === "ai" ? verdicts.get(messages[at] as object) : undefined;
+    if (!verdict) return false;
     // A verdict that failed was signalled as guard_failed, and the calls ran: the batch was judged.
-    return verdict ? verdict.then(({ byId }) => byId.size > 0, () => true) : false;
+    return verdict instanceof Promise ? verdict.then(({ byId }) => byId.size > 0, () => true) : verdict.byId.size > 0;
   };
 
   return { wrapToolCall, wrapModelCall, judgedLatestBatch };

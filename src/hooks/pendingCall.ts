@@ -1,6 +1,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage } from "../core/answers.js";
+import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
@@ -50,18 +51,21 @@ export type CallAnswer<R> =
  * `judge`, and the answer carries the history judged (carry.ts), so judgement survives a
  * summary. A call without an id, or with no AIMessage in the history, runs untouched.
  */
-export async function judgePendingCall<R extends ToolRequestLike>(
+export function judgePendingCall<R extends ToolRequestLike>(
   request: R,
   handler: ToolHandler<R>,
-  judge: (request: R, handler: ToolHandler<R>, pending: PendingCall) => Promise<ToolMessage | Command>,
+  judge: (request: R, handler: ToolHandler<R>, pending: PendingCall) => MaybePromise<ToolMessage | Command>,
 ): Promise<ToolMessage | Command> {
   const id = request.toolCall.id;
   if (id === undefined) return runToolSafely(request, handler);
-  const messages = await readyHistory(request.state);
-  const at = lastAiIndex(messages);
-  const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
-  const answer = at < 0 ? await runToolSafely(request, handler) : await judge(request, handler, { call, messages, at });
-  return withCarry(request.state, id, answer);
+  return promised(() =>
+    andThen(readyHistory(request.state), (messages) => {
+      const at = lastAiIndex(messages);
+      const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
+      const answer = at < 0 ? runToolSafely(request, handler) : judge(request, handler, { call, messages, at });
+      return andThen(answer, (settled) => withCarry(request.state, id, settled));
+    }),
+  );
 }
 
 /** The guard's signal on a call; in observe-only mode its detail says so. */

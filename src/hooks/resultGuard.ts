@@ -27,7 +27,7 @@ export interface ResultGuard {
 
 /** A complete `wrapToolCall`: run the tool safely, then let the guard rewrite what it returned. */
 export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult> {
-  return async (request, handler) => guardResult(guard, request, await runToolSafely(request, handler));
+  return (request, handler) => runToolSafely(request, handler).then((result) => guardResult(guard, request, result));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { getConfig } from "@langchain/langgraph";
 import { isSummary } from "../core/messages.js";
+import type { MaybePromise } from "../core/maybePromise.js";
 import { CARRY_KEY, historyOf, recordRemoved, removalKnown, summaryIndex, summaryKey, type GuardState } from "./carry.js";
 
 /**
@@ -24,14 +25,25 @@ const seenAt = new WeakMap<object, Seen>();
  * The history to judge for `state`, with what a new summary removed found first. Also notes the
  * messages seen for the first time (O(new messages)), for the next summary to find them.
  */
-export async function readyHistory(state: GuardState): Promise<readonly BaseMessage[]> {
+export function readyHistory(state: GuardState): MaybePromise<readonly BaseMessage[]> {
   const { messages } = state;
   const summaryAt = summaryIndex(messages);
   if (summaryAt >= 0 && !removalKnown(state, summaryAt)) {
     const summary = messages[summaryAt]!;
-    const removed = removedBySeen(messages, summaryAt) ?? (await removedByCheckpoints(summaryKey(messages, summaryAt), messages));
-    if (removed) recordRemoved(summary, removed);
+    const seen = removedBySeen(messages, summaryAt);
+    if (!seen) {
+      return removedByCheckpoints(summaryKey(messages, summaryAt), messages).then((removed) => {
+        if (removed) recordRemoved(summary, removed);
+        return seenHistory(state);
+      });
+    }
+    recordRemoved(summary, seen);
   }
+  return seenHistory(state);
+}
+
+/** The history to judge, noted as seen. */
+function seenHistory(state: GuardState): readonly BaseMessage[] {
   const history = historyOf(state);
   noteSeen(history);
   return history;

@@ -200,13 +200,13 @@ describe("LoopGuardMiddleware in createAgent", () => {
     expect(t.counter.runs).toBe(1);
   });
 
-  it("exitBehavior throw on a parallel batch: invoke rejects with an AggregateError the stop is found in", async () => {
+  it("exitBehavior throw on a parallel batch: the stop is found in what invoke rejects with", async () => {
     const t = search();
     const model = new ScriptedChatModel({ turns: repeat(5, { toolCalls: [{ name: "search", args: { q: "x" } }, { name: "search", args: { q: "x" } }] }) });
     const agent = createAgent({ model, tools: [t.tool], middleware: [new LoopGuardMiddleware({ warnAt: 2, stopAt: 2, exitBehavior: "throw" })] });
     const error = await agent.invoke({ messages: [new HumanMessage("go")] }).catch((e: unknown) => e);
-    // Each call of the batch throws in its own task; LangGraph gathers them in one AggregateError.
-    expect(error).toBeInstanceOf(AggregateError);
+    // Each call of the batch throws in its own task; LangGraph gathers those that failed by the
+    // time it looks in one AggregateError, or passes the first on alone: the stop is in either.
     expect(GuardStopError.in(error)).toMatchObject({ guard: "LoopGuardMiddleware", toolName: "search" });
     expect(t.counter.runs).toBe(0);
   });

@@ -2,6 +2,7 @@ import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { InvalidOptionsError } from "../../core/errors.js";
+import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { stampTurn } from "../../core/ranStamps.js";
 import { runToolSafely } from "../../core/toolErrors.js";
@@ -135,25 +136,26 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   stateSchema?: typeof carryStateSchema = carryStateSchema;
 
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
-  readonly wrapToolCall = async (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
-    const answer = await this.answer(request, handler);
-    return request.toolCall.id === undefined ? answer : withCarry(request.state as GuardState, request.toolCall.id, answer);
+  readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
+    const id = request.toolCall.id;
+    return promised(() => andThen(this.answer(request, handler), (answer) => (id === undefined ? answer : withCarry(request.state as GuardState, id, answer))));
   };
 
-  private async answer(request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> {
-    if (this.gate.gates(request.toolCall.name)) {
-      const refusal = await this.gate.refusal(callOf(request), await readyHistory(request.state as GuardState));
-      if (refusal) return refusal;
-    }
-    const judged = guardResult(this.results, request, await runToolSafely(request, handler));
-    return judged instanceof Promise ? await judged : judged;
+  private answer(request: ToolRequest, handler: ToolCallHandler): MaybePromise<ToolMessage | Command> {
+    const run = () => runToolSafely(request, handler).then((result) => guardResult(this.results, request, result));
+    if (!this.gate.gates(request.toolCall.name)) return run();
+    return andThen(readyHistory(request.state as GuardState), async (history) => (await this.gate.refusal(callOf(request), history)) ?? run());
   }
 
   /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
-  readonly wrapModelCall = async <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
-    const stop = this.gate.afterBatch(await readyHistory({ ...request.state, messages: request.state?.messages ?? [] }));
-    return (stop && (await stop)) ?? stampTurn(await handler(request));
-  };
+  readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
+    promised(() =>
+      andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (history) => {
+        const stop = this.gate.afterBatch(history);
+        const answer = () => promised(() => handler(request)).then(stampTurn);
+        return stop ? stop.then((notice) => notice ?? answer()) : answer();
+      }),
+    );
 
   private resolveSpec(tool: string, spec: ToolOutputSpec): ResolvedSpec {
     const option = (field: string) => `tools.${tool}.${field}`;

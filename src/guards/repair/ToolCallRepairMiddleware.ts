@@ -1,6 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
+import { andThen } from "../../core/maybePromise.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { SignalHandler } from "../../core/signals.js";
 import { decideReviewedCalls } from "./decideReviewedCalls.js";
@@ -97,10 +98,10 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
    * Reviews the model's turn where the tools are known, before it enters state (reviewResponse.ts).
    * After a batch this guard stopped, the run's final message is returned instead of calling the model.
    */
-  readonly wrapModelCall = async <R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
-    this.batch.wrapModelCall(request, async (checked) => this.reviewResponse(await handler(checked), checked.tools ?? [], checked.responseFormat));
+  readonly wrapModelCall = <R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
+    this.batch.wrapModelCall(request, (checked) => andThen(handler(checked), (response) => this.reviewResponse(response, checked.tools ?? [], checked.responseFormat)));
 
   /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
-  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
+  readonly wrapToolCall = (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
     this.batch.wrapToolCall(request, (checked) => this.readableCall(checked, handler));
 }

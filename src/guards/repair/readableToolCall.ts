@@ -7,6 +7,7 @@ import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
 import { toolErrorOutsideText, warnOnce } from "../../core/composition.js";
+import { andThen, promised } from "../../core/maybePromise.js";
 import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js";
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
@@ -53,10 +54,14 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
   };
 
-  const readableResult = async (result: ToolMessage, call: ToolCallView): Promise<ToolMessage> => {
+  /** A result LangChain could not turn into text, made readable; nearly every result comes back at once, as it is. */
+  const readableResult = (result: ToolMessage, call: ToolCallView): ToolMessage | Promise<ToolMessage> => {
     if (result.status === "error") return result;
     const degraded = degradedResult(result.content);
-    if (!degraded) return result;
+    return degraded ? degradedAnswer(result, call, degraded) : result;
+  };
+
+  const degradedAnswer = async (result: ToolMessage, call: ToolCallView, degraded: NonNullable<ReturnType<typeof degradedResult>>): Promise<ToolMessage> => {
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
@@ -78,33 +83,31 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     }
   };
 
-  const answer = async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, probe: RunProbe): Promise<ToolMessage | Command> => {
+  const answer = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, probe: RunProbe): Promise<ToolMessage | Command> => {
     const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
-    let result: ToolMessage | Command;
-    try {
-      result = await handler(request);
-    } catch (error) {
-      // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
-      if (leftToOthers(error, probe)) throw error;
-      // The tool checks its arguments before it runs: only a refused call costs a second check,
-      // whose issues make a one-line answer.
-      const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
-      if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name), true);
-      if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
-      return refusal ?? toolErrorMessage(error, call);
-    }
-    if (!ToolMessage.isInstance(result)) return result;
-    if (guard.observeOnly) {
-      await readableResult(result, call);
-      return result;
-    }
-    return readableResult(result, call);
+    return promised(() => handler(request)).then(
+      (result) => {
+        if (!ToolMessage.isInstance(result)) return result;
+        if (guard.observeOnly) return andThen(readableResult(result, call), () => result);
+        return readableResult(result, call);
+      },
+      async (error: unknown) => {
+        // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
+        if (leftToOthers(error, probe)) throw error;
+        // The tool checks its arguments before it runs: only a refused call costs a second check,
+        // whose issues make a one-line answer.
+        const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
+        if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name), true);
+        if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
+        return refusal ?? toolErrorMessage(error, call);
+      },
+    );
   };
 
   // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
-  return async <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
+  return <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
     const { request: probed, probe } = probedRequest(request);
-    return stampRan(await answer(probed, handler, probe), probe, request.toolCall.id);
+    return answer(probed, handler, probe).then((result) => stampRan(result, probe, request.toolCall.id));
   };
 }
 

@@ -3,6 +3,7 @@ import { rawArgumentsOf } from "./rawArguments.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec } from "./reviewTurn.js";
 import { structuredOutputTools, type StructuredOutputTools } from "./structuredOutput.js";
+import type { MaybePromise } from "../../core/maybePromise.js";
 import type { Signal } from "../../core/signals.js";
 
 /**
@@ -13,27 +14,25 @@ import type { Signal } from "../../core/signals.js";
  * `stopAt` follow from those verdicts in `decideReviewedCalls`. A review that fails leaves the
  * response as it came, with a `guard_failed` warn.
  */
-export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => Promise<T | AIMessage> {
+export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => MaybePromise<T | AIMessage> {
   // Caches, not state: keyed by the request's tool list and response format, which LangChain keeps for the run.
   const specsOf = cachedBy((tools: readonly unknown[]) => toolSpecs(tools));
   const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
   const structuredOutput = (format: unknown): StructuredOutputTools =>
     format !== null && typeof format === "object" ? structuredOf(format) : structuredOutputTools(format);
 
-  return async (response, tools, responseFormat) => {
+  return (response, tools, responseFormat) => {
     if (!AIMessage.isInstance(response)) return response;
     const invalid = response.invalid_tool_calls ?? [];
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
-    try {
-      const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
-      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response), structuredOutput(responseFormat));
-      const review = reviewing instanceof Promise ? await reviewing : reviewing;
+    const failed = async (error: unknown) => {
+      await signalRepair(guard, { action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
+      return response;
+    };
+    const reviewed = (review: Awaited<ReturnType<typeof reviewTurn>>): MaybePromise<typeof response | AIMessage> => {
       if (!review) return response;
-      if (guard.observeOnly) {
-        for (const verdict of review.reviews) await signalRepair(guard, observedSignal(verdict));
-        return response;
-      }
+      if (guard.observeOnly) return signalAll(guard, review.reviews).then(() => response);
       return new AIMessage({
         id: response.id,
         name: response.name,
@@ -44,11 +43,21 @@ export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: re
         tool_calls: review.toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
         invalid_tool_calls: [],
       });
+    };
+    try {
+      const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
+      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response), structuredOutput(responseFormat));
+      // Nearly every turn is reviewed at once, and well-formed: no promise.
+      return reviewing instanceof Promise ? reviewing.then(reviewed).catch(failed) : reviewed(reviewing);
     } catch (error) {
-      await signalRepair(guard, { action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
-      return response;
+      return failed(error);
     }
   };
+}
+
+/** Each verdict's observe-only signal, in order. */
+async function signalAll(guard: RepairGuard, reviews: readonly CallReview[]): Promise<void> {
+  for (const verdict of reviews) await signalRepair(guard, observedSignal(verdict));
 }
 
 /** The signal for a verdict reached in observe-only mode, where nothing is changed. */

@@ -3,6 +3,7 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import { stopNotice } from "../../core/answers.js";
 import type { CallDecision, Decision } from "../../core/decision.js";
 import { InvalidOptionsError } from "../../core/errors.js";
+import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
@@ -137,35 +138,30 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       await emitEvent(REPORT_EVENT, payload, onReport);
     };
 
-    this.wrapToolCall = async (request, handler) => {
-      try {
-        return await batch.wrapToolCall(request, handler);
-      } catch (error) {
+    this.wrapToolCall = (request, handler) =>
+      batch.wrapToolCall(request, handler).catch(async (error: unknown) => {
         // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
         const { messages } = request.state;
         if (!isGraphBubbleUp(error)) await report(await readyHistory(request.state), messages[messages.length - 1] ?? request);
         throw error;
-      }
-    };
+      });
 
-    this.wrapModelCall = async (request, handler) => {
-      const messages = await readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
-      // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
-      const judgeTurn = async (checked: typeof request) => {
-        const stop = (await batch.judgedLatestBatch(messages)) ? undefined : await this.turnStop(messages, observeOnly, onSignal);
-        return stop ?? handler(checked);
-      };
-      let response;
-      try {
-        response = await batch.wrapModelCall(request, judgeTurn);
-      } catch (error) {
-        if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
-        throw error;
-      }
-      // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
-      if (AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0) await report([...messages, response], response);
-      return response;
-    };
+    this.wrapModelCall = (request, handler) =>
+      promised(() =>
+        andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (messages) => {
+          // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
+          const judgeTurn = (checked: typeof request) =>
+            andThen(batch.judgedLatestBatch(messages), (judged) => (judged ? handler(checked) : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked))));
+          return batch.wrapModelCall(request, judgeTurn).then(
+            // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
+            (response) => (AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0 ? report([...messages, response], response).then(() => response) : response),
+            async (error: unknown) => {
+              if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+              throw error;
+            },
+          );
+        }),
+      );
   }
 
   /**
@@ -176,18 +172,17 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
    * resumes the thread between the tool and model nodes judges its turn again, and would warn
    * twice (a stop the batch made is already in its answers).
    */
-  private async turnStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): Promise<AIMessage | undefined> {
+  private turnStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): MaybePromise<AIMessage | undefined> {
     let decision;
     try {
       decision = decideTurn(ledgerFor(messages), this.settings);
     } catch (error) {
-      await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
-      return undefined;
+      return emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal).then(() => undefined);
     }
     if (decision.action !== "stop") return undefined;
     const detail = observedDetail(decision.detail, observeOnly);
-    await emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal);
-    return observeOnly ? undefined : stopNotice(this.name, decision.reason);
+    const notice = observeOnly ? undefined : stopNotice(this.name, decision.reason);
+    return emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal).then(() => notice);
   }
 
   /**
