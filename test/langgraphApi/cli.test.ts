@@ -95,6 +95,10 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
     // The scripts do what they are here for: a stop on the loop, on the failing deploy, and across summaries.
     for (const script of ["loop", "failing", "carry"]) expect(replayed.some((d) => d.thread === script && d.action === "stop"), script).toBe(true);
     for (const script of ["calm", "brief"]) expect(replayed.some((d) => d.thread === script), script).toBe(false);
+    // On worker threads only: each loads its threads from the server itself.
+    const onWorkers = captureIo({ env: { HARNESS_KIT_REPLAY_HERE: "0" } });
+    expect(await runCli(["eval", "--langgraph-api", server.url, "--jsonl", "--workers", "2"], onWorkers), onWorkers.stderr()).toBe(0);
+    expect(onWorkers.stdout()).toBe(io.stdout());
 
     const fromServer = captureIo();
     const fromFiles = captureIo();
