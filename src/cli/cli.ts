@@ -6,6 +6,7 @@ import { ThreadLoadError } from "../replay/errors.js";
 import { evaluateSearch, type SourcesEvaluator } from "../replay/evaluate.js";
 import { inspectSource } from "../replay/inspect.js";
 import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
+import type { LangGraphServer } from "../replay/langgraphApi.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
 import { CliUsageError } from "./errors.js";
@@ -28,6 +29,8 @@ export const USAGE = `Usage:
   harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
   harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
+  harness-kit inspect --langgraph-api <url> --thread <id> [--langgraph-api-key <key>] [--json] [...]
+  harness-kit eval --langgraph-api <url> [--since <ISO date> | --thread <id>] [--langgraph-api-key <key>] [...]
   (eval also takes [--workers <n>])
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
@@ -45,6 +48,9 @@ eval     totals over many threads; --jsonl prints one JSON line per decision ins
          answers show its guards in another order, it is replayed in that one; the output says so
 --policy a PolicyGuardMiddleware rules file, replayed right after the runaway guard; --context the
          run context its rules read (a saved thread does not hold it), e.g. '{"role":"nursing"}'
+--langgraph-api  reads threads from a LangGraph server (LangGraph Platform, langgraph dev): every
+         thread, those updated since --since (e.g. 2026-11-01 or 2026-11-25T08:00Z), or --thread;
+         --langgraph-api-key, else LANGGRAPH_API_KEY or LANGSMITH_API_KEY, is sent as its API key
 --simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
          provider would report: input = --system-tokens (system prompt and tool schemas, default
          ${DEFAULT_SYSTEM_TOKENS}) + every message before it, output = the message, at 4 characters a token
@@ -65,8 +71,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     // The whole command line is read before anything is loaded: a usage error comes first.
     const setup = setupRequestOf(values);
-    if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values), values, replaySetupFor(setup), io);
-    const search = threadSearchOf(positionals, values);
+    if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values, io.env), values, replaySetupFor(setup), io);
+    const search = threadSearchOf(positionals, values, io.env);
     const workers = workerCount(values.workers);
     return await evaluate(search, values, replaySetupFor(setup), evaluatorFor(workers, setup, io.env), io);
   } catch (error) {
@@ -99,6 +105,9 @@ interface Flags {
   policy?: string;
   context?: string;
   workers?: string;
+  "langgraph-api"?: string;
+  "langgraph-api-key"?: string;
+  since?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -121,6 +130,9 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
         policy: { type: "string" },
         context: { type: "string" },
         workers: { type: "string" },
+        "langgraph-api": { type: "string" },
+        "langgraph-api-key": { type: "string" },
+        since: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -138,8 +150,12 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (command === "eval" && values.html !== undefined) throw new CliUsageError("--html belongs to inspect");
   if (command === "inspect" && values.workers !== undefined) throw new CliUsageError("--workers belongs to eval");
   if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
-  if (values.sqlite !== undefined && values.postgres !== undefined) throw new CliUsageError("--sqlite and --postgres: one checkpoint database at a time");
-  if (values.thread !== undefined && values.sqlite === undefined && values.postgres === undefined) throw new CliUsageError("--thread needs --sqlite <db> or --postgres <connection string>");
+  const stores = [values.sqlite !== undefined && "--sqlite", values.postgres !== undefined && "--postgres", values["langgraph-api"] !== undefined && "--langgraph-api"].filter(Boolean);
+  if (stores.length > 1) throw new CliUsageError(`${stores.join(" and ")}: one checkpoint database or server at a time`);
+  if (values.thread !== undefined && stores.length === 0) throw new CliUsageError("--thread needs --sqlite <db>, --postgres <connection string> or --langgraph-api <url>");
+  if (values["langgraph-api-key"] !== undefined && values["langgraph-api"] === undefined) throw new CliUsageError("--langgraph-api-key belongs to --langgraph-api <url>");
+  if (values.since !== undefined && (command !== "eval" || values["langgraph-api"] === undefined)) throw new CliUsageError("--since belongs to eval --langgraph-api <url>");
+  if (values.since !== undefined && values.thread !== undefined) throw new CliUsageError("--since and --thread: one thread, or the threads updated since a time");
   if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
   if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
   return { command, values, positionals };
@@ -154,27 +170,46 @@ function setupRequestOf(values: Flags): ReplaySetupRequest {
   };
 }
 
-/** The one thread `inspect` reads: a file, or a thread of a checkpoint database. */
-function inspectedSourceOf(positionals: string[], values: Flags): ThreadSource {
-  const database = values.sqlite !== undefined ? "sqlite" : values.postgres !== undefined ? "postgres" : undefined;
+/** The one thread `inspect` reads: a file, or a thread of a checkpoint database or a LangGraph server. */
+function inspectedSourceOf(positionals: string[], values: Flags, env: CliIo["env"]): ThreadSource {
+  const database = values.sqlite !== undefined ? "sqlite" : values.postgres !== undefined ? "postgres" : values["langgraph-api"] !== undefined ? "langgraph-api" : undefined;
   if (database === undefined) {
     if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
     return { kind: "file", path: positionals[0]! };
   }
   if (values.thread === undefined) throw new CliUsageError(`inspect --${database} needs --thread <id>`);
   if (positionals.length > 0) throw new CliUsageError(`inspect takes one thread: a file, or --${database} with --thread`);
+  if (database === "langgraph-api") return { kind: "langgraph-api", server: langGraphServerOf(values, env)!, threadId: values.thread };
   return database === "sqlite" ? { kind: "sqlite", db: values.sqlite!, threadId: values.thread } : { kind: "postgres", url: values.postgres!, threadId: values.thread };
 }
 
+/** `--langgraph-api` and its key: `--langgraph-api-key`, else the environment's (the names the LangGraph SDK reads). */
+function langGraphServerOf(values: Flags, env: CliIo["env"]): LangGraphServer | undefined {
+  const url = values["langgraph-api"];
+  if (url === undefined) return undefined;
+  const apiKey = values["langgraph-api-key"] ?? (env.LANGGRAPH_API_KEY || env.LANGSMITH_API_KEY || undefined);
+  return { url, ...(apiKey !== undefined ? { apiKey } : {}) };
+}
+
+/** `--since`: an ISO 8601 date or time. */
+function sinceOf(text: string): Date {
+  const time = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? Date.parse(text.trim()) : NaN;
+  if (Number.isNaN(time)) throw new CliUsageError(`--since takes an ISO 8601 date or time, e.g. 2026-11-01 or 2026-11-25T08:00Z, got "${text}"`);
+  return new Date(time);
+}
+
 /** The threads `eval` replays: files and folders, and a checkpoint database's threads. */
-function threadSearchOf(positionals: string[], values: Flags): ThreadSearch {
-  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined) {
-    throw new CliUsageError("eval needs thread files, folders, --sqlite <db> or --postgres <connection string>");
+function threadSearchOf(positionals: string[], values: Flags, env: CliIo["env"]): ThreadSearch {
+  const server = langGraphServerOf(values, env);
+  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined && server === undefined) {
+    throw new CliUsageError("eval needs thread files, folders, --sqlite <db>, --postgres <connection string> or --langgraph-api <url>");
   }
   return {
     paths: positionals,
     ...(values.sqlite !== undefined ? { sqlite: values.sqlite } : {}),
     ...(values.postgres !== undefined ? { postgres: values.postgres } : {}),
+    ...(server !== undefined ? { langgraphApi: server } : {}),
+    ...(values.since !== undefined ? { since: sinceOf(values.since) } : {}),
     ...(values.thread !== undefined ? { threadId: values.thread } : {}),
   };
 }
@@ -248,7 +283,7 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
         : undefined,
   }, evaluator);
   if (!summary) {
-    io.stderr.write(`${warningLine(`no thread found in ${search.paths.join(", ") || "the database"}: nothing to replay`, io)}\n`);
+    io.stderr.write(`${warningLine(`no thread found in ${search.paths.join(", ") || (search.langgraphApi ? "the server" : "the database")}: nothing to replay`, io)}\n`);
     return 1;
   }
   if (progressShown) io.stderr.write(CLEAR_LINE);

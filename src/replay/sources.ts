@@ -3,20 +3,23 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ThreadLoadError } from "./errors.js";
 import { parseThread, threadOf, type LoadedThread } from "./threads.js";
 import { jsonFilesUnder } from "./threadFiles.js";
+import { langGraphThreadIds, loadLangGraphThread, type LangGraphServer } from "./langgraphApi.js";
 import { listPostgresThreads, loadPostgresThread } from "./postgres.js";
 import { readJsonFile } from "./readJsonFile.js";
 import { listCheckpointThreads, loadCheckpointThread } from "./sqlite.js";
 
-/** Where a thread comes from: a JSON file, or a thread of a SQLite or Postgres checkpoint database. */
+/** Where a thread comes from: a JSON file, a thread of a SQLite or Postgres checkpoint database, or of a LangGraph server. */
 export type ThreadSource =
   | { kind: "file"; path: string }
   | { kind: "sqlite"; db: string; threadId: string }
-  | { kind: "postgres"; url: string; threadId: string };
+  | { kind: "postgres"; url: string; threadId: string }
+  | { kind: "langgraph-api"; server: LangGraphServer; threadId: string };
 
 /** Loads one thread from where it is kept. */
 export async function loadThreadSource(source: ThreadSource): Promise<LoadedThread> {
   if (source.kind === "file") return loadThreadFile(source.path);
   if (source.kind === "sqlite") return loadCheckpointThread(source.db, source.threadId);
+  if (source.kind === "langgraph-api") return loadLangGraphThread(source.server, source.threadId);
   return loadPostgresThread(source.url, source.threadId);
 }
 
@@ -42,12 +45,15 @@ export function collectThreadFiles(paths: readonly string[]): { files: string[];
   return { files, problems };
 }
 
-/** The threads to replay: files and folders, and one or every thread of a checkpoint database. */
+/** The threads to replay: files and folders, and one or every thread of a checkpoint database or a LangGraph server. */
 export interface ThreadSearch {
   paths: readonly string[];
   sqlite?: string;
   postgres?: string;
-  /** One thread of the database; all of them when absent. */
+  langgraphApi?: LangGraphServer;
+  /** With `langgraphApi`: only the threads updated at or after this time. */
+  since?: Date;
+  /** One thread of the database or server; all of them when absent. */
   threadId?: string;
 }
 
@@ -55,7 +61,7 @@ export interface ThreadSearch {
 export async function findThreadSources(search: ThreadSearch): Promise<{ sources: ThreadSource[]; problems: ThreadLoadError[] }> {
   const { files, problems } = collectThreadFiles(search.paths);
   const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
-  const { sqlite, postgres, threadId } = search;
+  const { sqlite, postgres, langgraphApi, since, threadId } = search;
   // A database that cannot be listed is one problem; the other sources still replay.
   const addThreadsOf = async (listIds: () => Promise<string[]>, source: (threadId: string) => ThreadSource) => {
     try {
@@ -67,7 +73,15 @@ export async function findThreadSources(search: ThreadSearch): Promise<{ sources
   };
   if (sqlite !== undefined) await addThreadsOf(() => listCheckpointThreads(sqlite), (id) => ({ kind: "sqlite", db: sqlite, threadId: id }));
   if (postgres !== undefined) await addThreadsOf(() => listPostgresThreads(postgres), (id) => ({ kind: "postgres", url: postgres, threadId: id }));
+  // Page by page: only ids are listed here, each thread's state is read when it is replayed.
+  if (langgraphApi !== undefined) await addThreadsOf(() => idsOf(langGraphThreadIds(langgraphApi, since ? { since } : {})), (id) => ({ kind: "langgraph-api", server: langgraphApi, threadId: id }));
   return { sources, problems };
+}
+
+async function idsOf(pages: AsyncIterable<string>): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const id of pages) ids.push(id);
+  return ids;
 }
 
 /**

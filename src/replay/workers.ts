@@ -231,7 +231,8 @@ function tsxApi(): URL {
 }
 
 function sourceName(source: ThreadSource): string {
-  return source.kind === "file" ? source.path : `${source.kind === "sqlite" ? source.db : redacted(source.url)}:${source.threadId}`;
+  if (source.kind === "file") return source.path;
+  return `${source.kind === "sqlite" ? source.db : redacted(source.kind === "postgres" ? source.url : source.server.url)}:${source.threadId}`;
 }
 
 function describe(error: unknown): string {

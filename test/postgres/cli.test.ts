@@ -99,7 +99,7 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
   it("rejects --sqlite with --postgres, and inspect --postgres without --thread", async () => {
     const io = captureIo();
     expect(await runCli(["eval", "--postgres", url, "--sqlite", "x.sqlite"], io)).toBe(2);
-    expect(io.stderr()).toContain("one checkpoint database at a time");
+    expect(io.stderr()).toContain("--sqlite and --postgres: one checkpoint database or server at a time");
     const inspect = captureIo();
     expect(await runCli(["inspect", "--postgres", url], inspect)).toBe(2);
     expect(inspect.stderr()).toContain("inspect --postgres needs --thread <id>");
