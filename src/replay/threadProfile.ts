@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isSummary, messageKind } from "../core/messages.js";
 import { RunawayLedger } from "../guards/runaway/ledger.js";
-import { buildObservations, type ObservationOptions } from "../observe/store.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../observe/shared.js";
+import type { ObservationOptions } from "../observe/store.js";
 
 /**
  * The figures of one thread that a fleet report (`eval --html`) draws and ranks, measured beside
@@ -20,7 +21,9 @@ export interface ThreadProfile {
 
 /** `minInputTokens`: the runaway guard's floor for a run's input, so the factor is the one it would compute. */
 export async function profileThread(messages: readonly BaseMessage[], observation: ObservationOptions, minInputTokens: number): Promise<ThreadProfile> {
-  const observations = await buildObservations(messages, observation);
+  // The guards' own store of this history when the options are theirs: replay has filled it already.
+  const shared = Object.keys(observation).length === 0 ? DEFAULT_OBSERVATION_OPTIONS : observation;
+  const { observations } = (await observationsFor(messages, shared)).store;
   // The ledger measures the run its history ends with: each run is measured as the history up to
   // the user message that starts the next one. Slices keep the same messages, so it goes on incrementally.
   const ledger = new RunawayLedger();
