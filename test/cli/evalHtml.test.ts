@@ -96,6 +96,31 @@ describe("harness-kit eval --html", () => {
     expect(stderr).toContain(`the outcome of "fleet-1" is neither success nor failure`);
   });
 
+  it("links threads of a checkpoint database to their pages, hostile ids included", async () => {
+    const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
+    const { createAgent } = await import("langchain");
+    const { tool } = await import("@langchain/core/tools");
+    const { z } = await import("zod");
+    const { HumanMessage } = await import("@langchain/core/messages");
+    const { ScriptedChatModel } = await import("../../src/testing/index.js");
+    const db = join(dir, "threads.sqlite");
+    const status = tool(async () => "still running", { name: "job_status", description: "status", schema: z.object({ job: z.number() }) });
+    for (const id of [HOSTILE_ID, "plain-thread"]) {
+      const turns = [...Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "job_status", args: { job: 7 } }] })), { text: "Still running." }];
+      const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [status], checkpointer: SqliteSaver.fromConnString(db) });
+      await agent.invoke({ messages: [new HumanMessage(`Is job 7 done? ${"Context. ".repeat(600)}`)] }, { configurable: { thread_id: id } });
+    }
+    const report = join(dir, "sqlite-report.html");
+    expect((await evalHtml(["--sqlite", db, "--html", report, "--workers", "2"], { HARNESS_KIT_REPLAY_HERE: "0" })).code).toBe(0);
+    const links = linkedFiles(report);
+    expect(new Set(links).size).toBe(2); // each thread in both rankings, one page each
+    for (const file of links) {
+      expect(dirname(file)).toBe(join(dir, "sqlite-report-threads"));
+      expect(readFileSync(file, "utf8")).toContain('class="entry ');
+    }
+    expect(readFileSync(report, "utf8")).toContain("&#60;script&#62;alert(1)&#60;/script&#62;");
+  }, 120_000);
+
   it("writes the same report and pages with worker threads as with one", async () => {
     const threads = join(dir, "workers");
     for (let i = 0; i < 40; i++) write(`workers/t${String(i).padStart(2, "0")}.json`, fleetThread(i, i % 7 === 0 ? { id: HOSTILE_ID } : {}));
