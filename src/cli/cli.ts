@@ -11,6 +11,9 @@ import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
 import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
+import { writeEvalReport } from "./evalReport.js";
+import { FleetTally } from "../replay/fleetTally.js";
+import { outcomeFor, readOutcomes, type OutcomeBook } from "../replay/outcomes.js";
 import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
 import { packageVersion } from "./version.js";
 
@@ -31,13 +34,18 @@ export const USAGE = `Usage:
   harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
   harness-kit inspect --langgraph-api <url> --thread <id> [--langgraph-api-key <key>] [--json] [...]
   harness-kit eval --langgraph-api <url> [--since <ISO date> | --thread <id>] [--langgraph-api-key <key>] [...]
-  (eval also takes [--workers <n>])
+  (eval also takes [--workers <n>] and [--html <report.html> [--outcomes <file.json>]])
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
 Replays saved threads through the guards that judge tool calls and reports what they would have done.
 inspect  the observation table of one thread, with every decision other than allow;
          --html <file> writes the thread as a timeline page instead (self-contained, no script)
 eval     totals over many threads; --jsonl prints one JSON line per decision instead;
+         --html <file> writes a report page too (self-contained, no script): what each guard
+         would do and to how many threads, the threads that wasted the most tokens, each linked
+         to its own timeline page in <file>-threads/, and charts with the guards' thresholds;
+         --outcomes <file.json> splits it by run outcome, {"<thread id>": "success" | "failure"}
+         or a dataset index {"threads": [{"thread": "<id>", "outcome": {"resolved": true}}]};
          --workers <n> replays on n worker threads (default: the cores available);
          the output is the same as with --workers 1, which replays in this thread
 --config a JSON file naming the guard stack and its options, in middleware order (the live
@@ -70,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     // The whole command line is read before anything is loaded: a usage error comes first.
-    const setup = setupRequestOf(values);
+    const setup = setupRequestOf(values, command === "eval" && values.html !== undefined);
     if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values, io.env), values, replaySetupFor(setup), io);
     const search = threadSearchOf(positionals, values, io.env);
     const workers = workerCount(values.workers);
@@ -108,6 +116,7 @@ interface Flags {
   "langgraph-api"?: string;
   "langgraph-api-key"?: string;
   since?: string;
+  outcomes?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -133,6 +142,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
         "langgraph-api": { type: "string" },
         "langgraph-api-key": { type: "string" },
         since: { type: "string" },
+        outcomes: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -147,7 +157,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
-  if (command === "eval" && values.html !== undefined) throw new CliUsageError("--html belongs to inspect");
+  if (values.outcomes !== undefined && (command !== "eval" || values.html === undefined)) throw new CliUsageError("--outcomes belongs to eval --html <report.html>");
   if (command === "inspect" && values.workers !== undefined) throw new CliUsageError("--workers belongs to eval");
   if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
   const stores = [values.sqlite !== undefined && "--sqlite", values.postgres !== undefined && "--postgres", values["langgraph-api"] !== undefined && "--langgraph-api"].filter(Boolean);
@@ -162,8 +172,9 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
 }
 
 /** `--config`, `--policy` with `--context`, and `--simulate-usage` with `--system-tokens`. */
-function setupRequestOf(values: Flags): ReplaySetupRequest {
+function setupRequestOf(values: Flags, profileThreads: boolean): ReplaySetupRequest {
   return {
+    ...(profileThreads ? { profileThreads } : {}),
     ...(values.config !== undefined ? { configFile: values.config } : {}),
     ...(values.policy !== undefined ? { policy: { file: values.policy, context: runContext(values.context) } } : {}),
     ...(values["simulate-usage"] ? { simulateUsage: { systemTokens: systemTokens(values["system-tokens"]) } } : {}),
@@ -257,7 +268,12 @@ function evaluatorFor(workers: number, request: ReplaySetupRequest, env: CliIo["
   return (sources, setup, hooks) => evaluateSourcesInWorkers(sources, setup, { workers, entry: WORKER_ENTRY, request, replayHere }, hooks);
 }
 
+/** How many threads each ranking of the `--html` report lists, each with its own page. */
+const REPORT_TOP = 25;
+
 async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, evaluator: SourcesEvaluator | undefined, io: CliIo): Promise<number> {
+  const outcomes: OutcomeBook | undefined = values.outcomes !== undefined ? readOutcomes(values.outcomes) : undefined;
+  const fleet = values.html !== undefined ? new FleetTally(setup.stack.map(({ guard }) => guard.name), REPORT_TOP, outcomes !== undefined) : undefined;
   let progressShown = false;
   let lastProgress = 0;
   /** A line of its own on stderr, clearing the progress line first. */
@@ -268,7 +284,8 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
   const summary = await evaluateSearch(search, setup, {
     onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
     onProblem: (problem) => note(problemLine(problem, io)),
-    onThread: (thread, replay) => {
+    onThread: (thread, replay, facts) => {
+      fleet?.add(thread, replay, facts, outcomes ? outcomeFor(outcomes, thread, facts.origin) : undefined);
       for (const line of renderThreadNotes(thread.id, replay, palette(wantsColour(io.stderr.isTTY, io.env)))) note(line);
       if (values.jsonl) io.stdout.write(renderDecisionLines(thread.id, replay));
     },
@@ -290,6 +307,15 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
   // With --jsonl, stdout carries only decisions; the summary goes to the terminal.
   const out = values.jsonl ? io.stderr : io.stdout;
   out.write(`${renderSummary(summary, palette(wantsColour(out.isTTY, io.env)))}\n`);
+  if (fleet && values.html !== undefined) {
+    try {
+      const pages = await writeEvalReport(values.html, summary, fleet.report(), setup);
+      io.stderr.write(`wrote ${values.html} and ${pages.length} thread page${pages.length === 1 ? "" : "s"} beside it\n`);
+    } catch (error) {
+      io.stderr.write(`harness-kit: cannot write ${values.html}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
   return summary.failed > 0 ? 1 : 0;
 }
 

@@ -79,6 +79,10 @@ export interface ReplaySetup {
   observation: ObservationOptions;
   /** Fill in the usage a provider would have reported, on threads recorded without it (see `simulateUsage`). */
   simulateUsage?: { systemTokens: number };
+  /** The guards and options the stack was built from: where a report reads the thresholds it draws. */
+  config: ReplayConfig;
+  /** Measure each thread's profile beside its replay (`eval --html` draws and ranks them). */
+  profileThreads?: boolean;
 }
 
 /**
@@ -97,6 +101,8 @@ export interface ReplaySetupRequest {
   /** The policy guard of a rules file, deciding with the run context given. */
   policy?: { file: string; context: unknown };
   simulateUsage?: { systemTokens: number };
+  /** Measure each thread's profile too (see `ReplaySetup.profileThreads`). */
+  profileThreads?: boolean;
 }
 
 export function replaySetupFor(request: ReplaySetupRequest): ReplaySetup {
@@ -106,6 +112,7 @@ export function replaySetupFor(request: ReplaySetupRequest): ReplaySetup {
     setup.orderSource += ", with PolicyGuardMiddleware where recommendedGuards puts it";
   }
   if (request.simulateUsage) setup.simulateUsage = request.simulateUsage;
+  if (request.profileThreads) setup.profileThreads = true;
   return setup;
 }
 
@@ -160,7 +167,7 @@ export function buildReplaySetup(
       });
     }
   }
-  return { stack, orderSource, observation };
+  return { stack, orderSource, observation, config };
 }
 
 function toRegExp(text: string): RegExp {

@@ -4,6 +4,9 @@ import type { LoadedThread } from "./threads.js";
 import { messagesToReplay, type ReplaySetup } from "./config.js";
 import { replayThread, type ReplayResult } from "./replayThread.js";
 import { findThreadSources, loadThreadSource, type ThreadSearch, type ThreadSource } from "./sources.js";
+import { profileThread, type ThreadProfile } from "./threadProfile.js";
+import { guardThresholds } from "./thresholds.js";
+import { RUNAWAY_GUARD_DEFAULTS } from "../guards/runaway/RunawayGuardMiddleware.js";
 
 export type { ThreadSource } from "./sources.js";
 
@@ -40,9 +43,15 @@ export interface EvalSummary {
 /** A thread as eval reports it: its id and where it was read from (its messages stay with whoever replayed it). */
 export type ThreadLabel = Pick<LoadedThread, "id" | "source">;
 
+/** What else eval knows of a replayed thread: where to load it again, and its profile when the setup asks for one. */
+export interface ThreadFacts {
+  origin: ThreadSource;
+  profile?: ThreadProfile;
+}
+
 export interface EvalHooks {
   /** Each replayed thread, in source order. */
-  onThread?: (thread: ThreadLabel, replay: ReplayResult) => void;
+  onThread?: (thread: ThreadLabel, replay: ReplayResult, facts: ThreadFacts) => void;
   /** A thread with no messages at all (an empty array): nothing to judge, which may be a mistake. */
   onEmptyThread?: (thread: ThreadLabel) => void;
   /** A source that could not be loaded; the run goes on. */
@@ -56,7 +65,7 @@ export interface EvalHooks {
  * worker can hand it to the thread that totals (see `replay/workers.ts`).
  */
 export type ThreadOutcome =
-  | { kind: "replayed"; thread: ThreadLabel; empty: boolean; replay: ReplayResult }
+  | { kind: "replayed"; thread: ThreadLabel; empty: boolean; replay: ReplayResult; facts: ThreadFacts }
   | { kind: "unreadable"; file: string; reason: string };
 
 /** Loads one source and replays it; a source that cannot be loaded is an outcome, any other failure throws. */
@@ -68,8 +77,14 @@ export async function evaluateSource(source: ThreadSource, setup: ReplaySetup): 
     if (!(error instanceof ThreadLoadError)) throw error;
     return { kind: "unreadable", file: error.file, reason: error.reason };
   }
-  const replay = await replayThread(messagesToReplay(thread.messages, setup), setup.stack);
-  return { kind: "replayed", thread: { id: thread.id, source: thread.source }, empty: thread.messages.length === 0, replay };
+  const messages = messagesToReplay(thread.messages, setup);
+  const replay = await replayThread(messages, setup.stack);
+  const facts: ThreadFacts = { origin: source };
+  if (setup.profileThreads) {
+    const minInputTokens = guardThresholds(setup.config).runaway?.minInputTokens ?? RUNAWAY_GUARD_DEFAULTS.minInputTokens;
+    facts.profile = await profileThread(messages, setup.observation, minInputTokens);
+  }
+  return { kind: "replayed", thread: { id: thread.id, source: thread.source }, empty: thread.messages.length === 0, replay, facts };
 }
 
 /** Totals of a run, fed the outcome of each source in source order; the clock starts when it is made. */
@@ -127,7 +142,7 @@ export function startTally(setup: ReplaySetup, total: number, hooks: EvalHooks =
       summary.afterStops.tokens += stop.tokensAfter;
     }
     for (const [guard, actions] of flagged) for (const action of actions) summary.threadsWith[guard]![action]++;
-    hooks.onThread?.(thread, replay);
+    hooks.onThread?.(thread, replay, outcome.facts);
     hooks.onProgress?.(done, total, summary.toolCalls, elapsedMs());
   };
   return {

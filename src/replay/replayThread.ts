@@ -6,6 +6,7 @@ import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
 import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
+import type { SignalCode } from "../core/signalCodes.js";
 import { batchStop, judgedCalls, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
 import { liveOrder, type OrderEvidence } from "./stackOrder.js";
 
@@ -30,6 +31,8 @@ export interface StackedGuard extends GuardMode {
 export interface ReplayedDecision {
   guard: string;
   action: GuardAction;
+  /** The decision's signal code, e.g. `runaway_factor`. */
+  code: SignalCode;
   toolCallId: string;
   tool: string;
   reason: string;
@@ -314,6 +317,7 @@ function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedB
   return {
     guard,
     action: decision.action,
+    code: decision.code,
     toolCallId: call.id,
     tool: call.name,
     reason: decision.reason,

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { runCli } from "../../src/cli/cli.js";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { esc, renderHtml } from "../../src/cli/html.js";
+import { CHROMIUM_ARGS, findChromium } from "../helpers/chromium.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-html-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,19 +38,8 @@ async function writePage(): Promise<string> {
   return out;
 }
 
-function findChromium(): string | undefined {
-  for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
-    try {
-      execFileSync("which", [name], { stdio: "pipe" });
-      return name;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
 const chromium = findChromium();
-const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars"];
+const chromiumArgs = CHROMIUM_ARGS;
 if (!chromium) console.warn("test/cli/html.test.ts: browser checks skipped: no chromium on PATH (Debian: apt-get install chromium)");
 
 describe("harness-kit inspect --html", () => {
@@ -72,10 +62,11 @@ describe("harness-kit inspect --html", () => {
     expect(errors.join("")).toMatch(/^harness-kit: cannot write .*x\.html: ENOENT[^\n]*\n$/);
   });
 
-  it("--html belongs to inspect, alone", async () => {
+  it("--html comes alone, and --outcomes only with eval --html", async () => {
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
-    expect(await runCli(["eval", "x.json", "--html", "y.html"], io)).toBe(2);
     expect(await runCli(["inspect", "x.json", "--html", "y.html", "--json"], io)).toBe(2);
+    expect(await runCli(["eval", "x.json", "--outcomes", "o.json"], io)).toBe(2);
+    expect(await runCli(["inspect", "x.json", "--html", "y.html", "--outcomes", "o.json"], io)).toBe(2);
   });
 
   it("shows which guard answered or stopped, its reason escaped too", () => {
