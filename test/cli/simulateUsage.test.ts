@@ -7,7 +7,7 @@ import { estimatedChars } from "../../src/guards/runaway/ledger.js";
 import { captureIo } from "./io.js";
 import { tempFiles } from "../helpers/tempFiles.js";
 
-const { dir, write } = tempFiles("hk-usage-");
+const { write } = tempFiles("hk-usage-");
 
 type Dict = Record<string, unknown>;
 

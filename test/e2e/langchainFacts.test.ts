@@ -42,6 +42,7 @@ describe("LangChain facts the guards rely on", () => {
     const probe = createMiddleware({
       name: "Probe",
       afterModel: function (this: unknown) {
+        // oxlint-disable-next-line no-this-alias -- the test reads what LangChain binds `this` to
         self = this;
         return undefined;
       },

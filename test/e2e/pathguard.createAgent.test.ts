@@ -161,7 +161,10 @@ describe("PathGuardMiddleware in createAgent", () => {
     const copied: string[] = [];
     const copy = tool(
       async ({ files }: { files: Array<{ src: string; dest: string }> }) => {
-        for (const { src, dest } of files) writeFileSync(join(tree.data, dest), readFileSync(join(tree.data, src))), copied.push(dest);
+        for (const { src, dest } of files) {
+          writeFileSync(join(tree.data, dest), readFileSync(join(tree.data, src)));
+          copied.push(dest);
+        }
         return "copied";
       },
       { name: "copy_files", description: "copy files", schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }) },

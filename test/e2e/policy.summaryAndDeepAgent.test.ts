@@ -6,7 +6,6 @@ import { createAgent, summarizationMiddleware, type AgentMiddleware } from "lang
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
-import { PolicyGuardMiddleware } from "../../src/guards/policy/PolicyGuardMiddleware.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 

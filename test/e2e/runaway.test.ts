@@ -113,7 +113,7 @@ describe("RunawayGuardMiddleware in createAgent, without usage_metadata", () => 
     // each repeat re-reads the same 2,000-character chunk (500 tokens) and adds it to the context again
     const read = countingTool("read_chunk", () => "chunk 7: ".padEnd(2000, "x"));
     const turns = Array.from({ length: 60 }, (): ScriptedTurn => ({ toolCalls: [{ name: "read_chunk", args: { chunk: 7 } }] }));
-    const { messages, model, signals, reports } = await run({}, [read.tool], turns);
+    const { messages, signals, reports } = await run({}, [read.tool], turns);
     // the repeats grow the context by 500 tokens each, so each re-read weighs more than the last: the tiers come quicker than 1× per call
     expect(signals.map((s) => s.action)).toEqual(["warn", "directive", "stop"]);
     expect(signals.every((s) => s.detail?.source === "estimate")).toBe(true);

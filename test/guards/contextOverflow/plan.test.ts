@@ -19,7 +19,12 @@ const entriesArb = fc
     for (const turn of turns) {
       kinds.push(turn.kind);
       tokens.push(turn.tokens);
-      if (turn.kind === "ai") for (const t of turn.results) (kinds.push("tool"), tokens.push(t));
+      if (turn.kind === "ai") {
+        for (const t of turn.results) {
+          kinds.push("tool");
+          tokens.push(t);
+        }
+      }
     }
     const groups = groupsOf(kinds);
     const latestUser = kinds.lastIndexOf("human");

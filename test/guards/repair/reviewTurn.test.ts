@@ -57,14 +57,14 @@ describe("reviewTurn", () => {
   it("rejects a repair that does not match the tool's schema", async () => {
     const review = await reviewTurn([], [{ id: "a", name: "read_file", args: "{path: 5}" }], tools, fallback);
     expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "schema_mismatch" });
-    expect((review?.reviews[0] as { text: string }).text).toMatch(/path: .*expected string/);
+    expect((review!.reviews[0] as { text: string }).text).toMatch(/path: .*expected string/);
   });
 
   it("flags calls to tools that do not exist, valid or not, with the closest names", async () => {
     const review = await reviewTurn([{ id: "a", name: "read_fil", args: { path: "x" } }], [{ id: "b", name: "lst", args: "{" }], tools, fallback);
     expect(review?.reviews.map((r) => [r.id, r.verdict])).toEqual([["a", "unknown_tool"], ["b", "unknown_tool"]]);
-    expect((review?.reviews[0] as { closest: string[] }).closest[0]).toBe("read_file");
-    expect((review?.reviews[1] as { closest: string[] }).closest[0]).toBe("ls");
+    expect((review!.reviews[0] as { closest: string[] }).closest[0]).toBe("read_file");
+    expect((review!.reviews[1] as { closest: string[] }).closest[0]).toBe("ls");
   });
 
   it("never flags the response format's structured-output tools; flags any other extract-* and renames it so createAgent routes it", async () => {
