@@ -9,7 +9,7 @@ import { buildReplaySetup, type ReplayConfig } from "../src/replay/config.js";
 import { evaluateSources } from "../src/replay/evaluate.js";
 import { replayThread } from "../src/replay/replayThread.js";
 import { loadThreadFile } from "../src/replay/sources.js";
-import { LOOP_GUARD_DEFAULTS } from "../src/guards/loop/LoopGuardMiddleware.js";
+import { loopGuardOptions } from "../src/guards/loop/options.js";
 import { BASELINES, callEvents } from "./baselines/index.js";
 import { runawaySection } from "./evalRunaway.js";
 
@@ -71,6 +71,9 @@ interface Detector {
   run(messages: readonly unknown[]): Promise<Hit[]>;
 }
 
+/** The loop guard's defaults, as its schema gives them. */
+const loopDefaults = loopGuardOptions.parse({});
+
 const SOURCES = ["tau-bench-airline", "mini-swe-agent-swebench", "whowhen-hand-crafted", "whowhen-algorithm-generated"];
 
 function isSuccessful(outcome: Record<string, unknown>): boolean {
@@ -97,7 +100,7 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
 
 const DETECTORS: Detector[] = [
   ours("harness-kit: both loop guards", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } }, "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options"),
-  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${LOOP_GUARD_DEFAULTS.warnAt}, stop at ${LOOP_GUARD_DEFAULTS.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`),
+  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${loopDefaults.warnAt}, stop at ${loopDefaults.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`),
   ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added) brought nothing new since the world last changed, stop when a directive was ignored"),
   ...BASELINES.map(
     (baseline): Detector => ({

@@ -8,7 +8,7 @@ import { simulateUsage } from "../src/replay/simulateUsage.js";
 import { replayThread, type ReplayedDecision } from "../src/replay/replayThread.js";
 import { CHARS_PER_TOKEN } from "../src/core/tokens.js";
 import { estimatedChars, RunawayLedger } from "../src/guards/runaway/ledger.js";
-import { RUNAWAY_GUARD_DEFAULTS } from "../src/guards/runaway/RunawayGuardMiddleware.js";
+import { runawayGuardOptions } from "../src/guards/runaway/options.js";
 import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, runawayStack } from "./runawayShapes.js";
 
 interface IndexEntry {
@@ -24,6 +24,9 @@ interface Episode {
 
 /** How the replay counts tokens: simulated usage over a system prompt of so many tokens, or estimates from the messages alone. */
 type Usage = number | "estimate";
+/** The runaway guard's defaults, as its schema gives them. */
+const runawayDefaults = runawayGuardOptions.parse({});
+
 const USAGES: Usage[] = [8_000, 2_000, "estimate"];
 const usageLabel = (u: Usage) => (u === "estimate" ? "estimated (no usage)" : `simulated, ${u.toLocaleString("en-US")}-token system prompt`);
 const withUsage = (messages: readonly BaseMessage[], u: Usage) => (u === "estimate" ? [...messages] : simulateUsage(messages, u));
@@ -58,7 +61,7 @@ function measures(messages: readonly BaseMessage[]): Point[] {
     const asked = toolCallsOf(message);
     toolChars += estimatedChars({ tool_calls: asked });
     if (asked.length === 0) continue;
-    const run = ledger.update(history).measureRun(RUNAWAY_GUARD_DEFAULTS.minInputTokens);
+    const run = ledger.update(history).measureRun(runawayDefaults.minInputTokens);
     points.push({ callIndex: calls, runaway: run.factor, previous: run.tokens / run.inputTokens, toolsAdded: toolChars / CHARS_PER_TOKEN / run.inputTokens });
     calls += asked.length;
   }
@@ -108,7 +111,7 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
   }
   const successful = threads.filter((t) => t.successful);
   const has = (t: ThreadResult, u: Usage, action: string) => t.decisions.get(u)!.some((d) => d.action === action);
-  const d = RUNAWAY_GUARD_DEFAULTS;
+  const d = runawayDefaults;
   const out: string[] = [];
 
   out.push(

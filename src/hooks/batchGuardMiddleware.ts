@@ -1,14 +1,14 @@
-import { EXIT_BEHAVIORS, type ExitBehavior } from "../core/decision.js";
+import type { ExitBehavior } from "../core/decision.js";
 import type { SignalHandler } from "../core/signals.js";
 import { batchGuard, type BatchGuardHooks, type BatchGuardSettings } from "./batchGuard.js";
 import { carryStateSchema } from "./carry.js";
-import { MiddlewareBase, oneOf } from "./middlewareBase.js";
+import { MiddlewareBase } from "./middlewareBase.js";
 
-/** The options every batch guard takes besides its own. */
+/** The options every batch guard takes besides its own, as its schema (core/baseOptions.ts) parsed them. */
 export interface BatchGuardOptions {
   exitBehavior?: ExitBehavior;
   observeOnly?: boolean;
-  onSignal?: SignalHandler;
+  onSignal?: SignalHandler | undefined;
 }
 
 /**
@@ -23,12 +23,13 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
 
   /**
    * Builds the wrap hooks and attaches them; called by the subclass's constructor once `decide`
-   * can run. Returns them for a subclass that wraps them in hooks of its own.
+   * can run. Returns them for a subclass that wraps them in hooks of its own. `defaultExit` is
+   * for a guard without the `exitBehavior` option.
    */
   protected attach(options: BatchGuardOptions, defaultExit: ExitBehavior, decide: BatchGuardSettings["decide"]): BatchGuardHooks {
     const hooks = batchGuard({
       guard: this.name,
-      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, defaultExit),
+      exitBehavior: options.exitBehavior ?? defaultExit,
       observeOnly: options.observeOnly ?? false,
       onSignal: options.onSignal,
       decide,

@@ -1,8 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { EXIT_BEHAVIORS } from "../core/decision.js";
+import { checkOptions, parseOptions } from "../core/baseOptions.js";
 import { firstLineOf, HarnessKitError } from "../core/errors.js";
 import { LoopGuardMiddleware } from "../guards/loop/LoopGuardMiddleware.js";
+import { loopGuardFields } from "../guards/loop/options.js";
+import { progressGuardOptions } from "../guards/progress/options.js";
+import { runawayGuardFields } from "../guards/runaway/options.js";
 import { ProgressAwareLoopGuardMiddleware } from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
 import { RunawayGuardMiddleware } from "../guards/runaway/RunawayGuardMiddleware.js";
 import { makeSetMembershipDelta, type DeltaFunction } from "../observe/novelty.js";
@@ -13,47 +16,35 @@ import { readJsonFile } from "./readJsonFile.js";
 import type { StackedGuard } from "./replayThread.js";
 import { simulateUsage } from "./simulateUsage.js";
 
-const toolNames = z.array(z.string()).optional();
-const exitBehavior = z.enum(EXIT_BEHAVIORS).optional();
-const count = z.number().int().min(1).optional();
+// Each guard's options as its own schema (guards/<g>/options.ts) checks them, so a config file
+// and the constructor can never disagree: the options JSON can express, strict (a misspelt key
+// is an error), and for the progress guard the JSON forms of its two non-JSON options. A rule
+// between options (warnAt <= stopAt) is the constructor's, met when the stack is built.
+const loopGuardConfig = loopGuardFields.pick({ warnAt: true, stopAt: true, window: true, ignoreTools: true, exitBehavior: true, observeOnly: true }).strict();
 
-const loopGuardOptions = z.strictObject({
-  warnAt: count,
-  stopAt: count,
-  window: count,
-  ignoreTools: toolNames,
-  exitBehavior,
-  observeOnly: z.boolean().optional(),
-});
+const progressGuardConfig = progressGuardOptions
+  .pick({
+    stopAt: true,
+    progressFloor: true,
+    ignoreTools: true,
+    readOnlyTools: true,
+    stateChangingTools: true,
+    pollingTools: true,
+    pollPatience: true,
+    exitBehavior: true,
+    observeOnly: true,
+  })
+  .extend({
+    /** Regular expressions as `"source"` (flag g) or `"/source/flags"`. */
+    volatilePatterns: z.array(z.string()).optional(),
+    /** Per tool: `{"setMembership": "<list field>", "itemKey"?: "<id field>"}` (makeSetMembershipDelta). */
+    deltaOverrides: z.record(z.string(), z.strictObject({ setMembership: z.string(), itemKey: z.string().optional() })).optional(),
+  })
+  .strict();
 
-const progressGuardOptions = z.strictObject({
-  stopAt: count,
-  progressFloor: z.number().optional(),
-  ignoreTools: toolNames,
-  readOnlyTools: toolNames,
-  stateChangingTools: toolNames,
-  pollingTools: toolNames,
-  pollPatience: count,
-  /** Regular expressions as `"source"` (flag g) or `"/source/flags"`. */
-  volatilePatterns: z.array(z.string()).optional(),
-  /** Per tool: `{"setMembership": "<list field>", "itemKey"?: "<id field>"}` (makeSetMembershipDelta). */
-  deltaOverrides: z.record(z.string(), z.strictObject({ setMembership: z.string(), itemKey: z.string().optional() })).optional(),
-  exitBehavior,
-  observeOnly: z.boolean().optional(),
-});
-
-const factor = z.number().positive().optional();
-const tokens = z.number().int().min(1).optional();
-
-const runawayGuardOptions = z.strictObject({
-  warnAt: factor,
-  blockAt: factor,
-  stopAt: factor,
-  minInputTokens: tokens,
-  maxRunTokens: tokens,
-  maxThreadTokens: tokens,
-  observeOnly: z.boolean().optional(),
-});
+const runawayGuardConfig = runawayGuardFields
+  .pick({ warnAt: true, blockAt: true, stopAt: true, minInputTokens: true, maxRunTokens: true, maxThreadTokens: true, observeOnly: true })
+  .strict();
 
 /**
  * A `--config` file: the guard stack to replay, in middleware order (the order of the keys), each
@@ -63,13 +54,14 @@ const runawayGuardOptions = z.strictObject({
  */
 const replayConfig = z.strictObject({
   guards: z.strictObject({
-    RunawayGuardMiddleware: runawayGuardOptions.optional(),
-    LoopGuardMiddleware: loopGuardOptions.optional(),
-    ProgressAwareLoopGuardMiddleware: progressGuardOptions.optional(),
+    RunawayGuardMiddleware: runawayGuardConfig.optional(),
+    LoopGuardMiddleware: loopGuardConfig.optional(),
+    ProgressAwareLoopGuardMiddleware: progressGuardConfig.optional(),
   }),
 });
 
-export type ReplayConfig = z.infer<typeof replayConfig>;
+/** A config as written (every option optional); `loadReplayConfig` checks one read from a file. */
+export type ReplayConfig = z.input<typeof replayConfig>;
 
 /** What a replay runs: the guard stack, and the observation options `inspect` shows the table with. */
 export interface ReplaySetup {
@@ -123,37 +115,39 @@ export function messagesToReplay(messages: BaseMessage[], setup: ReplaySetup): B
 
 export function loadReplayConfig(file: string): ReplaySetup {
   const raw = readJsonFile(file, (reason) => new ReplayConfigError(file, reason));
-  const parsed = replayConfig.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ReplayConfigError(file, `${issue.path.join(".") || "config"}: ${issue.message}`);
-  }
+  const parsed = checkOptions(replayConfig, raw);
+  if (!parsed.success) throw new ReplayConfigError(file, `${parsed.field || "config"}: ${parsed.problem}`);
   // zod rebuilds objects in schema order; the file's own key order is the middleware order.
   const order = Object.keys((raw as { guards: object }).guards) as (keyof ReplayConfig["guards"])[];
   if (order.length === 0) throw new ReplayConfigError(file, "guards: name at least one guard to replay");
   try {
-    return buildReplaySetup(parsed.data, order, `the order of ${file}`);
+    return stackFor(parsed.data, order, `the order of ${file}`);
   } catch (error) {
     if (error instanceof HarnessKitError) throw new ReplayConfigError(file, error.message);
     throw error;
   }
 }
 
+/** The stack of a config given in code; bad options throw InvalidOptionsError. */
 export function buildReplaySetup(
   config: ReplayConfig = DEFAULT_REPLAY_CONFIG,
   order = Object.keys(config.guards) as (keyof ReplayConfig["guards"])[],
   orderSource = "the order given",
 ): ReplaySetup {
+  return stackFor(parseOptions("replay config", replayConfig, config), order, orderSource);
+}
+
+function stackFor(config: z.output<typeof replayConfig>, order: (keyof ReplayConfig["guards"])[], orderSource: string): ReplaySetup {
   const stack: StackedGuard[] = [];
   let observation: ObservationOptions = {};
   for (const name of order) {
     if (name === "RunawayGuardMiddleware") {
       const options = config.guards.RunawayGuardMiddleware!;
       // A runaway stop always ends the run (the guard has no exitBehavior).
-      stack.push({ guard: new RunawayGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: "end" });
+      stack.push({ guard: new RunawayGuardMiddleware(options), observeOnly: options.observeOnly, exitBehavior: "end" });
     } else if (name === "LoopGuardMiddleware") {
       const options = config.guards.LoopGuardMiddleware!;
-      stack.push({ guard: new LoopGuardMiddleware(options), observeOnly: options.observeOnly ?? false, exitBehavior: options.exitBehavior ?? "end" });
+      stack.push({ guard: new LoopGuardMiddleware(options), observeOnly: options.observeOnly, exitBehavior: options.exitBehavior });
     } else {
       const { volatilePatterns, deltaOverrides, ...rest } = config.guards.ProgressAwareLoopGuardMiddleware!;
       observation = {
@@ -162,8 +156,8 @@ export function buildReplaySetup(
       };
       stack.push({
         guard: new ProgressAwareLoopGuardMiddleware({ ...rest, ...observation }),
-        observeOnly: rest.observeOnly ?? false,
-        exitBehavior: rest.exitBehavior ?? "end",
+        observeOnly: rest.observeOnly,
+        exitBehavior: rest.exitBehavior,
       });
     }
   }

@@ -6,7 +6,7 @@ import { replayThread, type ReplayResult } from "./replayThread.js";
 import { findThreadSources, loadThreadSource, type ThreadSearch, type ThreadSource } from "./sources.js";
 import { profileThread, type ThreadProfile } from "./threadProfile.js";
 import { guardThresholds } from "./thresholds.js";
-import { RUNAWAY_GUARD_DEFAULTS } from "../guards/runaway/RunawayGuardMiddleware.js";
+import { runawayGuardOptions } from "../guards/runaway/options.js";
 
 export type { ThreadSource } from "./sources.js";
 
@@ -81,7 +81,7 @@ export async function evaluateSource(source: ThreadSource, setup: ReplaySetup): 
   const replay = await replayThread(messages, setup.stack);
   const facts: ThreadFacts = { origin: source };
   if (setup.profileThreads) {
-    const minInputTokens = guardThresholds(setup.config).runaway?.minInputTokens ?? RUNAWAY_GUARD_DEFAULTS.minInputTokens;
+    const minInputTokens = guardThresholds(setup.config).runaway?.minInputTokens ?? runawayGuardOptions.parse({}).minInputTokens;
     facts.profile = await profileThread(messages, setup.observation, minInputTokens);
   }
   return { kind: "replayed", thread: { id: thread.id, source: thread.source }, empty: thread.messages.length === 0, replay, facts };

@@ -1,6 +1,11 @@
-import { LOOP_GUARD_DEFAULTS } from "../guards/loop/LoopGuardMiddleware.js";
-import { PROGRESS_GUARD_DEFAULTS } from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
-import { RUNAWAY_GUARD_DEFAULTS } from "../guards/runaway/RunawayGuardMiddleware.js";
+import { loopGuardOptions } from "../guards/loop/options.js";
+import { progressGuardOptions } from "../guards/progress/options.js";
+import { runawayGuardOptions } from "../guards/runaway/options.js";
+
+// The defaults, as the guards' schemas fill them in.
+const LOOP_GUARD_DEFAULTS = loopGuardOptions.parse({});
+const PROGRESS_GUARD_DEFAULTS = progressGuardOptions.parse({});
+const RUNAWAY_GUARD_DEFAULTS = runawayGuardOptions.parse({});
 import type { ReplayConfig } from "./config.js";
 
 /** The thresholds of the replayed guards, as their options set them (defaults filled in); a guard not replayed is absent. */

@@ -2,33 +2,17 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { ToolCallHandler } from "langchain";
 import { REPLACED_RESULT } from "../../core/marks.js";
 import { rewriteToolMessage } from "../../core/answers.js";
-import { InvalidOptionsError } from "../../core/errors.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import { emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { inspectToolResult, reviewToolResult, type BinaryFinding, type BinaryReadContext, type ResultReview } from "./content.js";
 import { mediaBlockOf } from "./media.js";
+import { binaryReadGuardOptions, type BinaryReadGuardOptions } from "./options.js";
 import { binaryReadDirective } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
 import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
 
-export interface BinaryReadGuardOptions {
-  /** Only these tools are checked. Default: every tool. */
-  tools?: readonly string[];
-  /**
-   * Media blocks of these types reach the model: exact types, `"image/*"` or `"*\/*"`. Default:
-   * none. `mediaTypesAcceptedBy(model)` lists what a model's profile accepts in tool results.
-   * Binary data inside text never passes.
-   */
-  allowedMediaTypes?: readonly string[];
-  /** The text the model gets instead of the payload. Default: `binaryReadDirective`. */
-  directive?: (context: BinaryReadContext) => string;
-  /** Emit signals for binary results but pass them through unchanged. Default false. */
-  observeOnly?: boolean;
-  /** Receives a signal for every result the guard replaced (or, observe-only, would have replaced). */
-  onSignal?: SignalHandler;
-}
-
-export const BINARY_READ_GUARD_DEFAULTS = { allowedMediaTypes: [] as readonly string[] } as const;
+export type { BinaryReadGuardOptions };
 
 /** Set to "0" (or "false", "off") to turn the guard off without changing code. */
 export const BINARY_READ_GUARD_ENV = "HARNESS_KIT_BINARY_READ_GUARD";
@@ -73,20 +57,12 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
 
   constructor(options: BinaryReadGuardOptions = {}) {
     super();
-    if (options.directive !== undefined && typeof options.directive !== "function") {
-      throw new InvalidOptionsError(this.name, "directive", "must be a function of the finding");
-    }
-    const allowed = options.allowedMediaTypes ?? BINARY_READ_GUARD_DEFAULTS.allowedMediaTypes;
-    for (const type of allowed) {
-      if (typeof type !== "string" || !/^(?:\*\/\*|[\w.+-]+\/(?:\*|[\w.+-]+))$/.test(type)) {
-        throw new InvalidOptionsError(this.name, "allowedMediaTypes", `holds "${String(type)}", which is not a media type like "image/png" or "image/*"`);
-      }
-    }
-    this.checkedTools = options.tools ? new Set(options.tools) : undefined;
-    this.allowedMediaTypes = allowed.map((type) => type.toLowerCase());
-    this.directive = options.directive ?? binaryReadDirective;
-    this.observeOnly = options.observeOnly ?? false;
-    this.onSignal = options.onSignal;
+    const settings = parseOptions(this.name, binaryReadGuardOptions, options);
+    this.checkedTools = settings.tools ? new Set(settings.tools) : undefined;
+    this.allowedMediaTypes = settings.allowedMediaTypes.map((type) => type.toLowerCase());
+    this.directive = settings.directive ?? binaryReadDirective;
+    this.observeOnly = settings.observeOnly;
+    this.onSignal = settings.onSignal;
     this.wrapToolCall = resultGuardHook({
       guard: this.name,
       onSignal: this.onSignal,

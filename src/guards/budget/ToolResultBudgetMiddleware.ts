@@ -4,13 +4,13 @@ import { readMark } from "../../core/marks.js";
 import { getConfig } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
-import { InvalidOptionsError } from "../../core/errors.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import { rewriteToolMessage, type ToolMessageMark } from "../../core/answers.js";
 import { messageKind, toolCallsOf } from "../../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
 import { currentTaskState } from "../../hooks/taskState.js";
 import type { GuardState } from "../../hooks/carry.js";
-import { createMeasure, type BudgetUnit, type CountTokens, type Measure } from "./measure.js";
+import { createMeasure, type Measure } from "./measure.js";
 import { emergencyCutText, RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
@@ -21,50 +21,16 @@ import { hasStoredResults } from "./storedSoFar.js";
 import { createRetrievalTool } from "./retrievalTool.js";
 import { pairSafeEnd } from "./pairs.js";
 import { threadIdOf } from "../../offload/threads.js";
-import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
+import { storeName, withStoreTimeout } from "../../offload/timeouts.js";
 import { contentText } from "../../observe/content.js";
 import { loadHasher } from "../../observe/hash.js";
 import { resultFingerprint } from "../../observe/resultFingerprint.js";
-import { MiddlewareBase, oneOf } from "../../hooks/middlewareBase.js";
+import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { TOOL_RESULT_BUDGET_DEFAULTS, toolResultBudgetOptions, type ToolResultBudgetOptions } from "./options.js";
 import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
 import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
 
-export interface ToolResultBudgetOptions {
-  /** Largest tool result the model gets, in `unit`s. Default 20,000 characters (5,000 with `unit: "tokens"`). */
-  limit?: number;
-  /** What `limit` counts: `"chars"` or `"tokens"`. Default `"chars"`. */
-  unit?: BudgetUnit;
-  /** Token counter for `unit: "tokens"`, e.g. your model's tokenizer. Default: about 4 characters per token. */
-  countTokens?: CountTokens;
-  /** Limits of particular tools, in `unit`s, e.g. `{ search: 8000 }`. */
-  toolLimits?: Readonly<Record<string, number>>;
-  /** Tools whose results are never budgeted. */
-  excludeTools?: readonly string[];
-  /**
-   * Budget shared by all results of one model turn (its parallel calls): each call gets an equal
-   * share, never less than the minimum limit. Default: none, each call has its own limit.
-   */
-  turnLimit?: number;
-  /**
-   * Where oversized results are kept so the model can read them back (a retrieval tool is then
-   * registered). Default: none; the result is cut and the notice says the rest was not kept.
-   */
-  store?: OffloadStore;
-  /**
-   * How long to wait for the store, in ms, when offloading a result and when the retrieval tool
-   * reads one back. A store that does not answer in time is treated as failing: the result is
-   * cut with a notice that the rest was not kept, and the run goes on. Default 10,000.
-   */
-  storeTimeoutMs?: number;
-  /** Emit signals for oversized results but pass them through unchanged (and store nothing). Default false. */
-  observeOnly?: boolean;
-  /** Receives a signal for every result the budget changed (or, observe-only, would have changed). */
-  onSignal?: SignalHandler;
-}
-
-export const TOOL_RESULT_BUDGET_DEFAULTS = { limit: { chars: 20_000, tokens: 5_000 }, unit: "chars", storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS } as const;
-
-const UNITS: readonly BudgetUnit[] = ["chars", "tokens"];
+export { TOOL_RESULT_BUDGET_DEFAULTS, type ToolResultBudgetOptions };
 
 /** How the result was changed, as recorded in `response_metadata.harness_kit.budget.action`. */
 export type BudgetAction = "offload" | "truncate" | "drop-media";
@@ -97,6 +63,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   /** The retrieval tool when a store is set, else none. */
   readonly tools: StructuredToolInterface[];
   private readonly limit: number;
+  /** The smallest limit of the unit: a turn's share never goes below it. */
   private readonly minimum: number;
   private readonly measure: Measure;
   private readonly toolLimits: ReadonlyMap<string, number>;
@@ -114,26 +81,17 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
 
   constructor(options: ToolResultBudgetOptions = {}) {
     super();
-    const unit = oneOf(this.name, "unit", options.unit, UNITS, TOOL_RESULT_BUDGET_DEFAULTS.unit);
-    if (options.countTokens !== undefined && unit !== "tokens") {
-      throw new InvalidOptionsError(this.name, "countTokens", 'needs unit: "tokens"');
-    }
-    if (options.countTokens !== undefined && typeof options.countTokens !== "function") {
-      throw new InvalidOptionsError(this.name, "countTokens", "must be a function");
-    }
-    this.minimum = MIN_LIMIT[unit];
-    this.measure = createMeasure(unit, options.countTokens);
-    this.limit = this.checkLimit("limit", options.limit ?? TOOL_RESULT_BUDGET_DEFAULTS.limit[unit]);
-    this.toolLimits = new Map(Object.entries(options.toolLimits ?? {}).map(([tool, value]) => [tool, this.checkLimit(`toolLimits.${tool}`, value)]));
-    this.turnLimit = options.turnLimit === undefined ? undefined : this.checkLimit("turnLimit", options.turnLimit);
-    this.excluded = new Set([...(options.excludeTools ?? []), RETRIEVAL_TOOL_NAME]);
-    this.store = options.store;
-    this.storeTimeoutMs = options.storeTimeoutMs ?? TOOL_RESULT_BUDGET_DEFAULTS.storeTimeoutMs;
-    if (!Number.isInteger(this.storeTimeoutMs) || this.storeTimeoutMs < 1) {
-      throw new InvalidOptionsError(this.name, "storeTimeoutMs", `must be a whole number of milliseconds >= 1, got ${String(options.storeTimeoutMs)}`);
-    }
-    this.observeOnly = options.observeOnly ?? false;
-    this.onSignal = options.onSignal;
+    const settings = parseOptions(this.name, toolResultBudgetOptions, options);
+    this.minimum = MIN_LIMIT[settings.unit];
+    this.measure = createMeasure(settings.unit, settings.countTokens);
+    this.limit = settings.limit ?? TOOL_RESULT_BUDGET_DEFAULTS.limit[settings.unit];
+    this.toolLimits = new Map(Object.entries(settings.toolLimits));
+    this.turnLimit = settings.turnLimit;
+    this.excluded = new Set([...settings.excludeTools, RETRIEVAL_TOOL_NAME]);
+    this.store = settings.store;
+    this.storeTimeoutMs = settings.storeTimeoutMs;
+    this.observeOnly = settings.observeOnly;
+    this.onSignal = settings.onSignal;
     // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
     this.tools = this.store && !this.observeOnly ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
     this.wrapToolCall = resultGuardHook({
@@ -149,13 +107,6 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       },
       afterFailure: (message, request) => this.plainCut(message, this.limitFor(request)),
     });
-  }
-
-  private checkLimit(option: string, value: number): number {
-    if (!Number.isInteger(value) || value < this.minimum) {
-      throw new InvalidOptionsError(this.name, option, `must be a whole number >= ${this.minimum} (${this.measure.unit}), got ${String(value)}`);
-    }
-    return value;
   }
 
   /**

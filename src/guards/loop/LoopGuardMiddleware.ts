@@ -1,32 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { InvalidOptionsError } from "../../core/errors.js";
-import type { CallDecision, ExitBehavior } from "../../core/decision.js";
+import { parseOptions } from "../../core/baseOptions.js";
+import type { CallDecision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import type { SignalHandler } from "../../core/signals.js";
 import { decideIdenticalCalls, LOOP_GUARD, type IdenticalCallsOptions } from "./identicalCalls.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
-import { positiveInteger } from "../../hooks/middlewareBase.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
+import { loopGuardOptions, type LoopGuardOptions } from "./options.js";
 
-export interface LoopGuardOptions {
-  /** Identical calls since the last new result (this one included) at which a `warn` signal is emitted. Default 3. */
-  warnAt?: number;
-  /** Identical calls (this one included) at which `exitBehavior` applies. Default 7: real agents scroll or page up to 6 times in a row legitimately. */
-  stopAt?: number;
-  /** Count identical calls among the last `window` calls instead of consecutive ones. Default: consecutive. */
-  window?: number;
-  /** No-op tools that neither count nor break a streak. Default `["think"]`. */
-  ignoreTools?: readonly string[];
-  /** At `stopAt`: refuse the call with a directive, end the run cleanly, or throw `GuardStopError`. Default `"end"`. */
-  exitBehavior?: ExitBehavior;
-  /** Emit signals only; never block or stop. Default false. */
-  observeOnly?: boolean;
-  /** Receives every decision other than allow. */
-  onSignal?: SignalHandler;
-}
-
-export const LOOP_GUARD_DEFAULTS = { warnAt: 3, stopAt: 7, ignoreTools: ["think"], exitBehavior: "end" } as const;
+export type { LoopGuardOptions };
 
 /** A result with more new content than this (novelty.ts) is progress: the same as ProgressAwareLoopGuard's default. */
 const PROGRESS_FLOOR = 0.02;
@@ -50,17 +32,9 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
 
   constructor(options: LoopGuardOptions = {}) {
     super();
-    const warnAt = positiveInteger(this.name, "warnAt", options.warnAt, LOOP_GUARD_DEFAULTS.warnAt);
-    const stopAt = positiveInteger(this.name, "stopAt", options.stopAt, LOOP_GUARD_DEFAULTS.stopAt);
-    if (warnAt > stopAt) throw new InvalidOptionsError(this.name, "warnAt", `(${warnAt}) must not exceed stopAt (${stopAt})`);
-    this.settings = {
-      warnAt,
-      stopAt,
-      window: options.window === undefined ? undefined : positiveInteger(this.name, "window", options.window, 1),
-      ignoreTools: new Set(options.ignoreTools ?? LOOP_GUARD_DEFAULTS.ignoreTools),
-      progressFloor: PROGRESS_FLOOR,
-    };
-    this.attach(options, LOOP_GUARD_DEFAULTS.exitBehavior, this.decideNow);
+    const { warnAt, stopAt, window, ignoreTools, ...mode } = parseOptions(this.name, loopGuardOptions, options);
+    this.settings = { warnAt, stopAt, window, ignoreTools: new Set(ignoreTools), progressFloor: PROGRESS_FLOOR };
+    this.attach(mode, "end", this.decideNow);
   }
 
   /**

@@ -1,69 +1,26 @@
 import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
-import { InvalidOptionsError } from "../../core/errors.js";
 import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { stampTurn } from "../../core/ranStamps.js";
 import { runToolSafely } from "../../core/toolErrors.js";
-import type { SignalHandler } from "../../core/signals.js";
-import type { LastKnownGoodCache } from "./cache.js";
 import { DataEnvelope, envelopedTools } from "./dataEnvelope.js";
 import type { KillSwitchSettings } from "./runState.js";
 import { RunGate } from "./runGate.js";
-import { DEFAULT_ERROR_FIELDS, type InvalidOutputMode, type ResolvedSpec, type ToolOutputSpec } from "./spec.js";
+import type { InvalidOutputMode, ResolvedSpec } from "./spec.js";
+import { outputValidatorOptions, type OutputValidatorOptions } from "./options.js";
 import { OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema, withCarry, type GuardState } from "../../hooks/carry.js";
 import { readyHistory } from "../../hooks/summaryRemovals.js";
-import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
+import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
 import { threadIdOf } from "../../offload/threads.js";
 
-export interface OutputValidatorOptions {
-  /** What a valid output looks like, by tool name. */
-  tools?: Readonly<Record<string, ToolOutputSpec>>;
-  /** Tools without a spec: `"pass"` their output through, or treat it as invalid (`spec_missing`). Default `"pass"`. */
-  unspecifiedTools?: "pass" | "require-spec";
-  /** What an invalid output becomes, for specs that do not say. Default `"fail_closed"`. */
-  onInvalid?: InvalidOutputMode;
-  /** Tools that change things: refused in safe mode and once the kill switch trips. Default none. */
-  writeTools?: readonly string[];
-  /** Where `degrade` finds the last valid output of the same call. Default none: the partial says "unavailable". */
-  lastKnownGood?: LastKnownGoodCache;
-  /**
-   * Blocks every write tool for the rest of the run once at least `threshold` × `window` of the last
-   * `window` checked outputs were invalid. `false` turns it off. Default `{ window: 10, threshold: 0.5 }`.
-   */
-  killSwitch?: { window?: number; threshold?: number } | false;
-  /**
-   * Wrap tool output in a delimited untrusted-data envelope and signal instruction-like text:
-   * `true` for every tool, or the tools to wrap. Default `false`.
-   */
-  envelope?: boolean | readonly string[];
-  /**
-   * Once an enveloped output was flagged for instruction-like text, refuse `writeTools` for the
-   * rest of the run (a tripwire: it trusts the flags, which miss paraphrases). Default false.
-   */
-  instructionsPauseWrites?: boolean;
-  /** Validate and emit signals only; never change a result or refuse a call. Default false. */
-  observeOnly?: boolean;
-  /** Receives every invalid output, refused call, kill-switch trip and instruction-like text. */
-  onSignal?: SignalHandler;
-}
-
-export const OUTPUT_VALIDATOR_DEFAULTS = {
-  unspecifiedTools: "pass",
-  onInvalid: "fail_closed",
-  killSwitch: { window: 10, threshold: 0.5 },
-  contentType: "json",
-  errorFields: DEFAULT_ERROR_FIELDS,
-} as const;
-
-const MODES: readonly InvalidOutputMode[] = ["fail_closed", "degrade"];
-const UNSPECIFIED: readonly ("pass" | "require-spec")[] = ["pass", "require-spec"];
-const CONTENT_TYPES: readonly ("json" | "text")[] = ["json", "text"];
+export type { OutputValidatorOptions };
 
 /**
  * Treats tool output as untrusted input: checks each result against its tool's spec (size,
@@ -97,28 +54,29 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   constructor(options: OutputValidatorOptions = {}) {
     super();
-    const requireSpec = oneOf(this.name, "unspecifiedTools", options.unspecifiedTools, UNSPECIFIED, OUTPUT_VALIDATOR_DEFAULTS.unspecifiedTools) === "require-spec";
-    this.defaultMode = oneOf(this.name, "onInvalid", options.onInvalid, MODES, OUTPUT_VALIDATOR_DEFAULTS.onInvalid);
+    const settings = parseOptions(this.name, outputValidatorOptions, options);
+    const requireSpec = settings.unspecifiedTools === "require-spec";
+    this.defaultMode = settings.onInvalid;
     const specs = new Map<string, ResolvedSpec>();
-    for (const [tool, spec] of Object.entries(options.tools ?? {})) specs.set(tool, this.resolveSpec(tool, spec));
-    const writeTools = new Set(options.writeTools ?? []);
+    for (const [tool, spec] of Object.entries(settings.tools)) specs.set(tool, { ...spec, onInvalid: spec.onInvalid ?? this.defaultMode, maxChars: spec.maxChars ?? Number.POSITIVE_INFINITY });
+    const writeTools = new Set(settings.writeTools);
     const isChecked = (tool: string) => requireSpec || specs.has(tool);
-    const context: ValidatorContext = { guard: this.name, onSignal: options.onSignal, observeOnly: options.observeOnly ?? false };
+    const context: ValidatorContext = { guard: this.name, onSignal: settings.onSignal, observeOnly: settings.observeOnly };
 
-    const envelope = new DataEnvelope(context, envelopedTools(options.envelope ?? false));
+    const envelope = new DataEnvelope(context, envelopedTools(settings.envelope));
     const validation = new OutputValidation(
-      { ...context, specs, requireSpec, isChecked, defaultMode: this.defaultMode, cache: options.lastKnownGood, pausesWrites: writeTools.size > 0 },
+      { ...context, specs, requireSpec, isChecked, defaultMode: this.defaultMode, cache: settings.lastKnownGood, pausesWrites: writeTools.size > 0 },
       envelope,
     );
     this.gate = new RunGate({
       ...context,
       writeTools,
-      run: { guard: this.name, isChecked, killSwitch: this.resolveKillSwitch(options.killSwitch), instructionsPauseWrites: options.instructionsPauseWrites ?? false },
+      run: { guard: this.name, isChecked, killSwitch: killSwitchOf(settings.killSwitch), instructionsPauseWrites: settings.instructionsPauseWrites },
     });
     // Observe-only is the validator's own: it leaves a warn mark, which the adapter's would drop.
     this.results = {
       guard: this.name,
-      onSignal: options.onSignal,
+      onSignal: settings.onSignal,
       rewriterFor: (request) => {
         const call = callOf(request);
         const threadId = threadIdOf(request.runtime);
@@ -156,40 +114,11 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         return stop ? stop.then((notice) => notice ?? answer()) : answer();
       }),
     );
+}
 
-  private resolveSpec(tool: string, spec: ToolOutputSpec): ResolvedSpec {
-    const option = (field: string) => `tools.${tool}.${field}`;
-    const contentType = oneOf(this.name, option("contentType"), spec.contentType, CONTENT_TYPES, OUTPUT_VALIDATOR_DEFAULTS.contentType);
-    const onInvalid = oneOf(this.name, option("onInvalid"), spec.onInvalid, MODES, this.defaultMode);
-    const stopRun = spec.stopRun ?? false;
-    const normalize = spec.normalize ?? false;
-    if (stopRun && onInvalid !== "fail_closed") throw new InvalidOptionsError(this.name, option("stopRun"), `needs onInvalid "fail_closed", got "${onInvalid}"`);
-    if (normalize && contentType !== "json") throw new InvalidOptionsError(this.name, option("normalize"), `needs contentType "json"`);
-    if (spec.schema !== undefined && typeof (spec.schema as { safeParse?: unknown }).safeParse !== "function") {
-      throw new InvalidOptionsError(this.name, option("schema"), "must be a zod schema");
-    }
-    const invariants = spec.invariants ?? [];
-    if (!invariants.every((check) => typeof check === "function")) throw new InvalidOptionsError(this.name, option("invariants"), "must be functions");
-    return {
-      contentType,
-      maxChars: spec.maxChars === undefined ? Number.POSITIVE_INFINITY : positiveInteger(this.name, option("maxChars"), spec.maxChars, 1),
-      schema: spec.schema,
-      invariants,
-      errorFields: spec.errorFields ?? OUTPUT_VALIDATOR_DEFAULTS.errorFields,
-      onInvalid,
-      stopRun,
-      normalize,
-    };
-  }
-
-  private resolveKillSwitch(option: OutputValidatorOptions["killSwitch"]): KillSwitchSettings | undefined {
-    if (option === false) return undefined;
-    const defaults = OUTPUT_VALIDATOR_DEFAULTS.killSwitch;
-    const window = positiveInteger(this.name, "killSwitch.window", option?.window, defaults.window);
-    const threshold = option?.threshold ?? defaults.threshold;
-    if (!(threshold > 0 && threshold <= 1)) throw new InvalidOptionsError(this.name, "killSwitch.threshold", `must be in (0, 1], got ${String(threshold)}`);
-    return { window, minInvalid: Math.ceil(threshold * window) };
-  }
+/** The kill switch in invalid outputs among the last `window`: `threshold` of them, rounded up. */
+function killSwitchOf(option: false | { window: number; threshold: number }): KillSwitchSettings | undefined {
+  return option === false ? undefined : { window: option.window, minInvalid: Math.ceil(option.threshold * option.window) };
 }
 
 function callOf(request: ToolRequest): ToolCallView {

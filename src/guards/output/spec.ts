@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
+import { fn, wholeNumber } from "../../core/baseOptions.js";
 
 /**
  * A business rule over a tool's output (a range, a format, a relation between fields). Returns
@@ -10,28 +11,37 @@ export type Invariant<T = any> = (value: T, call: { name: string; args: unknown 
 /** What an invalid output becomes: an error the model cannot mistake for data, or a safe partial. */
 export type InvalidOutputMode = "fail_closed" | "degrade";
 
-/** What a valid output of one tool looks like. */
-export interface ToolOutputSpec<T = any> {
-  /** `"json"`: the output must be one strict JSON document (no repair) and never HTML. Default `"json"`. */
-  contentType?: "json" | "text";
-  /** Outputs longer than this many characters are invalid. Default: no limit. */
-  maxChars?: number;
-  /** A zod (v4) schema the parsed value must satisfy. */
+/** Top-level fields whose value reports a failure, by default. */
+export const DEFAULT_ERROR_FIELDS: readonly string[] = Object.freeze(["error", "errors"]);
+
+/** What a valid output of one tool looks like: the spec's options, their defaults and their meaning. */
+export const toolOutputSpec = z
+  .object({
+    contentType: z.enum(["json", "text"]).default("json").describe('`"json"`: the output must be one strict JSON document (no repair) and never HTML.'),
+    maxChars: wholeNumber().optional().describe("Outputs longer than this many characters are invalid. Default: no limit."),
+    schema: z
+      .custom<z.ZodType>((value) => value !== null && typeof value === "object" && typeof (value as { safeParse?: unknown }).safeParse === "function", "must be a zod schema")
+      .optional()
+      .describe("A zod (v4) schema the parsed value must satisfy."),
+    invariants: z.array(fn<Invariant>()).readonly().default([]).describe("Business rules checked after the schema, in order; the first broken one decides."),
+    errorFields: z
+      .array(z.string())
+      .readonly()
+      .default(DEFAULT_ERROR_FIELDS)
+      .describe("JSON only: top-level fields whose presence with a value (not null, false, \"\" or empty) means the payload reports a failure, whatever its status field says."),
+    onInvalid: z.enum(["fail_closed", "degrade"]).optional().describe("Overrides the middleware's `onInvalid` for this tool."),
+    stopRun: z.boolean().default(false).describe("`fail_closed` only: also end the run, with stop reason `invalid_tool_output`."),
+    normalize: z.boolean().default(false).describe("JSON only: on valid output, replace the content by the parsed (schema-normalised) JSON."),
+  })
+  .superRefine((spec, context) => {
+    if (spec.normalize && spec.contentType !== "json") context.addIssue({ code: "custom", path: ["normalize"], message: 'needs contentType "json"' });
+  });
+
+/** A tool's output spec as written, typed by the value its schema parses. */
+export type ToolOutputSpec<T = any> = Omit<z.input<typeof toolOutputSpec>, "schema" | "invariants"> & {
   schema?: z.ZodType<T>;
-  /** Business rules checked after the schema, in order; the first broken one decides. */
   invariants?: readonly Invariant<T>[];
-  /**
-   * JSON only: top-level fields whose presence with a value (not null, false, "" or empty) means
-   * the payload reports a failure, whatever its status field says. Default `["error", "errors"]`.
-   */
-  errorFields?: readonly string[];
-  /** Overrides the middleware's `onInvalid` for this tool. */
-  onInvalid?: InvalidOutputMode;
-  /** `fail_closed` only: also end the run, with stop reason `invalid_tool_output`. Default false. */
-  stopRun?: boolean;
-  /** JSON only: on valid output, replace the content by the parsed (schema-normalised) JSON. Default false. */
-  normalize?: boolean;
-}
+};
 
 /** A spec with every default applied, as the validator uses it. */
 export interface ResolvedSpec {
@@ -45,7 +55,6 @@ export interface ResolvedSpec {
   normalize: boolean;
 }
 
-export const DEFAULT_ERROR_FIELDS: readonly string[] = Object.freeze(["error", "errors"]);
 
 /**
  * Machine-readable classes of invalid output, the second field of every reason

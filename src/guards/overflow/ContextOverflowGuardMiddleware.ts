@@ -3,20 +3,17 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod";
 import { stopNotice } from "../../core/answers.js";
-import { firstLineOf, InvalidOptionsError } from "../../core/errors.js";
+import { parseOptions } from "../../core/baseOptions.js";
+import { firstLineOf } from "../../core/errors.js";
 import { readMark } from "../../core/marks.js";
-import { emitSignal, type SignalHandler } from "../../core/signals.js";
-import type { CountTokens } from "../../core/tokens.js";
+import { emitSignal } from "../../core/signals.js";
 import { loadHasher, type Hasher } from "../../observe/hash.js";
 import { MemoryOffloadStore } from "../../offload/MemoryOffloadStore.js";
-import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { threadIdOf } from "../../offload/threads.js";
-import { DEFAULT_STORE_TIMEOUT_MS } from "../../offload/timeouts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { currentTaskState } from "../../hooks/taskState.js";
 import { mergeValue } from "../../hooks/toolResults.js";
 import { createMeasure, type Measure } from "../budget/measure.js";
-import { MIN_LIMIT } from "../budget/plan.js";
 import { createRetrievalTool } from "../budget/retrievalTool.js";
 import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 import { PlanApplier } from "./apply.js";
@@ -26,32 +23,13 @@ import { RequestMeter } from "./estimate.js";
 import { OffloadKeeper } from "./keep.js";
 import { lastAiGroup, planShrink, type PlanEntry, type ShrinkPlan } from "./plan.js";
 import { isContextOverflowError, overflowNumbers } from "./providerErrors.js";
+import { contextOverflowGuardOptions, type ContextOverflowGuardOptions } from "./options.js";
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "./record.js";
 import { overflowStopExplanation, signalReason, type ContextOverflowCode } from "./texts.js";
 
 const GUARD = "ContextOverflowGuardMiddleware";
 
-const positive = (what: string) => z.number().int(`${what} must be a whole number`).positive(`${what} must be > 0`);
-
-/** Options, their defaults and their meaning in one place; bad options fail at construction. */
-export const contextOverflowGuardOptions = z.object({
-  maxInputTokens: positive("maxInputTokens").optional().describe("The model's input window in tokens. Default: the model's `profile.maxInputTokens`; without either, nothing is shrunk before sending (a provider's refusal is still recovered from)."),
-  reserveTokens: z.number().int().nonnegative().optional().describe("Tokens kept free for the answer. Default: the model's `maxTokens`, else 4,096; at most a quarter of the window."),
-  shrinkTo: z.number().gt(0).lte(1).default(0.9).describe("A request over the limit is shrunk to this share of it, leaving room for the estimate's error; when it cannot be, the smallest request is sent unless it is proven over the window."),
-  largeResultTokens: positive("largeResultTokens").default(1000).describe("Tool results above this many tokens are the first to be offloaded (oldest first)."),
-  previewTokens: z.number().int().min(MIN_LIMIT.tokens).default(500).describe("Size of the preview (head and tail) an offloaded large result keeps in the request."),
-  countTokens: z.custom<CountTokens>((v) => typeof v === "function", "must be a function (text) => number").optional().describe("Counts the tokens of a text, e.g. your model's tokenizer. Default: an estimate within 0.98–1.36× of GPT-4o's and GPT-4's tokenizers (bench/README.md), calibrated both ways by the provider's reported input tokens."),
-  store: z.custom<OffloadStore>((v) => v !== null && typeof v === "object" && typeof (v as OffloadStore).put === "function" && typeof (v as OffloadStore).get === "function", "must be an OffloadStore (put and get)").optional().describe("Where offloaded content is kept. Default: a MemoryOffloadStore (this process only)."),
-  retrievalTool: z
-    .union([z.boolean(), z.custom<StructuredToolInterface>((v) => v !== null && typeof v === "object" && typeof (v as { name?: unknown }).name === "string", "must be a boolean or a tool")])
-    .default(true)
-    .describe("`true`: register `read_stored_result` for the store. A tool: the one another middleware registers for the same store (a ToolResultBudgetMiddleware's `tools[0]`), offered again in a shrunk request that lacks it. `false`: neither."),
-  storeTimeoutMs: positive("storeTimeoutMs").default(DEFAULT_STORE_TIMEOUT_MS).describe("How long to wait for the store; a store that does not answer counts as failed."),
-  observeOnly: z.boolean().default(false).describe("Signal requests over the limit and provider refusals, but change nothing."),
-  onSignal: z.custom<SignalHandler>((v) => typeof v === "function", "must be a function").optional().describe("Receives every signal."),
-});
-
-export type ContextOverflowGuardOptions = z.input<typeof contextOverflowGuardOptions>;
+export type { ContextOverflowGuardOptions };
 type Settings = z.output<typeof contextOverflowGuardOptions>;
 
 /** Largest answer of the registered retrieval tool, in tokens. */
@@ -101,12 +79,7 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
 
   constructor(options: ContextOverflowGuardOptions = {}) {
     super();
-    const parsed = contextOverflowGuardOptions.safeParse(options);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new InvalidOptionsError(GUARD, issue.path.join(".") || "options", issue.message);
-    }
-    const settings = (this.settings = parsed.data);
+    const settings = (this.settings = parseOptions(GUARD, contextOverflowGuardOptions, options));
     const store = settings.store ?? new MemoryOffloadStore();
     this.meter = new RequestMeter(settings.countTokens);
     const measure: Measure = createMeasure("tokens", (text) => this.meter.text(text));

@@ -3,12 +3,13 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
-import { InvalidOptionsError } from "../../core/errors.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import type { ToolCallView } from "../../core/messages.js";
-import type { SignalCode, SignalHandler } from "../../core/signals.js";
+import type { SignalCode } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { confineArguments, type ArgumentRefusal, type Confinement } from "./confineArguments.js";
 import type { ArgumentKind } from "./pathArguments.js";
+import { pathGuardOptions, type PathGuardOptions } from "./options.js";
 import { locationText, pathRefusalText } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { answerCall, signalCall, type CallGuard } from "../../hooks/pendingCall.js";
@@ -16,36 +17,7 @@ import { answerCall, signalCall, type CallGuard } from "../../hooks/pendingCall.
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
 
-export interface PathGuardOptions {
-  /** Directories the checked paths must stay inside (a root itself is allowed). Required. */
-  roots: readonly string[];
-  /**
-   * Tools whose path arguments are checked, each with the argument names to check, or `true` for
-   * `DEFAULT_PATH_ARGUMENTS`. Names in `PATTERN_ARGUMENTS` are checked as glob patterns, the
-   * others as paths. A name is found at any depth: `{path}`, `{paths: [...]}`, `{options: {path}}`.
-   * A listed argument is checked all the way down: every string in it, object keys included
-   * (`files: [{src, dest}]` with `["files"]` checks `src` and `dest`; list `path`, not `files`,
-   * for `files: [{path, content}]`). Numbers, booleans and null are left to the tool's schema.
-   */
-  tools: Readonly<Record<string, readonly string[] | true>>;
-  /** Directory the tools resolve relative paths against. Default `process.cwd()`. */
-  baseDir?: string;
-  /**
-   * Absolute paths name places below `baseDir`, as deepagents' `FilesystemBackend({ virtualMode: true })`
-   * reads them, instead of places on the host. Default false.
-   */
-  virtualPaths?: boolean;
-  /**
-   * Hand each checked path to the tool as the one canonical absolute path the guard checked
-   * (directories' symbolic links resolved), instead of refusing a path that some readings keep
-   * inside and others do not. Default false: see the README for why refusing is the default.
-   */
-  rewrite?: boolean;
-  /** Emit signals only (with `detail.observeOnly`) and let every call run unchanged. Default false. */
-  observeOnly?: boolean;
-  /** Receives every refusal (directive) and every rewrite that changed more than the path's form (warn). */
-  onSignal?: SignalHandler;
-}
+export type { PathGuardOptions };
 
 /**
  * Argument names checked for a tool configured with `true`: those of LangChain's file tools
@@ -123,29 +95,13 @@ export class PathGuardMiddleware extends MiddlewareBase {
 
   constructor(options: PathGuardOptions) {
     super();
-    const roots = options?.roots;
-    if (!Array.isArray(roots) || roots.length === 0 || !roots.every((root) => typeof root === "string" && root !== "")) {
-      throw new InvalidOptionsError(this.name, "roots", "must be a non-empty list of directory paths");
-    }
-    const tools = options.tools;
-    if (tools === null || typeof tools !== "object" || Object.keys(tools).length === 0) {
-      throw new InvalidOptionsError(this.name, "tools", "must name at least one tool");
-    }
-    const byTool = new Map<string, ReadonlyMap<string, ArgumentKind>>();
-    for (const [tool, names] of Object.entries(tools)) {
-      if (names === true) byTool.set(tool, kinds(DEFAULT_PATH_ARGUMENTS));
-      else if (Array.isArray(names) && names.length > 0 && names.every((n) => typeof n === "string")) byTool.set(tool, kinds(names));
-      else throw new InvalidOptionsError(this.name, `tools.${tool}`, "must be true or a non-empty list of argument names");
-    }
-    if (options.rewrite && options.virtualPaths) {
-      throw new InvalidOptionsError(this.name, "rewrite", "cannot be combined with virtualPaths: a rewritten path is a host path");
-    }
-    this.roots = [...roots];
-    this.namesByTool = byTool;
-    this.baseDir = path.resolve(options.baseDir ?? process.cwd());
-    this.virtualPaths = options.virtualPaths ?? false;
-    this.rewrite = options.rewrite ?? false;
-    this.callGuard = { guard: this.name, observeOnly: options.observeOnly ?? false, onSignal: options.onSignal };
+    const settings = parseOptions(this.name, pathGuardOptions, options);
+    this.roots = [...settings.roots];
+    this.namesByTool = new Map(Object.entries(settings.tools).map(([tool, names]) => [tool, kinds(names === true ? DEFAULT_PATH_ARGUMENTS : names)]));
+    this.baseDir = path.resolve(settings.baseDir ?? process.cwd());
+    this.virtualPaths = settings.virtualPaths;
+    this.rewrite = settings.rewrite;
+    this.callGuard = { guard: this.name, observeOnly: settings.observeOnly, onSignal: settings.onSignal };
   }
 
   readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {

@@ -1,19 +1,18 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, interrupt } from "@langchain/langgraph";
 import type { HITLRequest, ToolCallHandler, ToolCallRequest } from "langchain";
-import { z } from "zod";
 import { guardToolMessage } from "../../core/answers.js";
 import type { CallDecision } from "../../core/decision.js";
 import { unusableCallIds } from "../../core/marks.js";
-import { InvalidOptionsError } from "../../core/errors.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import { toolCallsOf, type ToolCallView } from "../../core/messages.js";
-import type { GuardAction, SignalCode, SignalHandler } from "../../core/signals.js";
+import type { GuardAction, SignalCode } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "./compile.js";
 import { decideBatch, decideCall, type CallVerdict, type PolicyVerdict, type RuleHit } from "./decide.js";
 import { pastCalls, POLICY_METADATA_KEY, type PastCall } from "./history.js";
+import { policyGuardOptions, type PolicyGuardOptions } from "./options.js";
 import { readReview } from "./review.js";
-import type { PolicyRules } from "./rules.js";
 import { askDescription, deniedText, policyFailedText, rejectedText, unreadableReviewText } from "./texts.js";
 import { carryStateSchema } from "../../hooks/carry.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
@@ -22,26 +21,12 @@ import { answerCall, judgePendingCall, signalCall, type CallGuard, type PendingC
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
 
-export interface PolicyGuardOptions {
-  /** The rules (TypeScript, or JSON loaded with `loadPolicyFile` from "harness-kit/node"). Required. */
-  policy: PolicyRules;
-  /** Emit signals only (with `detail.observeOnly`): a deny or an ask lets the call run. Default false. */
-  observeOnly?: boolean;
-  /** Receives every deny, every reviewer's answer, and in observe-only mode every ask. */
-  onSignal?: SignalHandler;
-}
+export type { PolicyGuardOptions };
 
 export type { PolicyReviewDecision } from "./review.js";
 
 /** What an ask's interrupt carries: LangChain's `HITLRequest`, with one action (each asked call interrupts on its own). */
 export type PolicyReviewRequest = HITLRequest;
-
-// The policy itself is checked by compilePolicy, which names the rule at fault.
-const optionsSchema = z.strictObject({
-  policy: z.unknown(),
-  observeOnly: z.boolean().optional(),
-  onSignal: z.custom<SignalHandler>((value) => typeof value === "function", "must be a function").optional(),
-});
 
 /**
  * Decides each tool call before it runs from rules over the tool name, its arguments, the run's
@@ -78,14 +63,10 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
 
   constructor(options: PolicyGuardOptions) {
     super();
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new InvalidOptionsError(POLICY_GUARD, issue.path.join(".") || "options", issue.message);
-    }
-    this.policy = compilePolicy(options.policy, "policy");
-    this.observeOnly = options.observeOnly ?? false;
-    this.callGuard = { guard: this.name, observeOnly: this.observeOnly, onSignal: options.onSignal };
+    const settings = parseOptions(POLICY_GUARD, policyGuardOptions, options);
+    this.policy = compilePolicy(settings.policy, "policy");
+    this.observeOnly = settings.observeOnly;
+    this.callGuard = { guard: this.name, observeOnly: this.observeOnly, onSignal: settings.onSignal };
   }
 
   /**

@@ -1,47 +1,15 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CallDecision, ExitBehavior } from "../../core/decision.js";
+import { parseOptions } from "../../core/baseOptions.js";
+import type { CallDecision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import type { SignalHandler } from "../../core/signals.js";
 import { changesStateByName, decideNoProgress, PROGRESS_GUARD, type NoProgressOptions } from "./noProgress.js";
-import type { DeltaFunction } from "../../observe/novelty.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { callKeyOf, type ObservationOptions } from "../../observe/store.js";
-import { positiveInteger } from "../../hooks/middlewareBase.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
-import { InvalidOptionsError } from "../../core/errors.js";
+import { progressGuardOptions, type ProgressAwareLoopGuardOptions } from "./options.js";
 
-export interface ProgressAwareLoopGuardOptions {
-  /** Wasted repeats (errors count double) at which a run that already ignored a directive stops. Default 3. */
-  stopAt?: number;
-  /** A result whose share of new content is at most this brought nothing new. Default 0.02. */
-  progressFloor?: number;
-  /** Novelty functions per tool, e.g. `{ write_todos: makeSetMembershipDelta("todos", "content") }`. */
-  deltaOverrides?: Readonly<Record<string, DeltaFunction>>;
-  /** Patterns replaced before results are compared. Default: ISO timestamps, UUIDs, hex ids, request-id fields. */
-  volatilePatterns?: readonly RegExp[];
-  /** No-op tools that neither count nor break a chain. Default `["think"]`. */
-  ignoreTools?: readonly string[];
-  /** Tools that only read: calling them never justifies repeating another call. */
-  readOnlyTools?: readonly string[];
-  /** Tools that change the world: a new call to one starts every judgement afresh. */
-  stateChangingTools?: readonly string[];
-  /**
-   * Tools polled until something changes (a job's status, a log being tailed). They only read;
-   * while each answer brings something new they are never counted, and an unchanged answer is
-   * waited on `pollPatience` times before a directive.
-   */
-  pollingTools?: readonly string[];
-  /** Unchanged answers of a polling tool before a directive. Default 5. */
-  pollPatience?: number;
-  /** When the ladder reaches a stop: keep refusing with directives, end the run cleanly, or throw. Default `"end"`. */
-  exitBehavior?: ExitBehavior;
-  /** Emit signals only; never block or stop. Default false. */
-  observeOnly?: boolean;
-  onSignal?: SignalHandler;
-}
-
-export const PROGRESS_GUARD_DEFAULTS = { stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], pollPatience: 5, exitBehavior: "end" } as const;
+export type { ProgressAwareLoopGuardOptions };
 
 /**
  * Intervenes only when a call repeats AND the history proves the repeat brings nothing new.
@@ -71,23 +39,18 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
 
   constructor(options: ProgressAwareLoopGuardOptions = {}) {
     super();
-    const progressFloor = options.progressFloor ?? PROGRESS_GUARD_DEFAULTS.progressFloor;
-    if (!(progressFloor >= 0 && progressFloor < 1)) {
-      throw new InvalidOptionsError(this.name, "progressFloor", `must be in [0, 1), got ${String(options.progressFloor)}`);
-    }
+    const { stopAt, progressFloor, ignoreTools, readOnlyTools, stateChangingTools, pollingTools, pollPatience, deltaOverrides, volatilePatterns, ...mode } =
+      parseOptions(this.name, progressGuardOptions, options);
     this.settings = {
-      stopAt: positiveInteger(this.name, "stopAt", options.stopAt, PROGRESS_GUARD_DEFAULTS.stopAt),
+      stopAt,
       progressFloor,
-      ignoreTools: new Set(options.ignoreTools ?? PROGRESS_GUARD_DEFAULTS.ignoreTools),
-      changesState: changesStateByName(new Set([...(options.readOnlyTools ?? []), ...(options.pollingTools ?? [])]), new Set(options.stateChangingTools)),
-      pollingTools: new Set(options.pollingTools),
-      pollPatience: positiveInteger(this.name, "pollPatience", options.pollPatience, PROGRESS_GUARD_DEFAULTS.pollPatience),
+      ignoreTools: new Set(ignoreTools),
+      changesState: changesStateByName(new Set([...readOnlyTools, ...pollingTools]), new Set(stateChangingTools)),
+      pollingTools: new Set(pollingTools),
+      pollPatience,
     };
-    this.observation =
-      options.deltaOverrides || options.volatilePatterns
-        ? { deltaOverrides: options.deltaOverrides, volatilePatterns: options.volatilePatterns }
-        : DEFAULT_OBSERVATION_OPTIONS;
-    this.attach(options, PROGRESS_GUARD_DEFAULTS.exitBehavior, this.decideNow);
+    this.observation = deltaOverrides || volatilePatterns ? { deltaOverrides, volatilePatterns } : DEFAULT_OBSERVATION_OPTIONS;
+    this.attach(mode, "end", this.decideNow);
   }
 
   /**

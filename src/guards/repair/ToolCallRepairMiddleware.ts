@@ -3,48 +3,26 @@ import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { andThen } from "../../core/maybePromise.js";
 import type { ToolCallView } from "../../core/messages.js";
-import type { SignalHandler } from "../../core/signals.js";
 import { decideReviewedCalls } from "./decideReviewedCalls.js";
 import { readableToolCall } from "./readableToolCall.js";
 import type { RepairGuard } from "./repairGuard.js";
 import { responseReviewer } from "./reviewResponse.js";
-import { MiddlewareBase, oneOf, positiveInteger } from "../../hooks/middlewareBase.js";
-import { EXIT_BEHAVIORS, type ExitBehavior } from "../../core/decision.js";
+import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema } from "../../hooks/carry.js";
+import { toolCallRepairOptions, type ToolCallRepairOptions } from "./options.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
 
-export interface ToolCallRepairOptions {
-  /**
-   * Unusable calls (a tool that does not exist, or arguments that are not valid JSON and cannot be
-   * repaired safely) since the last user message at which `exitBehavior` applies. Default 3.
-   */
-  stopAt?: number;
-  /** At `stopAt`: keep answering with directives, end the run cleanly, or throw `GuardStopError`. Default `"end"`. */
-  exitBehavior?: ExitBehavior;
-  /**
-   * The text the model reads when a tool throws. Default: `Tool "<name>" failed: <error class>:
-   * <message>`, without stack trace, at most 300 characters.
-   */
-  formatToolError?: (error: unknown, call: ToolCallView) => string;
-  /**
-   * Emit signals only (with `detail.observeOnly`): no repair, no answer in place of a call, no
-   * stop, results untouched; tool exceptions become LangChain's usual error message. Default false.
-   */
-  observeOnly?: boolean;
-  /** Receives every decision other than allow. */
-  onSignal?: SignalHandler;
-}
+export type { ToolCallRepairOptions };
 
 /** A model request as the review reads it: the tools it offers, and the response format whose tools createAgent adds. */
 interface ReviewRequest extends ModelRequestLike {
   tools?: readonly unknown[];
   responseFormat?: unknown;
 }
-
-export const TOOL_CALL_REPAIR_DEFAULTS = { stopAt: 3, exitBehavior: "end" } as const;
 
 /**
  * Makes bad tool calls visible to the model instead of fatal or silent:
@@ -80,15 +58,15 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
 
   constructor(options: ToolCallRepairOptions = {}) {
     super();
-    const stopAt = positiveInteger(this.name, "stopAt", options.stopAt, TOOL_CALL_REPAIR_DEFAULTS.stopAt);
-    const guard: RepairGuard = { guard: this.name, observeOnly: options.observeOnly ?? false, onSignal: options.onSignal };
+    const { stopAt, exitBehavior, formatToolError, observeOnly, onSignal } = parseOptions(this.name, toolCallRepairOptions, options);
+    const guard: RepairGuard = { guard: this.name, observeOnly, onSignal };
     this.reviewResponse = responseReviewer(guard);
-    this.readableCall = readableToolCall(guard, options.formatToolError);
+    this.readableCall = readableToolCall(guard, formatToolError);
     this.batch = batchGuard({
       guard: this.name,
-      exitBehavior: oneOf(this.name, "exitBehavior", options.exitBehavior, EXIT_BEHAVIORS, TOOL_CALL_REPAIR_DEFAULTS.exitBehavior),
-      observeOnly: guard.observeOnly,
-      onSignal: options.onSignal,
+      exitBehavior,
+      observeOnly,
+      onSignal,
       judgesUnusableCalls: true,
       decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) => decideReviewedCalls(messages, batch, { stopAt }),
     });

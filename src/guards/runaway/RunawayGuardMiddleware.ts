@@ -2,50 +2,18 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { stopNotice } from "../../core/answers.js";
 import type { CallDecision, Decision } from "../../core/decision.js";
-import { InvalidOptionsError } from "../../core/errors.js";
 import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
+import { parseOptions } from "../../core/baseOptions.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
-import { positiveInteger } from "../../hooks/middlewareBase.js";
+import { runawayGuardOptions, type RunawayGuardOptions } from "./options.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
 import { readyHistory } from "../../hooks/summaryRemovals.js";
 
-export interface RunawayGuardOptions {
-  /** Runaway factor at which a `warn` signal is emitted. Default 4. */
-  warnAt?: number;
-  /** Runaway factor from which calls repeating an earlier call of this run (same tool, same arguments) are refused with a directive. Default 5. */
-  blockAt?: number;
-  /** Runaway factor at which the run stops: every pending call answered, a final message says why. Default 8. */
-  stopAt?: number;
-  /**
-   * The run's input, and the context the factor is measured against, count as at least this many
-   * tokens, so that a one-line question (whose estimate lacks the system prompt and tool schemas)
-   * does not make a tiny context look like a runaway. Default 1,000.
-   */
-  minInputTokens?: number;
-  /** Stop a run once its model calls consumed this many tokens. Default: no cap. */
-  maxRunTokens?: number;
-  /** Stop once the thread's model calls consumed this many tokens, and refuse to start new runs. Default: no cap. */
-  maxThreadTokens?: number;
-  /** Tools that hand work to a subagent, for the delegation share in the run report. Default `["task"]` (deepagents). */
-  delegationTools?: readonly string[];
-  /** Emit signals only; never block or stop. Default false. */
-  observeOnly?: boolean;
-  /** Receives every decision other than allow. */
-  onSignal?: SignalHandler;
-  /** Receives one report per run, when the run ends (also sent as the custom event `harness_kit_report`). */
-  onReport?: (report: RunawayReport) => void;
-}
-
-/**
- * Calibrated on the recorded runs of docs/evaluation.md with simulated provider usage: no
- * successful run there reaches 6×, and 3 of 455 reach 5×; each model call that learns nothing
- * adds about 1×.
- */
-export const RUNAWAY_GUARD_DEFAULTS = { warnAt: 4, blockAt: 5, stopAt: 8, minInputTokens: 1_000, delegationTools: ["task"], observeOnly: false } as const;
+export type { RunawayGuardOptions };
 
 /** Name of the LangChain custom event that carries every run report. */
 export const REPORT_EVENT = "harness_kit_report";
@@ -104,22 +72,13 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
 
   constructor(options: RunawayGuardOptions = {}) {
     super();
-    const warnAt = factorOption(this.name, "warnAt", options.warnAt, RUNAWAY_GUARD_DEFAULTS.warnAt);
-    const blockAt = factorOption(this.name, "blockAt", options.blockAt, RUNAWAY_GUARD_DEFAULTS.blockAt);
-    const stopAt = factorOption(this.name, "stopAt", options.stopAt, RUNAWAY_GUARD_DEFAULTS.stopAt);
-    if (warnAt > blockAt) throw new InvalidOptionsError(this.name, "warnAt", `(${warnAt}) must not exceed blockAt (${blockAt})`);
-    if (blockAt > stopAt) throw new InvalidOptionsError(this.name, "blockAt", `(${blockAt}) must not exceed stopAt (${stopAt})`);
-    this.settings = {
-      warnAt,
-      blockAt,
-      stopAt,
-      minInputTokens: positiveInteger(this.name, "minInputTokens", options.minInputTokens, RUNAWAY_GUARD_DEFAULTS.minInputTokens),
-      maxRunTokens: options.maxRunTokens === undefined ? undefined : positiveInteger(this.name, "maxRunTokens", options.maxRunTokens, 1),
-      maxThreadTokens: options.maxThreadTokens === undefined ? undefined : positiveInteger(this.name, "maxThreadTokens", options.maxThreadTokens, 1),
-    };
-    const observeOnly = options.observeOnly ?? RUNAWAY_GUARD_DEFAULTS.observeOnly;
-    const { onSignal, onReport } = options;
-    this.delegationTools = new Set(options.delegationTools ?? RUNAWAY_GUARD_DEFAULTS.delegationTools);
+    const { warnAt, blockAt, stopAt, minInputTokens, maxRunTokens, maxThreadTokens, delegationTools, observeOnly, onSignal, onReport } = parseOptions(
+      this.name,
+      runawayGuardOptions,
+      options,
+    );
+    this.settings = { warnAt, blockAt, stopAt, minInputTokens, maxRunTokens, maxThreadTokens };
+    this.delegationTools = new Set(delegationTools);
 
     // Its own hooks wrap the batch guard's, to report each run as it ends.
     const batch = this.attach({ observeOnly, onSignal }, "end", this.decideNow);
@@ -203,13 +162,3 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
   /** The report of the run that `messages` ends with, as `onReport` receives it. */
   readonly report = (messages: readonly BaseMessage[]): RunawayReport => runawayReport(this.name, ledgerFor(messages), this.delegationTools, this.settings.minInputTokens);
 }
-
-/** A factor threshold: a number > 0; `Infinity` turns the tier off. */
-function factorOption(middleware: string, option: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== "number" || Number.isNaN(resolved) || resolved <= 0) {
-    throw new InvalidOptionsError(middleware, option, `must be a number > 0 (Infinity turns the tier off), got ${String(value)}`);
-  }
-  return resolved;
-}
-
