@@ -1,4 +1,4 @@
-import { ToolMessage } from "@langchain/core/messages";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../../core/answers.js";
@@ -11,6 +11,7 @@ import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js"
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
+import { emptyIsNews } from "./emptyIsNews.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
@@ -19,6 +20,7 @@ import { checkArguments } from "./validateArguments.js";
 interface ToolRequestLike {
   toolCall: { id?: string; name: string; args: unknown };
   tool?: unknown;
+  state?: { messages?: BaseMessage[] };
 }
 
 export type FormatToolError = (error: unknown, call: ToolCallView) => string;
@@ -53,7 +55,7 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
   };
 
-  const readableResult = async (result: ToolMessage, call: ToolCallView): Promise<ToolMessage> => {
+  const readableResult = async (result: ToolMessage, call: ToolCallView, history: readonly BaseMessage[] | undefined): Promise<ToolMessage> => {
     if (result.status === "error") return result;
     const degraded = degradedResult(result.content);
     if (!degraded) return result;
@@ -67,6 +69,9 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
           mark: { guard: guard.guard, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
         });
       case "empty":
+        if (result.artifact !== undefined) return result; // the text is empty, the answer is not
+        // Said in words either way (as withSafeResults does); warned of only when it is news.
+        if (!emptyIsNews(call.name, history)) return rewriteToolMessage(result, { content: emptyResultText(call.name) });
         await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: observed({}) });
         return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: guard.guard, action: "warn", reason: "empty_result" } });
       case "binary":
@@ -94,11 +99,12 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       return refusal ?? toolErrorMessage(error, call);
     }
     if (!ToolMessage.isInstance(result)) return result;
+    const history = request.state?.messages;
     if (guard.observeOnly) {
-      await readableResult(result, call);
+      await readableResult(result, call, history);
       return result;
     }
-    return readableResult(result, call);
+    return readableResult(result, call, history);
   };
 
   // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
