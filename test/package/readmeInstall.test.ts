@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 /**
  * The README's install lines work before the package is on the registry: they build the tarball
  * with `npm pack` and install it under the file name `npm pack` writes for this version.
- * (test/package/readmeExamples.test.ts installs a packed tarball the same way and runs the examples.)
+ * (test/package/packedProject.test.ts runs the README's examples against such a tarball.)
  */
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
