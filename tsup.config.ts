@@ -20,6 +20,9 @@ export default defineConfig([
     // copy per entry, an InvalidOptionsError thrown from "harness-kit/node" would fail
     // `instanceof` against the class imported from "harness-kit".
     splitting: true,
+    // Classes keep their names: esbuild renames a class that refers to itself (`_ScriptedChatModel`),
+    // and `name` is what an error's `name` and a stack trace print.
+    keepNames: true,
   },
   {
     // The CLI: one ESM file that `bin` runs; nobody imports it.
@@ -30,5 +33,6 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
+    keepNames: true,
   },
 ]);

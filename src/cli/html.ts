@@ -70,9 +70,9 @@ function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<st
     return `<section class="entry ai"><div class="who">model #${index}</div>${markHtml(message)}${text ? trimmed(text, SHOWN_CHARS) : ""}${calls}</section>`;
   }
   if (kind === "tool") {
-    const status = (message as { status?: unknown }).status === "error" ? "error" : "ok";
-    const by = markHtml(message);
     const callId = (message as { tool_call_id?: unknown }).tool_call_id;
+    const status = resultStatus(message, rowsById.get(String(callId)));
+    const by = markHtml(message);
     const name = typeof message.name === "string" && message.name ? message.name : (toolNames.get(String(callId)) ?? "a tool");
     return `<section class="entry tool ${status}"><div class="who">result of ${esc(name)} · ${status} · ${text.length.toLocaleString("en-US")} characters</div>${by}${trimmed(text, SHOWN_CHARS)}</section>`;
   }
@@ -91,17 +91,29 @@ function markHtml(message: BaseMessage): string {
 function callHtml(tool: string, args: unknown, row: InspectRow | undefined): string {
   const o = row?.observation;
   const facts = o
-    ? [`repeat ${o.sameArgsRepeatCount}`, `new ${o.newInformationDelta.toFixed(2)}`, o.answeredBy ? `answered by ${o.answeredBy.guard}` : o.notRun ? "not run" : o.status]
+    ? [`repeat ${o.sameArgsRepeatCount}`, `new ${o.newInformationDelta.toFixed(2)}`, o.answeredBy ? `answered by ${o.answeredBy.guard}` : o.notRun ? "not run" : o.status === "error" ? "error" : "ok"]
     : ["unanswered"];
+  // As the text view: a decision an outer guard had already answered (or made after the run
+  // would have stopped) is shown, dimmed, and said so; it never ran live.
   const decisions = (row?.decisions ?? [])
-    .map((d) => `<li class="act-${esc(d.action)}"><b>${esc(d.action)}</b> ${esc(d.guard)}: ${esc(d.reason)}</li>`)
+    .map((d) => {
+      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : d.afterStop ? ` (after ${d.afterStop} stopped the run)` : "";
+      return `<li class="act-${esc(d.action)}${after ? " moot" : ""}"><b>${esc(d.action)}</b> ${esc(d.guard)}${esc(after)}: ${esc(d.reason)}</li>`;
+    })
     .join("");
   const id = row ? ` id="call-${row.callIndex}"` : "";
   return `<div class="call${row && worstAction(row) ? ` act-${worstAction(row)}` : ""}"${id}><div class="head"><span class="tool tool-${hue(tool)}">${esc(tool)}</span> <span class="facts">${esc(facts.join(" · "))}</span></div>${trimmed(argsText(args), SHOWN_ARGS, "args")}${decisions ? `<ul class="decisions">${decisions}</ul>` : ""}</div>`;
 }
 
+/** The result's status as the replay read it (what the call shows too); the message's own without a row. */
+function resultStatus(message: BaseMessage, row: InspectRow | undefined): "error" | "ok" {
+  const status = row?.observation?.status ?? (message as { status?: unknown }).status;
+  return status === "error" ? "error" : "ok";
+}
+
+/** The strongest decision that would have acted: moot ones (answered or stopped before) do not count. */
 function worstAction(row: InspectRow): "stop" | "directive" | "warn" | undefined {
-  const actions = new Set(row.decisions.map((d) => d.action));
+  const actions = new Set(row.decisions.filter((d) => !d.shadowedBy && !d.afterStop).map((d) => d.action));
   return actions.has("stop") ? "stop" : actions.has("directive") ? "directive" : actions.has("warn") ? "warn" : undefined;
 }
 
@@ -163,5 +175,6 @@ pre.args{color:#37415a;background:#f1f3f7;padding:4px 6px;border-radius:4px}
 .facts{color:#5b6475;font-size:12px}
 .decisions{margin:4px 0 2px;padding-left:18px}
 li.act-warn b{color:#0a7f94}li.act-directive b{color:#b36b00}li.act-stop b{color:#c62828}
+li.moot{opacity:.55}
 .mark{font-size:12.5px;margin:2px 0}.mark.act-directive{color:#b36b00}.mark.act-stop{color:#c62828}.mark.act-warn{color:#0a7f94}
 `;

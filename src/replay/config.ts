@@ -50,7 +50,7 @@ const runawayGuardConfig = runawayGuardFields
  * A `--config` file: the guard stack to replay, in middleware order (the order of the keys), each
  * with the options of its constructor that JSON can express.
  *
- * @example {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "LoopGuardMiddleware": {"stopAt": 6}, "ProgressAwareLoopGuardMiddleware": {"readOnlyTools": ["calculate"]}}}
+ * @example {"guards": {"RunawayGuardMiddleware": {"stopAt": 10}, "ProgressAwareLoopGuardMiddleware": {"readOnlyTools": ["calculate"]}, "LoopGuardMiddleware": {"stopAt": 6}}}
  */
 const replayConfig = z.strictObject({
   guards: z.strictObject({

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall, ToolCallChunk } from "@langchain/core/messages/tool";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
@@ -35,6 +36,12 @@ export interface ScriptedChatModelOptions {
    * - `"throw"`: a `ScriptExhaustedError`.
    */
   onExhausted?: "finish" | "throw";
+  /**
+   * What the model declares about itself, as a provider's model does (`model.profile`): e.g.
+   * `{ maxInputTokens: 128_000 }`, which `summarizationMiddleware`'s `fraction` limits and the
+   * context-overflow guard read. Default: `{}`, no declared limits.
+   */
+  profile?: ModelProfile;
 }
 
 export const SCRIPT_FINISHED_TEXT = "(script finished)";
@@ -43,6 +50,7 @@ export const SCRIPT_FINISHED_TEXT = "(script finished)";
 interface ScriptState {
   readonly turns: readonly ScriptedTurn[];
   readonly onExhausted: "finish" | "throw";
+  readonly profile: ModelProfile;
   readonly seen: BaseMessage[][];
   readonly toolBindings: string[][];
   /** Random per model, so ids never repeat across processes resuming one checkpointed thread. */
@@ -79,11 +87,17 @@ export class ScriptedChatModel extends BaseChatModel {
     this.#state = {
       turns: [...options.turns],
       onExhausted: options.onExhausted ?? "finish",
+      profile: { ...options.profile },
       seen: [],
       toolBindings: [],
       idPrefix: `scripted-${randomUUID().slice(0, 8)}`,
       nextId: 0,
     };
+  }
+
+  /** The profile given in the options (shared with bound models). */
+  override get profile(): ModelProfile {
+    return this.#state.profile;
   }
 
   /** Names of the tools bound to this model (empty for the model the script was given to). */

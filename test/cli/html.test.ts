@@ -8,6 +8,7 @@ import { runCli } from "../../src/cli/cli.js";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { esc, renderHtml } from "../../src/cli/html.js";
 import { CHROMIUM_ARGS, findChromium } from "../helpers/chromium.js";
+import { captureIo } from "./io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hk-html-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,6 +26,32 @@ function loopingThread() {
   messages.push(call("c7", "export_logs", { since: "1h" }), { role: "tool", tool_call_id: "c7", content: Array.from({ length: 400 }, (_, i) => `line ${i}: ok`).join("\n") });
   messages.push({ role: "assistant", content: "The export is still running; I will check again later." });
   return { id: "support-42", messages };
+}
+
+/** A failing booking retried with empty think calls between: recorded without `status`, as many traces are. */
+function stuckBooking(): Array<Record<string, unknown>> {
+  const messages: Array<Record<string, unknown>> = [{ type: "human", content: "book HAT001" }];
+  let k = 0;
+  const step = (name: string, args: Record<string, unknown>, result: string) => {
+    const id = `s-${k++}`;
+    messages.push({ type: "ai", content: "", tool_calls: [{ id, name, args, type: "tool_call" }] });
+    messages.push({ type: "tool", tool_call_id: id, name, content: result });
+  };
+  step("get_user_details", { user_id: "u1" }, '{"name": "Ada"}');
+  for (let i = 0; i < 3; i++) {
+    step("book_reservation", { flight: "HAT001", amount: 299 }, "Error: payment amount does not add up, total price is 375");
+    step("think", { thought: `attempt ${i}` }, "");
+  }
+  messages.push({ type: "ai", content: "I could not book it." });
+  return messages;
+}
+
+async function inspectHtml(name: string, messages: Array<Record<string, unknown>>): Promise<string> {
+  const thread = join(dir, name);
+  writeFileSync(thread, JSON.stringify(messages));
+  const out = thread.replace(/\.json$/, ".html");
+  expect(await runCli(["inspect", thread, "--html", out], captureIo())).toBe(0);
+  return out;
 }
 
 async function writePage(): Promise<string> {
@@ -80,6 +107,26 @@ describe("harness-kit inspect --html", () => {
     expect(html).toContain("directive by ProgressAwareLoopGuardMiddleware: &#60;b&#62;same&#60;/b&#62;");
     expect(html).toContain("stop by RunawayGuardMiddleware: runaway &#60;/pre&#62;");
     expect(html).toContain("result of job_status");
+  });
+
+  it("marks a decision made after an outer guard had answered the call, as the text view does", async () => {
+    const html = readFileSync(await inspectHtml("stuck.json", stuckBooking()), "utf8");
+    const text = captureIo();
+    await runCli(["inspect", join(dir, "stuck.json")], text);
+    expect(text.stdout()).toContain("warn LoopGuardMiddleware (after ProgressAwareLoopGuardMiddleware answered it)");
+    const fifth = /<div class="call[^"]*" id="call-5">[\s\S]*?<\/ul><\/div>/.exec(html)?.[0] ?? "";
+    expect(fifth).toContain('<li class="act-warn moot"><b>warn</b> LoopGuardMiddleware (after ProgressAwareLoopGuardMiddleware answered it):');
+    expect(fifth).toMatch(/<li class="act-directive"><b>directive<\/b> ProgressAwareLoopGuardMiddleware:/);
+  });
+
+  it("a result's header and its call give the same status", async () => {
+    const html = readFileSync(await inspectHtml("stuck-status.json", stuckBooking()), "utf8");
+    const callStatuses = [...html.matchAll(/<span class="tool tool-\d">book_reservation<\/span> <span class="facts">[^<]*· (error|ok|not run|answered by \w+)<\/span>/g)].map((m) => m[1]);
+    const headerStatuses = [...html.matchAll(/result of book_reservation · (\w+) ·/g)].map((m) => m[1]);
+    // Recorded without `status`: the replay reads "Error: …" as an error, on the call and the result alike.
+    expect(headerStatuses).toEqual(["error", "error", "error"]);
+    expect(callStatuses).toEqual(headerStatuses);
+    expect(html).not.toMatch(/result of book_reservation · ok/);
   });
 
   it("esc leaves nothing that opens a tag or leaves an attribute, and reads back as the text", () => {

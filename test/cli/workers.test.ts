@@ -14,6 +14,9 @@ import { captureIo } from "./io.js";
 
 const { dir, write } = tempFiles("hk-workers-");
 const EVALDATA = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "..", "shared", "evaldata", "threads");
+// Real threads live beside the repository; without them this test skips and says why.
+const NO_EVALDATA = existsSync(EVALDATA) ? undefined : `skipped: no recorded threads at ${EVALDATA}`;
+if (NO_EVALDATA) console.log(`test/cli/workers.test.ts: ${NO_EVALDATA}`);
 const ENTRY = new URL("../../src/cli/main.ts", import.meta.url);
 
 /** A thread that retries a failing call `retries` times (the progress guard steps in from the 3rd) among ordinary calls. */
@@ -118,7 +121,7 @@ describe("harness-kit eval --workers", () => {
     expect(io.stderr()).toContain("--workers belongs to eval");
   });
 
-  it.skipIf(!existsSync(EVALDATA))("prints what --workers 1 prints on ../shared/evaldata", async () => {
+  it.skipIf(NO_EVALDATA !== undefined)(`prints what --workers 1 prints on ../shared/evaldata${NO_EVALDATA ? ` (${NO_EVALDATA})` : ""}`, async () => {
     const one = await evalOutput([EVALDATA, "--jsonl", "--workers", "1"]);
     expect(one.stdout.split("\n").length).toBeGreaterThan(10);
     expect(await evalOutput([EVALDATA, "--jsonl", "--workers", "2"])).toEqual(one);

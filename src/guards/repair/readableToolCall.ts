@@ -1,4 +1,4 @@
-import { ToolMessage } from "@langchain/core/messages";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../../core/answers.js";
@@ -12,6 +12,7 @@ import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js"
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
+import { emptyIsNews } from "./emptyIsNews.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
@@ -20,6 +21,7 @@ import { checkArguments } from "./validateArguments.js";
 interface ToolRequestLike {
   toolCall: { id?: string; name: string; args: unknown };
   tool?: unknown;
+  state?: { messages?: BaseMessage[] };
 }
 
 export type FormatToolError = (error: unknown, call: ToolCallView) => string;
@@ -55,13 +57,18 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
   };
 
   /** A result LangChain could not turn into text, made readable; nearly every result comes back at once, as it is. */
-  const readableResult = (result: ToolMessage, call: ToolCallView): ToolMessage | Promise<ToolMessage> => {
+  const readableResult = (result: ToolMessage, call: ToolCallView, history: readonly BaseMessage[] | undefined): ToolMessage | Promise<ToolMessage> => {
     if (result.status === "error") return result;
     const degraded = degradedResult(result.content);
-    return degraded ? degradedAnswer(result, call, degraded) : result;
+    return degraded ? degradedAnswer(result, call, degraded, history) : result;
   };
 
-  const degradedAnswer = async (result: ToolMessage, call: ToolCallView, degraded: NonNullable<ReturnType<typeof degradedResult>>): Promise<ToolMessage> => {
+  const degradedAnswer = async (
+    result: ToolMessage,
+    call: ToolCallView,
+    degraded: NonNullable<ReturnType<typeof degradedResult>>,
+    history: readonly BaseMessage[] | undefined,
+  ): Promise<ToolMessage> => {
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
@@ -72,6 +79,9 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
           mark: { guard: guard.guard, action: "directive", reason: "unserialisable_result", outcome: REPLACED_RESULT },
         });
       case "empty":
+        if (result.artifact !== undefined) return result; // the text is empty, the answer is not
+        // Said in words either way (as withSafeResults does); warned of only when it is news.
+        if (!emptyIsNews(call.name, history)) return rewriteToolMessage(result, { content: emptyResultText(call.name) });
         await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: observed({}) });
         return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: guard.guard, action: "warn", reason: "empty_result" } });
       case "binary":
@@ -88,8 +98,9 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     return promised(() => handler(request)).then(
       (result) => {
         if (!ToolMessage.isInstance(result)) return result;
-        if (guard.observeOnly) return andThen(readableResult(result, call), () => result);
-        return readableResult(result, call);
+        const history = request.state?.messages;
+        if (guard.observeOnly) return andThen(readableResult(result, call, history), () => result);
+        return readableResult(result, call, history);
       },
       async (error: unknown) => {
         // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
