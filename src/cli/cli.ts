@@ -6,10 +6,12 @@ import { ThreadLoadError } from "../replay/errors.js";
 import { evaluateSearch, type SourcesEvaluator } from "../replay/evaluate.js";
 import { inspectSource } from "../replay/inspect.js";
 import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
+import { DEFAULT_MARGINS, type Margins } from "../replay/suggest.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
 import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
+import { suggestCommand } from "./suggest.js";
 import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
 import { packageVersion } from "./version.js";
 
@@ -28,6 +30,7 @@ export const USAGE = `Usage:
   harness-kit eval <files or folders...> [--jsonl] [--config <file.json>] [--simulate-usage [--system-tokens <n>]]
   harness-kit eval --sqlite <db> [--thread <id>] [--jsonl] [--config <file.json>] [--simulate-usage ...]
   harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
+  harness-kit eval <files or folders...> --suggest <out.json> --outcomes <file.json> [--holdout] [--margin <fraction>] [--simulate-usage ...]
   (eval also takes [--workers <n>])
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
@@ -45,6 +48,12 @@ eval     totals over many threads; --jsonl prints one JSON line per decision ins
          answers show its guards in another order, it is replayed in that one; the output says so
 --policy a PolicyGuardMiddleware rules file, replayed right after the runaway guard; --context the
          run context its rules read (a saved thread does not hold it), e.g. '{"role":"nursing"}'
+--suggest fits thresholds to the threads with a margin over the successful ones (--outcomes: thread
+         id -> true/false, "success"/"failure", or an index {"threads": [{"thread", "outcome"}]}):
+         maxRunTokens, the runaway tiers and the loop guards' stopAt; prints what they would have
+         done to the failed and the successful runs, and writes them as a --config file.
+         --holdout fits on the half of the tasks whose id hashes to 0 (trials of a task together)
+         and scores on the other; --margin <fraction> over the successful runs (default ${DEFAULT_MARGINS.tokens})
 --simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
          provider would report: input = --system-tokens (system prompt and tool schemas, default
          ${DEFAULT_SYSTEM_TOKENS}) + every message before it, output = the message, at 4 characters a token
@@ -67,6 +76,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const setup = setupRequestOf(values);
     if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values), values, replaySetupFor(setup), io);
     const search = threadSearchOf(positionals, values);
+    if (values.suggest !== undefined) {
+      return await suggestCommand({ search, outcomesFile: values.outcomes!, configFile: values.suggest, holdout: values.holdout ?? false, margins: marginsOf(values.margin) }, replaySetupFor(setup), io);
+    }
     const workers = workerCount(values.workers);
     return await evaluate(search, values, replaySetupFor(setup), evaluatorFor(workers, setup, io.env), io);
   } catch (error) {
@@ -99,6 +111,10 @@ interface Flags {
   policy?: string;
   context?: string;
   workers?: string;
+  suggest?: string;
+  outcomes?: string;
+  holdout?: boolean;
+  margin?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -121,6 +137,10 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
         policy: { type: "string" },
         context: { type: "string" },
         workers: { type: "string" },
+        suggest: { type: "string" },
+        outcomes: { type: "string" },
+        holdout: { type: "boolean" },
+        margin: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -142,6 +162,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (values.thread !== undefined && values.sqlite === undefined && values.postgres === undefined) throw new CliUsageError("--thread needs --sqlite <db> or --postgres <connection string>");
   if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
   if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
+  checkSuggestFlags(command, values);
   return { command, values, positionals };
 }
 
@@ -256,6 +277,26 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
   const out = values.jsonl ? io.stderr : io.stdout;
   out.write(`${renderSummary(summary, palette(wantsColour(out.isTTY, io.env)))}\n`);
   return summary.failed > 0 ? 1 : 0;
+}
+
+/** `--suggest` needs `--outcomes`, fits its own stack, and prints its own report. */
+function checkSuggestFlags(command: string, values: Flags): void {
+  if (values.suggest === undefined) {
+    for (const flag of ["outcomes", "holdout", "margin"] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag} belongs to eval --suggest <out.json>`);
+    return;
+  }
+  if (command !== "eval") throw new CliUsageError("--suggest belongs to eval");
+  if (values.outcomes === undefined) throw new CliUsageError("--suggest needs --outcomes <file.json>: which threads succeeded");
+  for (const flag of ["config", "policy", "jsonl", "workers"] as const) {
+    if (values[flag] !== undefined) throw new CliUsageError(`--${flag} does not go with --suggest, which fits its own stack`);
+  }
+}
+
+function marginsOf(text: string | undefined): Margins {
+  if (text === undefined) return DEFAULT_MARGINS;
+  const margin = Number(text);
+  if (text.trim() === "" || !Number.isFinite(margin) || margin < 0) throw new CliUsageError(`--margin takes a fraction of at least 0, e.g. 0.25, got "${text}"`);
+  return { tokens: margin, factor: margin, count: Math.ceil(margin) };
 }
 
 /** `--context`: the run context the policy's rules read, a JSON object. */

@@ -153,8 +153,8 @@ export function bestPlainCap(threads: readonly ThreadMeasures[], successfulStops
 }
 
 /**
- * Which half of a split a thread falls in, by its task: the thread id without a trailing
- * `-trial<n>` / `-run<n>` (so every trial of a task lands in the same half), hashed (FNV-1a).
+ * Which half of a split a thread falls in, by its task: the thread id (or file name) without a
+ * trailing `-trial<n>` / `-run<n>` (so every trial of a task lands in the same half), hashed (FNV-1a).
  * Deterministic, and independent of which other threads are present.
  */
 export function halfOf(threadId: string): 0 | 1 {
@@ -162,7 +162,7 @@ export function halfOf(threadId: string): 0 | 1 {
 }
 
 export function taskIdOf(threadId: string): string {
-  const base = threadId.slice(threadId.lastIndexOf("/") + 1);
+  const base = threadId.slice(Math.max(threadId.lastIndexOf("/"), threadId.lastIndexOf("\\")) + 1).replace(/\.json$/i, "");
   return base.replace(/-(trial|run)\d+$/, "");
 }
 
