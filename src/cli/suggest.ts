@@ -47,7 +47,7 @@ export async function suggestCommand(request: SuggestRequest, setup: ReplaySetup
     threads.push({ id: loaded.id, successful, messages: async () => messagesToReplay((await loadThreadSource(source)).messages, setup) });
   }
   if (unlabelled > 0) io.stderr.write(`warning: ${unlabelled} thread${unlabelled === 1 ? "" : "s"} without an outcome in ${request.outcomesFile} (true/false, "success"/"failure", {"resolved"} or {"reward"}), left out\n`);
-  const report = await suggestThresholds(threads, { holdout: request.holdout, margins: request.margins });
+  const report = await suggestThresholds(threads, { ...(request.holdout ? { fitHalf: 0 as const } : {}), margins: request.margins });
   if (!report) {
     io.stderr.write(`harness-kit: no successful thread${request.holdout ? " in the fitted half" : ""} among the ${threads.length} with an outcome: nothing to fit the thresholds to\n`);
     return 1;

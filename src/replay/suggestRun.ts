@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { buildReplaySetup, type ReplayConfig } from "./config.js";
 import { measureThread, modelCallTokens } from "./measureThread.js";
-import { replayThread, type ReplayResult, type StackedGuard } from "./replayThread.js";
+import { replayThread, type ReplayResult, type ReplayStop, type StackedGuard } from "./replayThread.js";
 import {
   bestPlainCap,
   capTally,
@@ -86,6 +86,10 @@ export interface SuggestReport {
   scored: { threads: number; successful: number };
   /** Replayed with the suggested settings. */
   suggested: StopTally;
+  /** The suggested settings' stops by what made them (`stopperOf`): threads and tokens after the stops, by outcome. */
+  suggestedBy: Record<string, { failed: number; failedTokens: number; successful: number }>;
+  /** What each scored thread measured (for other caps than those above). */
+  scoredMeasures: ThreadMeasures[];
   /** Replayed with eval's default stack. */
   defaultStack: StopTally;
   /** The suggested `maxRunTokens` alone. */
@@ -95,27 +99,46 @@ export interface SuggestReport {
 }
 
 /**
- * Fits thresholds to the threads (with `holdout`, to the half whose task ids hash to 0, see
+ * Fits thresholds to the threads (with `fitHalf`, to the half whose task ids hash to it, see
  * `halfOf`) and scores them, the default stack, the suggested cap alone and the best plain cap on
- * the threads scored (with `holdout`, the other half). Undefined when no fitted thread succeeded.
+ * the threads scored (with `fitHalf`, the other half). Undefined when no fitted thread succeeded.
  */
-export async function suggestThresholds(threads: readonly LabelledThread[], options: { holdout?: boolean; margins?: Margins } = {}): Promise<SuggestReport | undefined> {
-  const fitted = options.holdout ? threads.filter((t) => halfOf(t.id) === 0) : threads;
-  const scored = options.holdout ? threads.filter((t) => halfOf(t.id) === 1) : threads;
+export async function suggestThresholds(threads: readonly LabelledThread[], options: { fitHalf?: 0 | 1; margins?: Margins } = {}): Promise<SuggestReport | undefined> {
+  const { fitHalf } = options;
+  const fitted = fitHalf === undefined ? threads : threads.filter((t) => halfOf(t.id) === fitHalf);
+  const scored = fitHalf === undefined ? threads : threads.filter((t) => halfOf(t.id) !== fitHalf);
   const fit = await fitThresholds(fitted, options.margins);
   if (!fit) return undefined;
   const measured = new Map(fit.measures.map((m) => [m.id, m]));
   const scoredMeasures: ThreadMeasures[] = [];
   for (const thread of scored) scoredMeasures.push(measured.get(thread.id) ?? (await measureThread(thread.id, thread.successful, await thread.messages())));
-  const suggested = await scoreStack(scored, buildReplaySetup(suggestedConfig(fit.settings) as ReplayConfig).stack);
+  const suggestedBy: SuggestReport["suggestedBy"] = {};
+  const suggested = await scoreStack(scored, buildReplaySetup(suggestedConfig(fit.settings) as ReplayConfig).stack, (thread, replay) => {
+    for (const stop of replay.stops) {
+      const by = (suggestedBy[stopperOf(stop)] ??= { failed: 0, failedTokens: 0, successful: 0 });
+      if (thread.successful) by.successful++;
+      else {
+        by.failed++;
+        by.failedTokens += stop.tokensAfter;
+      }
+    }
+  });
   const cap = bestPlainCap(scoredMeasures, suggested.successful.stopped);
   return {
     fitted: { threads: fitted.length, successful: fitted.filter((t) => t.successful).length },
     fit,
     scored: { threads: scored.length, successful: scored.filter((t) => t.successful).length },
     suggested,
+    suggestedBy,
+    scoredMeasures,
     defaultStack: await scoreStack(scored, buildReplaySetup().stack),
     capAlone: capTally(scoredMeasures, fit.settings.maxRunTokens),
     bestCap: { cap, tally: capTally(scoredMeasures, cap) },
   };
+}
+
+/** What made a stop: the runaway guard's token cap or its factor, or the loop guard that stopped. */
+export function stopperOf(stop: Pick<ReplayStop, "guard" | "reason">): string {
+  if (stop.guard !== "RunawayGuardMiddleware") return stop.guard;
+  return stop.reason.includes("(maxRunTokens)") ? "maxRunTokens" : "runaway factor";
 }
