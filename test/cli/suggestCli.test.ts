@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
 import { loadReplayConfig } from "../../src/replay/config.js";
-import { halfOf } from "../../src/replay/suggest.js";
+import { buildReplaySetup } from "../../src/replay/config.js";
+import { measureThread } from "../../src/replay/measureThread.js";
+import { replayThread } from "../../src/replay/replayThread.js";
+import { simulateUsage } from "../../src/replay/simulateUsage.js";
+import { loadThreadFile } from "../../src/replay/sources.js";
+import { capTally, halfOf, peakRunTokens } from "../../src/replay/suggest.js";
 import { captureIo } from "./io.js";
 import { tempFiles } from "../helpers/tempFiles.js";
 
@@ -92,6 +97,25 @@ describe("harness-kit eval --suggest", () => {
     expect(reasons.get("task2-trial1")).not.toContain("maxRunTokens");
     // the tokens after the stops, as eval totals them, are the tokens the suggestion said it saves
     expect(replay.stderr()).toContain(`${suggested.saved.toLocaleString("en-US")} tokens`);
+  });
+
+  it("measures a plain cap's stops and savings as the runaway guard's maxRunTokens replays them", async () => {
+    const loaded = THREADS.map(([id, , ok]) => ({ id, ok, messages: simulateUsage(loadThreadFile(join(threadsDir, `${id}.json`)).messages) }));
+    const measures = await Promise.all(loaded.map((t) => measureThread(t.id, t.ok, t.messages)));
+    const peaks = measures.map(peakRunTokens).sort((a, b) => a - b);
+    for (const cap of [peaks[3]!, peaks[8]!, peaks.at(-1)! + 1]) {
+      const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxRunTokens: cap, warnAt: 1e6, blockAt: 1e6, stopAt: 1e6 } } });
+      let stopped = 0;
+      let saved = 0;
+      for (const t of loaded) {
+        const { stops } = await replayThread(t.messages, stack);
+        if (stops.length > 0) stopped++;
+        saved += stops.reduce((sum, stop) => sum + stop.tokensAfter, 0);
+      }
+      const tally = capTally(measures, cap);
+      expect(tally.successful.stopped + tally.failed.stopped).toBe(stopped);
+      expect(tally.successful.tokensAfterStops + tally.failed.tokensAfterStops).toBe(saved);
+    }
   });
 
   it("with --holdout fits on the tasks of one half and scores the other, trials of a task together", async () => {
