@@ -71,7 +71,7 @@ export async function suggestSection(evaldata: string, index: readonly IndexEntr
   const out: string[] = [
     "## Fitted thresholds (`eval --suggest`)",
     "",
-    `What the default stack (RunawayGuard with its defaults, both loop guards) and the thresholds \`harness-kit eval --suggest --holdout\` fits would have done, replayed with \`--simulate-usage\` (system prompt and tools ${SYSTEM_TOKENS.toLocaleString("en-US")} tokens), a stop counting as live (the recorded repeats are the model ignoring the refusals; tokens saved are those of the model calls the run made after the stop, up to its next user message). Each source is split by task id (hashed; every trial of a task in the same half): thresholds are fitted on one half and scored on the other, both ways. The suggestion puts \`maxRunTokens\` and the runaway stop tier over the fitted half's highest successful run (by the margin given; the warn and block tiers keep the defaults' proportions 4:5:8), the loop guards' \`stopAt\` over the highest count a successful run reached, then raises whatever still stops a successful fitted run when the guards replay together. **Best plain cap** is a per-run token cap and nothing else, chosen on the scored half itself (an oracle no fit can match): the lowest that stops no more successful runs than the row above it. Goal (issue 27): at most ${MOST_SUCCESSFUL_STOPPED} successful runs stopped and more failed-run tokens saved than that cap.`,
+    `What the default stack (RunawayGuard with its defaults, both loop guards) and the thresholds \`harness-kit eval --suggest --holdout\` fits would have done, replayed with \`--simulate-usage\` (system prompt and tools ${SYSTEM_TOKENS.toLocaleString("en-US")} tokens), a stop counting as live (the recorded repeats are the model ignoring the refusals; tokens saved are those of the model calls the run made after the stop, up to its next user message). Each source is split by task id (hashed; every trial of a task in the same half): thresholds are fitted on one half and scored on the other, both ways. The suggestion puts \`maxRunTokens\` and the runaway stop tier over the fitted half's highest successful run (by the margin given; the warn and block tiers keep the defaults' proportions 4:5:8), the loop guards' \`stopAt\` over the highest count a successful run reached, then raises whatever still stops a successful fitted run when the guards replay together. **Best plain cap** is a per-run token cap and nothing else, chosen on the scored half itself (an oracle no fit can match): the lowest that stops no more successful runs than the row above it. Goal (issue 27): at most ${MOST_SUCCESSFUL_STOPPED} successful runs stopped and more failed-run tokens saved than that cap, judged on the held-out rows only (the in-sample row of each source is there for contrast).`,
     "",
   ];
   const rows: string[][] = [];
@@ -88,6 +88,10 @@ export async function suggestSection(evaldata: string, index: readonly IndexEntr
         successful: e.outcome.resolved === true || e.outcome.reward === 1,
         messages: async () => simulateUsage(loadThreadFile(join(evaldata, "threads", `${e.thread}.json`)).messages, SYSTEM_TOKENS),
       }));
+    // In sample, for contrast: fitted and scored on the same threads, as --suggest without --holdout.
+    const inSample = (await suggestThresholds(threads))!;
+    rows.push([`${source}, fitted and scored on all ${threads.length} threads (in sample)`, `suggested, margin 25%: ${settingsText(inSample)}`, ...figures(inSample.suggested), ""]);
+    rows.push(["", `best plain cap at as many (${inSample.bestCap.cap.toLocaleString("en-US")})`, ...figures(inSample.bestCap.tally), ""]);
     for (const half of [0, 1] as const) {
       const fitted = threads.filter((t) => halfOf(t.id) === half).length;
       const label = `${source}, fitted on half ${half} (${fitted} threads), scored on half ${1 - half} (${threads.length - fitted})`;
