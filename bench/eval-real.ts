@@ -1,5 +1,6 @@
 // Regenerates docs/evaluation.md: the loop guards and the detectors other projects ship, and the
-// runaway guard with simulated provider usage, replayed over the recorded third-party runs in
+// runaway guard with simulated provider usage, and the thresholds `eval --suggest` fits on one half
+// of each source and scores on the other, replayed over the recorded third-party runs in
 // ../shared/evaldata. `npm run eval:real` (optional argument: another evaldata folder).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -12,6 +13,7 @@ import { loadThreadFile } from "../src/replay/sources.js";
 import { loopGuardOptions } from "../src/guards/loop/options.js";
 import { BASELINES, callEvents } from "./baselines/index.js";
 import { runawaySection } from "./evalRunaway.js";
+import { suggestSection } from "./evalSuggest.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -366,6 +368,7 @@ async function main(): Promise<void> {
   );
 
   out.push(...(await runawaySection(evaldata, index, episodes.stuck)));
+  out.push(...(await suggestSection(evaldata, index)));
 
   // Throughput of the CLI's replay
   const files = index.map((entry) => ({ kind: "file" as const, path: join(evaldata, "threads", `${entry.thread}.json`) }));

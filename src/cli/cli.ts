@@ -7,13 +7,15 @@ import { evaluateSearch, type SourcesEvaluator } from "../replay/evaluate.js";
 import { inspectSource } from "../replay/inspect.js";
 import { DEFAULT_SYSTEM_TOKENS } from "../replay/simulateUsage.js";
 import type { LangGraphServer } from "../replay/langgraphApi.js";
+import { DEFAULT_MARGINS, type Margins } from "../replay/suggest.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
 import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
 import { writeEvalReport } from "./evalReport.js";
 import { FleetTally } from "../replay/fleetTally.js";
-import { outcomeFor, readOutcomes, type OutcomeBook } from "../replay/outcomes.js";
+import { readAllOutcomes, runOutcomeOf } from "../replay/outcomes.js";
+import { suggestCommand } from "./suggest.js";
 import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
 import { packageVersion } from "./version.js";
 
@@ -34,6 +36,7 @@ export const USAGE = `Usage:
   harness-kit eval --postgres <connection string> [--thread <id>] [--jsonl] [--config <file.json>] [...]
   harness-kit inspect --langgraph-api <url> --thread <id> [--langgraph-api-key <key>] [--json] [...]
   harness-kit eval --langgraph-api <url> [--since <ISO date> | --thread <id>] [--langgraph-api-key <key>] [...]
+  harness-kit eval <files or folders...> --suggest <out.json> --outcomes <file.json> [--holdout] [--margin <fraction>] [--simulate-usage ...]
   (eval also takes [--workers <n>] and [--html <report.html> [--outcomes <file.json>]])
   (inspect and eval also take [--policy <rules.json> [--context <json>]])
 
@@ -60,6 +63,12 @@ eval     totals over many threads; --jsonl prints one JSON line per decision ins
 --langgraph-api  reads threads from a LangGraph server (LangGraph Platform, langgraph dev): every
          thread, those updated since --since (e.g. 2026-11-01 or 2026-11-25T08:00Z), or --thread;
          --langgraph-api-key, else LANGGRAPH_API_KEY or LANGSMITH_API_KEY, is sent as its API key
+--suggest fits thresholds to the threads with a margin over the successful ones (--outcomes: thread
+         id -> true/false, "success"/"failure", or an index {"threads": [{"thread", "outcome"}]}):
+         maxRunTokens, the runaway tiers and the loop guards' stopAt; prints what they would have
+         done to the failed and the successful runs, and writes them as a --config file.
+         --holdout fits on the half of the tasks whose id hashes to 0 (trials of a task together)
+         and scores on the other; --margin <fraction> over the successful runs (default ${DEFAULT_MARGINS.tokens})
 --simulate-usage  on threads recorded without usage_metadata, give each AI message the usage a
          provider would report: input = --system-tokens (system prompt and tool schemas, default
          ${DEFAULT_SYSTEM_TOKENS}) + every message before it, output = the message, at 4 characters a token
@@ -82,6 +91,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const setup = setupRequestOf(values, command === "eval" && values.html !== undefined);
     if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values, io.env), values, replaySetupFor(setup), io);
     const search = threadSearchOf(positionals, values, io.env);
+    if (values.suggest !== undefined) {
+      return await suggestCommand({ search, outcomesFile: values.outcomes!, configFile: values.suggest, holdout: values.holdout ?? false, margins: marginsOf(values.margin) }, replaySetupFor(setup), io);
+    }
     const workers = workerCount(values.workers);
     return await evaluate(search, values, replaySetupFor(setup), evaluatorFor(workers, setup, io.env), io);
   } catch (error) {
@@ -118,6 +130,9 @@ interface Flags {
   "langgraph-api-key"?: string;
   since?: string;
   outcomes?: string;
+  suggest?: string;
+  holdout?: boolean;
+  margin?: string;
 }
 
 function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
@@ -144,6 +159,9 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
         "langgraph-api-key": { type: "string" },
         since: { type: "string" },
         outcomes: { type: "string" },
+        suggest: { type: "string" },
+        holdout: { type: "boolean" },
+        margin: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -158,7 +176,9 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
-  if (values.outcomes !== undefined && (command !== "eval" || values.html === undefined)) throw new CliUsageError("--outcomes belongs to eval --html <report.html>");
+  if (values.outcomes !== undefined && values.suggest === undefined && (command !== "eval" || values.html === undefined)) {
+    throw new CliUsageError("--outcomes belongs to eval --html <report.html> or eval --suggest <out.json>");
+  }
   if (command === "inspect" && values.workers !== undefined) throw new CliUsageError("--workers belongs to eval");
   if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
   const stores = [values.sqlite !== undefined && "--sqlite", values.postgres !== undefined && "--postgres", values["langgraph-api"] !== undefined && "--langgraph-api"].filter(Boolean);
@@ -169,6 +189,7 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (values.since !== undefined && values.thread !== undefined) throw new CliUsageError("--since and --thread: one thread, or the threads updated since a time");
   if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
   if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
+  checkSuggestFlags(command, values);
   return { command, values, positionals };
 }
 
@@ -273,7 +294,7 @@ function evaluatorFor(workers: number, request: ReplaySetupRequest, env: CliIo["
 const REPORT_TOP = 25;
 
 async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, evaluator: SourcesEvaluator | undefined, io: CliIo): Promise<number> {
-  const outcomes: OutcomeBook | undefined = values.outcomes !== undefined ? readOutcomes(values.outcomes) : undefined;
+  const outcomes = values.outcomes !== undefined ? readAllOutcomes(values.outcomes) : undefined;
   const fleet = values.html !== undefined ? new FleetTally(setup.stack.map(({ guard }) => guard.name), REPORT_TOP, outcomes !== undefined) : undefined;
   let progressShown = false;
   let lastProgress = 0;
@@ -286,7 +307,7 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
     onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
     onProblem: (problem) => note(problemLine(problem, io)),
     onThread: (thread, replay, facts) => {
-      fleet?.add(thread, replay, facts, outcomes ? outcomeFor(outcomes, thread, facts.origin) : undefined);
+      fleet?.add(thread, replay, facts, outcomes ? runOutcomeOf(outcomes, thread, facts.origin) : undefined);
       for (const line of renderThreadNotes(thread.id, replay, palette(wantsColour(io.stderr.isTTY, io.env)))) note(line);
       if (values.jsonl) io.stdout.write(renderDecisionLines(thread.id, replay));
     },
@@ -318,6 +339,26 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
     }
   }
   return summary.failed > 0 ? 1 : 0;
+}
+
+/** `--suggest` needs `--outcomes`, fits its own stack, and prints its own report. */
+function checkSuggestFlags(command: string, values: Flags): void {
+  if (values.suggest === undefined) {
+    for (const flag of ["holdout", "margin"] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag} belongs to eval --suggest <out.json>`);
+    return;
+  }
+  if (command !== "eval") throw new CliUsageError("--suggest belongs to eval");
+  if (values.outcomes === undefined) throw new CliUsageError("--suggest needs --outcomes <file.json>: which threads succeeded");
+  for (const flag of ["config", "policy", "jsonl", "workers", "html"] as const) {
+    if (values[flag] !== undefined) throw new CliUsageError(`--${flag} does not go with --suggest, which fits its own stack`);
+  }
+}
+
+function marginsOf(text: string | undefined): Margins {
+  if (text === undefined) return DEFAULT_MARGINS;
+  const margin = Number(text);
+  if (text.trim() === "" || !Number.isFinite(margin) || margin < 0) throw new CliUsageError(`--margin takes a fraction of at least 0, e.g. 0.25, got "${text}"`);
+  return { tokens: margin, factor: margin, count: Math.ceil(margin) };
 }
 
 /** `--context`: the run context the policy's rules read, a JSON object. */
