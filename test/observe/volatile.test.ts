@@ -40,6 +40,10 @@ describe("normaliseVolatile", () => {
     expect(custom("took 12 ms, 'token-abc'")).toBe(custom("took 907 ms, 'token-xyz'"));
     expect(custom("took 12 ms")).not.toBe(custom("took 12 s"));
     expect(volatileNormaliser([])("2024-01-01T00:00:00Z")).toBe("2024-01-01T00:00:00Z");
+    // the README's example: a line only a repeat carries, dropped whole
+    const cached = volatileNormaliser([...DEFAULT_VOLATILE_PATTERNS, /^Served from cache at .*$\n?/gm]);
+    expect(cached("a\nServed from cache at 12:00\nb")).toBe(cached("a\nb"));
+    expect(cached("a\nb")).not.toBe(cached("a\nc"));
   });
 
   it("is idempotent", () => {

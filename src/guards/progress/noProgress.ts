@@ -79,10 +79,11 @@ export interface ProgressKeyedCall extends KeyedCall {
 
 /**
  * ProgressAwareLoopGuard's decision. A pending call is judged by the chain of earlier results of
- * the same call, or of nearly the same call (reworded, respelled, a field added: argsIdentity.ts),
- * since the world last changed: another state-changing call that did something new starts a
- * fresh chain; so does a new user message, except for a call that keeps failing the same way,
- * since a message cannot change what the tool answers. Each result in the chain that brought
+ * the same call, or of nearly the same call (reworded, respelled, a field added: argsIdentity.ts;
+ * a retry of a failure that keeps every value the error names: nearRepeats.ts), since the world
+ * last changed: another state-changing call that did something new starts a fresh chain (a
+ * read-only shell command changes nothing); so does a user message about the call, except for a
+ * call that keeps failing the same way, since a message cannot change what the tool answers. Each result in the chain that brought
  * nothing new is wasted (errors weigh ERROR_WEIGHT, calls this guard refused 1; a call anything
  * else answered without running did not run, and counts for nothing). A change the agent undid by
  * repeating its call in vain (the "back" of a click-back-click-back cycle) does not start a new
@@ -206,10 +207,18 @@ class UserTurns {
     this.checkedDownTo = history.userTurn + 1;
   }
 
-  /** Whether a user message after user turn `since` (up to now) is about the call. */
+  /**
+   * Whether a user message after user turn `since` (up to now) is about the call. Only the last
+   * MAX_USER_TURNS_READ messages are read: an occurrence further back counts as cut off, so a
+   * judgement never reads the whole conversation.
+   */
   about(since: number): boolean {
     for (; !this.found && this.checkedDownTo > since + 1; ) {
       this.checkedDownTo--;
+      if (this.history.userTurn - this.checkedDownTo >= MAX_USER_TURNS_READ) {
+        this.found = true;
+        break;
+      }
       const text = this.history.userMessage(this.checkedDownTo);
       if (ASKS_AGAIN.test(text) || this.valuesOfCall().some((value) => text.includes(value))) this.found = true;
     }
@@ -229,6 +238,8 @@ class UserTurns {
 }
 
 const ASKS_AGAIN = /\b(?:again|retry|re-?try|re-?check|re-?run|once more|refresh|reload|try now|updated?|changed|fixed|uploaded|added)\b/;
+/** User messages read back per judgement; a loop of chatty turns shows well within them. */
+const MAX_USER_TURNS_READ = 8;
 /** A shorter value ("1", "no") may be in any message by chance. */
 const MIN_NAMED_VALUE_CHARS = 3;
 
