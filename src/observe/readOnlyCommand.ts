@@ -7,19 +7,18 @@
  * among them, may change the world: when in doubt, a command counts as a change.
  */
 export function isReadOnlyCommand(args: unknown): boolean {
-  const command = commandOf(args);
-  if (command === undefined) return false;
-  let known = recent.get(command);
+  if (args === null || typeof args !== "object") return false;
+  // The guards ask about the same call's arguments (the same object) at every step: answer once.
+  let known = byArgs.get(args);
   if (known === undefined) {
-    known = readsOnly(command);
-    if (recent.size >= RECENT_COMMANDS) recent.delete(recent.keys().next().value!);
-    recent.set(command, known);
+    const command = commandOf(args);
+    known = command !== undefined && readsOnly(command);
+    byArgs.set(args, known);
   }
   return known;
 }
 
-const RECENT_COMMANDS = 512;
-const recent = new Map<string, boolean>();
+const byArgs = new WeakMap<object, boolean>();
 
 /** The command of a shell call: a `command` or `cmd` argument, and nothing else besides options of its run. */
 function commandOf(args: unknown): string | undefined {

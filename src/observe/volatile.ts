@@ -12,6 +12,15 @@
 const VISIT_NOTICE_LINE =
   /^[^\n\d]{0,60}\b(?:previously|already|last|recently) (?:visited|loaded|accessed|fetched|retrieved|refreshed|viewed|seen|opened|checked|requested)\b[^\n]{0,80}\d[^\n]{0,40}$\n?/gim;
 
+/**
+ * Cheap tests a text must pass before a line pattern is tried on it: trying a line pattern at
+ * every line of a long listing costs more than one scan for its words.
+ */
+const LINE_HINTS = new WeakMap<RegExp, RegExp>([
+  // case-sensitive and without the first letter: the fastest scan for the notice's two words
+  [VISIT_NOTICE_LINE, /(?:reviously|lready|ast|ecently) (?:visited|loaded|accessed|fetched|retrieved|refreshed|viewed|seen|opened|checked|requested)/],
+]);
+
 export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([
   // One alternation, so a result is scanned once (the lookahead skips words that cannot start a
   // match without trying each branch): ISO 8601 date-times (2024-05-01T12:30:00.123Z),
@@ -48,12 +57,12 @@ export const MAX_NORMALISED_CHARS = 1_000_000;
  */
 export function volatileNormaliser(patterns: readonly RegExp[]): (text: string) => string {
   const passes: RegExp[] = [];
-  const lineDrops: RegExp[] = [];
+  const lineDrops: Array<{ drop: RegExp; hint?: RegExp }> = [];
   const byFlags = new Map<string, string[]>();
   for (const pattern of patterns) {
     const flags = pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`;
     if (pattern.multiline) {
-      lineDrops.push(new RegExp(pattern.source, flags));
+      lineDrops.push({ drop: new RegExp(pattern.source, flags), hint: LINE_HINTS.get(pattern) });
       continue;
     }
     if (/\\[1-9]/.test(pattern.source)) {
@@ -69,7 +78,7 @@ export function volatileNormaliser(patterns: readonly RegExp[]): (text: string) 
   return (text) => {
     if (text.length > MAX_NORMALISED_CHARS) return text;
     let out = text;
-    for (const drop of lineDrops) out = out.replace(drop, "");
+    for (const { drop, hint } of lineDrops) if (!hint || hint.test(out)) out = out.replace(drop, "");
     for (const pass of passes) out = out.replace(pass, VOLATILE_PLACEHOLDER);
     return out;
   };
