@@ -103,7 +103,7 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
 const DETECTORS: Detector[] = [
   ours("harness-kit: both loop guards", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } }, "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options"),
   ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${loopDefaults.warnAt}, stop at ${loopDefaults.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`),
-  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added) brought nothing new since the world last changed, stop when a directive was ignored"),
+  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added; or a retry keeping every value its error names) brought nothing new since the world last changed (reads, shell reads included, change nothing), stop when a directive was ignored"),
   ...BASELINES.map(
     (baseline): Detector => ({
       name: baseline.name,

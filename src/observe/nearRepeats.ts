@@ -25,6 +25,13 @@ function maskDigits(text: string): string {
 /** How many earlier calls of the same tool a near-duplicate is looked for among. */
 export const NEAR_SCAN = 12;
 
+/** An error names an argument's value within its first characters, if at all. */
+const FAILURE_SCAN_CHARS = 2000;
+/** A value this short ("1", "no") may be in any error by chance. */
+const MIN_NAMED_CHARS = 3;
+/** A value that can name a thing: it holds a letter or a digit. */
+const NAMEABLE = /[\p{L}\p{N}]/u;
+
 /** Prose (a page read back by an LLM) with at most this share of news by its words (novelty.ts) is the same page. */
 const SAME_PROSE_NOVELTY = 0.02;
 
@@ -40,6 +47,7 @@ export class NearRepeats {
   private indexed = 0;
   private readonly repeatOf = new Map<number, number | null>();
   private readonly results = new Map<number, ResultLines>();
+  private readonly failureNames = new Map<number, readonly string[]>();
 
   constructor(private readonly list: readonly StoredObservation[]) {}
 
@@ -74,9 +82,59 @@ export class NearRepeats {
   }
 
   /**
+   * Positions of the last NEAR_SCAN calls of `tool` before `before` that failed in a way a call
+   * with `shape` would fail again (see `repeatsFailureOf`); newest first.
+   */
+  sameFailureBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
+    const positions = this.positionsOf(tool);
+    const out: number[] = [];
+    let scanned = 0;
+    for (let k = positions.length - 1; k >= 0 && scanned < NEAR_SCAN; k--) {
+      const j = positions[k]!;
+      if (j >= before) continue;
+      scanned++;
+      if (this.list[j]!.argsKey !== argsKey && this.repeatsFailureOf(shape, j)) out.push(j);
+    }
+    return out;
+  }
+
+  /**
+   * Whether a call with `shape` is the attempt that failed at `index` again: that call failed,
+   * its error names some of its arguments' values (the flight, the file, the id), and `shape`
+   * keeps every one of them. What changed is then something the failure was not about (another
+   * payment method for a flight that is not available): it fails the same way. An error that
+   * names none of its arguments ("balance is not enough") does not say which field was at fault,
+   * so a call that changes any field is another attempt.
+   */
+  repeatsFailureOf(shape: ArgsShape, index: number): boolean {
+    const named = this.namedByFailure(index);
+    if (named.length === 0) return false;
+    for (const leaf of named) if (!shape.leaves.has(leaf)) return false;
+    return true;
+  }
+
+  /** The argument leaves whose values the error at `index` names; none for a success. */
+  private namedByFailure(index: number): readonly string[] {
+    const cached = this.failureNames.get(index);
+    if (cached) return cached;
+    const named: string[] = [];
+    const o = this.list[index]!;
+    if (o.ran && o.status === "error") {
+      const text = o.rawResultText.slice(0, FAILURE_SCAN_CHARS).toLowerCase();
+      for (const leaf of this.shapeAt(index).leaves) {
+        const value = leaf.slice(leaf.indexOf("=") + 1);
+        if (value.length >= MIN_NAMED_CHARS && NAMEABLE.test(value) && text.includes(value)) named.push(leaf);
+      }
+    }
+    this.failureNames.set(index, named);
+    return named;
+  }
+
+  /**
    * The newest earlier call that this one nearly repeats, arguments and result alike (same
-   * status, nothing new in the result); undefined when there is none. Calls answered without
-   * running (by a guard, LangChain, a reviewer) have no result of their own and repeat nothing.
+   * status, nothing new in the result), or whose failure it repeats with only fields the failure
+   * was not about changed; undefined when there is none. Calls answered without running (by a
+   * guard, LangChain, a reviewer) have no result of their own and repeat nothing.
    */
   nearRepeatOf(index: number): number | undefined {
     const cached = this.repeatOf.get(index);
@@ -84,12 +142,21 @@ export class NearRepeats {
     const o = this.list[index]!;
     let found: number | undefined;
     if (o.ran) {
-      for (const j of this.similarBefore(o.toolName, o.argsKey, this.shapeAt(index), index)) {
+      const shape = this.shapeAt(index);
+      for (const j of this.similarBefore(o.toolName, o.argsKey, shape, index)) {
         const earlier = this.list[j]!;
         if (!earlier.ran || earlier.status !== o.status) continue;
         if (earlier.resultFingerprint === o.resultFingerprint || this.sameResult(index, j)) {
           found = j;
           break;
+        }
+      }
+      if (found === undefined && o.status === "error") {
+        for (const j of this.sameFailureBefore(o.toolName, o.argsKey, shape, index)) {
+          if (this.list[j]!.resultFingerprint === o.resultFingerprint) {
+            found = j;
+            break;
+          }
         }
       }
     }

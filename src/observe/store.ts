@@ -193,6 +193,9 @@ interface CallGroup {
   views?: CallResultView[];
 }
 
+/** What a user message asks about shows in its beginning. */
+const USER_TEXT_CHARS = 2000;
+
 const ERROR_PREFIX = /^\s*(?:error|exception|traceback)\b/i;
 const ERROR_CLASS = /\b([A-Z][A-Za-z0-9_]*(?:Error|Exception))\b/;
 
@@ -234,6 +237,8 @@ export class ObservationStore {
   private nearRepeats?: NearRepeats;
   private aiTurns = 0;
   private humanMessages = 0;
+  /** The beginning of each user message, lower-cased, by user turn - 1: what a new turn asked about. */
+  private userTexts: string[] = [];
   /** Keys the budget stored results under, to the fingerprint of what each holds (`withStoredContent`). */
   private storedContent = new Map<string, string>();
 
@@ -265,6 +270,11 @@ export class ObservationStore {
     return this.byCallKey.get(callKey) ?? NO_OCCURRENCES;
   }
 
+  /** The beginning of the user message that started user turn `turn` (1-based), lower-cased; "" if none. */
+  userMessage(turn: number): string {
+    return this.userTexts[turn - 1] ?? "";
+  }
+
   /** Number of human messages seen so far. */
   get userTurn(): number {
     return this.humanMessages;
@@ -288,6 +298,7 @@ export class ObservationStore {
     this.nearRepeats = undefined;
     this.aiTurns = 0;
     this.humanMessages = 0;
+    this.userTexts = [];
     this.storedContent = new Map();
   }
 
@@ -295,6 +306,7 @@ export class ObservationStore {
     switch (messageKind(message)) {
       case "human":
         this.humanMessages++;
+        this.userTexts.push(contentText(contentOf(message)).slice(0, USER_TEXT_CHARS).toLowerCase());
         return;
       case "ai":
         this.addCalls(message);

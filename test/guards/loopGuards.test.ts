@@ -74,11 +74,15 @@ describe("ProgressAwareLoopGuard decisions", () => {
     expect(await actions(progress, [page(1), b, page(2), b, page(3)])).toEqual(["allow"]);
   });
 
-  it("keeps counting a call that fails the same way across user messages, and only such a call", async () => {
+  it("keeps counting a call that fails the same way across user messages; another call only across messages that are not about it", async () => {
     const user = { human: "You seem confused, please just do it." };
     expect(await actions(progress, [failingBooking, user, failingBooking, user, failingBooking])).toEqual(["directive"]);
-    const read = { tool: "get_reservation", args: { id: "R1" }, result: '{"flights": 2}' };
-    expect(await actions(progress, [read, read, user, read])).toEqual(["allow"]);
+    const read = { tool: "get_reservation", args: { id: "XEWRD9" }, result: '{"flights": 2}' };
+    // A chatty turn names nothing the call reads: the stale read is still stale.
+    expect(await actions(progress, [read, read, user, read])).toEqual(["directive"]);
+    // A message about the call (its reservation named, or a request to look again) starts over.
+    expect(await actions(progress, [read, read, { human: "I changed reservation XEWRD9 on the website" }, read])).toEqual(["allow"]);
+    expect(await actions(progress, [read, read, { human: "Could you look once more?" }, read])).toEqual(["allow"]);
     // A different error is news: the world answered differently.
     const other = { ...failingBooking, result: "Error: seat map unavailable" };
     expect(await actions(progress, [failingBooking, user, other, user, failingBooking])).toEqual(["allow"]);

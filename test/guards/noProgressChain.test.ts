@@ -15,9 +15,10 @@ const changesState = changesStateByName(new Set(), new Set());
 /**
  * The chain rule of decideNoProgress spelled out the slow way: walk back over every result until
  * a lasting change of the world by another call (a change whose call was later repeated in vain
- * is looked past, up to 8 of them), or an earlier user turn where the call did not fail. A chain
- * cut that way starts with a baseline that is not wasted, unless it repeated the result before
- * the change. The guard visits only the call's own occurrences; both must agree on every
+ * is looked past, up to 8 of them), or an earlier user turn where the call did not fail (every
+ * user message here asks "again", so each is about the call). A chain
+ * cut that way starts with a baseline that is not wasted, unless it is a call that may change
+ * the world and repeated the result before the change. The guard visits only the call's own occurrences; both must agree on every
  * history. A call answered without running is no result: only the guard's own refusal of the
  * call in this user turn counts (1), anything else's is skipped. (No near-duplicates here: the
  * arguments differ by a changed value or not at all, and every result has words.)
@@ -61,7 +62,8 @@ function wastedByWalkingBack(observations: readonly ToolCallObservation[], userT
     const o = observations[oldest]!;
     const previous = observations.slice(0, oldest).reverse().find((p) => p.callKey === o.callKey);
     const unchanged = previous !== undefined && previous.status === o.status && previous.resultFingerprint === o.resultFingerprint;
-    if (!unchanged) total -= weight(o);
+    // A read after a change is always a baseline; a call that acts is one unless it answered as before.
+    if (!unchanged || !changesState(o.toolName)) total -= weight(o);
   }
   return total;
 }

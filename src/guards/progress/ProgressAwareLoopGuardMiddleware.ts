@@ -17,10 +17,12 @@ export type { ProgressAwareLoopGuardOptions };
  * timestamp, a retry that fails the same way, or an A-B-A-B cycle of stale reads does not.
  * A repeat need not be byte for byte: arguments are compared after normalisation (key order,
  * casing, whitespace, comments in code), and a reworded instruction or an added field counts
- * when the result is the same too. A state-changing call that did something new in between
- * (an edit before re-running tests) starts the judgement over; a new user message does too,
- * except for a call that keeps failing the same way. Tools without hints are judged by name: `get_*`, `list_*`,
- * `read_*`, `search_*` and similar only read; everything else may change state.
+ * when the result is the same too; so does a retry of a failure that keeps every value the
+ * error names. A state-changing call that did something new in between (an edit before
+ * re-running tests) starts the judgement over; a user message about the call does too, except
+ * for a call that keeps failing the same way. Tools without hints are judged by name: `get_*`,
+ * `list_*`, `read_*`, `search_*` and similar only read; a shell command only of readers (`cat`,
+ * `grep`, `find`) only reads; everything else may change state.
  *
  * Ladder: a `directive` ToolMessage instead of running the useless repeat (and for a duplicate
  * inside one parallel batch); once a directive was ignored and the waste reaches `stopAt`, a

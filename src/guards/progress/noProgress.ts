@@ -2,6 +2,7 @@ import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js"
 import type { ToolCallView } from "../../core/messages.js";
 import { argsShapeOf } from "../../observe/argsIdentity.js";
 import type { NearRepeats } from "../../observe/nearRepeats.js";
+import { isReadOnlyCommand } from "../../observe/readOnlyCommand.js";
 import { groupsWholeTool, wouldBeRefusedBy, type StoredObservation, type ToolCallObservation } from "../../observe/store.js";
 import { batchDuplicateDirective, noProgressDirective } from "./texts.js";
 import type { KeyedCall } from "../loop/identicalCalls.js";
@@ -49,11 +50,22 @@ export function changesStateByName(
   };
 }
 
+/**
+ * Whether a call may change the world: by its tool's name, unless it is a shell command that
+ * only reads (a `grep`, a `cat`, a `find`: observe/readOnlyCommand.ts). A read between two
+ * repeats of a call cannot have changed what the call answers.
+ */
+function changesStateOf(tool: string, args: unknown, options: NoProgressOptions): boolean {
+  return options.changesState(tool) && !isReadOnlyCommand(args);
+}
+
 /** What the progress guard reads of a history: its observations, indexed by call key. */
 export interface ObservedHistory {
   readonly observations: readonly StoredObservation[];
   /** Number of human messages in the history. */
   readonly userTurn: number;
+  /** The beginning of the user message that started user turn `turn` (1-based), lower-cased. */
+  userMessage(turn: number): string;
   /** Positions in `observations` of the calls with this call key, oldest first. */
   occurrencesOf(callKey: string): readonly number[];
   /** Near-duplicate calls (observe/nearRepeats.ts). */
@@ -67,10 +79,11 @@ export interface ProgressKeyedCall extends KeyedCall {
 
 /**
  * ProgressAwareLoopGuard's decision. A pending call is judged by the chain of earlier results of
- * the same call, or of nearly the same call (reworded, respelled, a field added: argsIdentity.ts),
- * since the world last changed: another state-changing call that did something new starts a
- * fresh chain; so does a new user message, except for a call that keeps failing the same way,
- * since a message cannot change what the tool answers. Each result in the chain that brought
+ * the same call, or of nearly the same call (reworded, respelled, a field added: argsIdentity.ts;
+ * a retry of a failure that keeps every value the error names: nearRepeats.ts), since the world
+ * last changed: another state-changing call that did something new starts a fresh chain (a
+ * read-only shell command changes nothing); so does a user message about the call, except for a
+ * call that keeps failing the same way, since a message cannot change what the tool answers. Each result in the chain that brought
  * nothing new is wasted (errors weigh ERROR_WEIGHT, calls this guard refused 1; a call anything
  * else answered without running did not run, and counts for nothing). A change the agent undid by
  * repeating its call in vain (the "back" of a click-back-click-back cycle) does not start a new
@@ -105,7 +118,7 @@ export function decideNoProgress(history: ObservedHistory, batch: readonly Progr
     }
     decisions.push({ call, decision });
     const isNew = history.occurrencesOf(key).length === 0;
-    if (!earlierInBatch.has(key) && options.changesState(call.name) && isNew) batchChangesState = true;
+    if (!earlierInBatch.has(key) && changesStateOf(call.name, call.args, options) && isNew) batchChangesState = true;
     earlierInBatch.add(key);
   }
   return decisions;
@@ -132,6 +145,7 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
   const members = membersOf(history, call, key, argsKey);
   if (members.length === 0) return chain;
   const judge = judgeOf(history, options);
+  const heard = new UserTurns(history, call);
   const changedAt = judge.lastLastingChange(members);
   let oldest: number | undefined;
   let reachedBaseline = false;
@@ -144,8 +158,9 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
     // this very call, in this user turn, counts (as a directive ignored). So does a refusal it
     // would have made of a call it let run (observe-only, replay): the model repeated it anyway.
     if (!ran && (near || o.userTurn !== userTurn || !refusedByThisGuard(o))) continue;
-    // A user message may change what a call does, but not how a call that keeps failing fails.
-    if (o.userTurn !== userTurn && o.status !== "error") break;
+    // A user message may change what a call does, but not how a call that keeps failing fails;
+    // and only a message about the call (naming what it asks for, or asking for it again) can.
+    if (o.userTurn !== userTurn && o.status !== "error" && heard.about(o.userTurn)) break;
     if (chain.lastStatus === undefined && ran) {
       chain.lastStatus = o.status;
       chain.errorClass = o.errorClass;
@@ -164,18 +179,81 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
     }
   }
   // A chain cut by a change of the world (or a user message) starts with a result that answered
-  // that new world: it is the baseline, not a wasted repeat; unless it answered exactly what the
-  // call answered before the change, which then did not touch it.
-  if (!reachedBaseline && oldest !== undefined && judge.isWasted(oldest) && !judge.unchangedByChange(oldest)) {
+  // that new world: it is the baseline, not a wasted repeat; unless a call that acts answered
+  // exactly what it answered before the change, which then did not touch it. A read after an edit
+  // is always a baseline: checking what an edit did is no loop, whatever the edit did.
+  if (!reachedBaseline && oldest !== undefined && judge.isWasted(oldest) && !(judge.unchangedByChange(oldest) && changesStateOf(call.name, call.args, options))) {
     chain.wasted -= weight(observations[oldest]!);
   }
   return chain;
 }
 
+/**
+ * The user messages since a call, read newest first and each once per judgement: whether any
+ * of them is about the call. A message is about it when it names one of the call's values (an
+ * id, a file, a quoted query) or asks for something again ("check again", "retry", "try once
+ * more"). A chatty turn ("thanks", "go on"), a harness reminder of the answer format or a
+ * hand-off that names nothing of the call changes nothing the call reads.
+ */
+class UserTurns {
+  private checkedDownTo: number;
+  private found = false;
+  private values?: string[];
+
+  constructor(
+    private readonly history: ObservedHistory,
+    private readonly call: ToolCallView,
+  ) {
+    this.checkedDownTo = history.userTurn + 1;
+  }
+
+  /**
+   * Whether a user message after user turn `since` (up to now) is about the call. Only the last
+   * MAX_USER_TURNS_READ messages are read: an occurrence further back counts as cut off, so a
+   * judgement never reads the whole conversation.
+   */
+  about(since: number): boolean {
+    for (; !this.found && this.checkedDownTo > since + 1; ) {
+      this.checkedDownTo--;
+      if (this.history.userTurn - this.checkedDownTo >= MAX_USER_TURNS_READ) {
+        this.found = true;
+        break;
+      }
+      const text = this.history.userMessage(this.checkedDownTo);
+      if (ASKS_AGAIN.test(text) || this.valuesOfCall().some((value) => text.includes(value))) this.found = true;
+    }
+    return this.found;
+  }
+
+  private valuesOfCall(): string[] {
+    if (!this.values) {
+      this.values = [];
+      for (const leaf of argsShapeOf(this.call.args).leaves) {
+        const value = leaf.slice(leaf.indexOf("=") + 1);
+        if (value.length >= MIN_NAMED_VALUE_CHARS) this.values.push(value);
+      }
+    }
+    return this.values;
+  }
+}
+
+const ASKS_AGAIN = /\b(?:again|retry|re-?try|re-?check|re-?run|once more|refresh|reload|try now|updated?|changed|fixed|uploaded|added)\b/;
+/** User messages read back per judgement; a loop of chatty turns shows well within them. */
+const MAX_USER_TURNS_READ = 8;
+/** A shorter value ("1", "no") may be in any message by chance. */
+const MIN_NAMED_VALUE_CHARS = 3;
+
 /** Positions of the earlier calls that count as this call, newest first. */
 function membersOf(history: ObservedHistory, call: ToolCallView, key: string, argsKey: string): number[] {
   const exact = history.occurrencesOf(key);
-  const near = groupsWholeTool(key) ? [] : history.near.similarBefore(call.name, argsKey, argsShapeOf(call.args), history.observations.length);
+  let near: number[] = [];
+  if (!groupsWholeTool(key)) {
+    const shape = argsShapeOf(call.args);
+    const end = history.observations.length;
+    near = history.near.similarBefore(call.name, argsKey, shape, end);
+    // An earlier failure this call would repeat (only fields the error was not about changed).
+    for (const j of history.near.sameFailureBefore(call.name, argsKey, shape, end)) if (!near.includes(j)) near.push(j);
+  }
   if (near.length === 0) return [...exact].reverse();
   const members = [...exact, ...near];
   return members.sort((a, b) => b - a);
@@ -217,7 +295,7 @@ class Judge {
     const o = observations[index]!;
     wasted = false;
     if (ranForThisGuard(o)) {
-      const proves = () => o.status === "error" || !this.options.changesState(o.toolName) || hasContent(o.rawResultText);
+      const proves = () => o.status === "error" || !changesStateOf(o.toolName, o.args, this.options) || hasContent(o.rawResultText);
       if (isStaleRepeat(o, this.options)) {
         wasted = proves() || !this.changes.between(this.previousOccurrence(index), index);
       }
@@ -272,7 +350,7 @@ class Judge {
   /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
   private isWorldChange(index: number): boolean {
     const o = this.history.observations[index]!;
-    if (!ranForThisGuard(o) || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !this.options.changesState(o.toolName)) return false;
+    if (!ranForThisGuard(o) || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !changesStateOf(o.toolName, o.args, this.options)) return false;
     return !this.isWasted(index);
   }
 }

@@ -15,7 +15,9 @@ export const progressGuardOptions = stoppingGuardOptions.extend({
     .array(z.instanceof(RegExp, { message: "must hold regular expressions" }))
     .readonly()
     .optional()
-    .describe("Patterns replaced before results are compared. Default: ISO timestamps, UUIDs, hex ids, request-id fields."),
+    .describe(
+      "Patterns replaced before results are compared (a pattern with the `m` flag drops the lines it matches). Default: ISO timestamps, UUIDs, hex ids, request ids, relative times, counters of the asking, visit-notice lines.",
+    ),
   ignoreTools: toolNames().default(["think"]).describe("No-op tools that neither count nor break a chain."),
   readOnlyTools: toolNames().default([]).describe("Tools that only read: calling them never justifies repeating another call."),
   stateChangingTools: toolNames().default([]).describe("Tools that change the world: a new call to one starts every judgement afresh."),
