@@ -2,7 +2,7 @@ import type { EvalSummary } from "../replay/evaluate.js";
 import { ACTIONS } from "../replay/evaluate.js";
 import { CHART_EDGES, type FleetGroup, type FleetReport, type FleetThread } from "../replay/fleetTally.js";
 import type { GuardThresholds } from "../replay/thresholds.js";
-import { esc } from "./html.js";
+import { esc, pageHead } from "./html.js";
 import { barChartSvg, type ChartSeries, type ChartThreshold } from "./svgCharts.js";
 
 export interface EvalPageInput {
@@ -24,15 +24,7 @@ const LIMIT = { warn: "#0a8fa6", directive: "#c77700", stop: "#c62828" } as cons
  */
 export function renderEvalHtml({ summary, fleet, thresholds, pageOf }: EvalPageInput): string {
   const { all } = fleet;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>harness-kit eval: ${all.threads.toLocaleString("en-US")} threads</title>
-<style>${STYLE}</style>
-</head>
+  return `${pageHead(`harness-kit eval: ${all.threads.toLocaleString("en-US")} threads`, STYLE)}
 <body>
 <header>
 <h1>harness-kit eval: ${count(all.threads, "thread")}, ${count(all.toolCalls, "tool call")}</h1>

@@ -22,15 +22,7 @@ export function renderHtml(messages: readonly BaseMessage[], report: InspectRepo
   const toolNames = new Map(messages.flatMap((message) => (messageKind(message) === "ai" ? toolCallsOf(message).map((call) => [call.id, call.name] as const) : [])));
   const entries = messages.map((message, index) => entryHtml(message, index, rowsById, toolNames)).join("\n");
   const decisions = report.rows.reduce((n, row) => n + row.decisions.length, 0);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>harness-kit: thread ${esc(report.thread)}</title>
-<style>${STYLE}</style>
-</head>
+  return `${pageHead(`harness-kit: thread ${report.thread}`, STYLE)}
 <body>
 <header>
 <h1>thread ${esc(report.thread)}</h1>
@@ -146,6 +138,22 @@ function hue(tool: string): number {
 }
 
 /** Text as HTML text or attribute value: nothing in it can open a tag or leave an attribute. */
+/**
+ * The start of a self-contained page, to `</head>`: its policy lets nothing load or run (no
+ * script, no request), only the inline `style` and images inlined as data.
+ */
+export function pageHead(title: string, style: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>${style}</style>
+</head>`;
+}
+
 export function esc(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 }

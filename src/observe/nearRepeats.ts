@@ -68,17 +68,7 @@ export class NearRepeats {
    * but not exactly, those of a call with `argsKey` and `shape`; newest first.
    */
   similarBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
-    const positions = this.positionsOf(tool);
-    const out: number[] = [];
-    let scanned = 0;
-    for (let k = positions.length - 1; k >= 0 && scanned < NEAR_SCAN; k--) {
-      const j = positions[k]!;
-      if (j >= before) continue;
-      scanned++;
-      const o = this.list[j]!;
-      if (o.argsKey !== argsKey && nearSameArgs(shape, this.shapeAt(j))) out.push(j);
-    }
-    return out;
+    return this.scanBefore(tool, argsKey, before, (j) => nearSameArgs(shape, this.shapeAt(j)));
   }
 
   /**
@@ -86,6 +76,11 @@ export class NearRepeats {
    * with `shape` would fail again (see `repeatsFailureOf`); newest first.
    */
   sameFailureBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
+    return this.scanBefore(tool, argsKey, before, (j) => this.repeatsFailureOf(shape, j));
+  }
+
+  /** Positions of the last NEAR_SCAN calls of `tool` before `before`, other than `argsKey`'s, that `matches`; newest first. */
+  private scanBefore(tool: string, argsKey: string, before: number, matches: (position: number) => boolean): number[] {
     const positions = this.positionsOf(tool);
     const out: number[] = [];
     let scanned = 0;
@@ -93,10 +88,11 @@ export class NearRepeats {
       const j = positions[k]!;
       if (j >= before) continue;
       scanned++;
-      if (this.list[j]!.argsKey !== argsKey && this.repeatsFailureOf(shape, j)) out.push(j);
+      if (this.list[j]!.argsKey !== argsKey && matches(j)) out.push(j);
     }
     return out;
   }
+
 
   /**
    * Whether a call with `shape` is the attempt that failed at `index` again: that call failed,

