@@ -17,7 +17,10 @@ type Config = "bare" | "passThrough" | "guarded";
 /** The model and tool of a scripted `steps`-step run (one tool call per step, no usage_metadata); the tool ends each turn. */
 export function lookupScript(steps: number, endTurn: () => Promise<void>) {
   const model = new ScriptedChatModel({
-    turns: [...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
+    turns: [
+      ...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })),
+      { text: "done" },
+    ],
   });
   const lookup = tool(
     async ({ key }: { key: string }) => {
@@ -31,7 +34,9 @@ export function lookupScript(steps: number, endTurn: () => Promise<void>) {
 
 function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: () => Promise<void>, steps: number) {
   const { model, tools } = lookupScript(steps, endTurn);
-  return kind === "createAgent" ? createAgent({ model, tools, middleware }) : createDeepAgent({ model, tools, middleware });
+  return kind === "createAgent"
+    ? createAgent({ model, tools, middleware })
+    : createDeepAgent({ model, tools, middleware });
 }
 
 /**
@@ -39,16 +44,26 @@ function scriptedAgent(kind: AgentKind, middleware: AgentMiddleware[], endTurn: 
  * Throws unless every run took its 200 steps to the script's end: a run a guard stopped early
  * would look cheap.
  */
-async function timeSideBySide<C extends string>(kind: AgentKind, configs: Record<C, () => AgentMiddleware[]>, order: C[], steps: number): Promise<Record<C, number>> {
+async function timeSideBySide<C extends string>(
+  kind: AgentKind,
+  configs: Record<C, () => AgentMiddleware[]>,
+  order: C[],
+  steps: number,
+): Promise<Record<C, number>> {
   const turns = new TakeTurns(order.length);
   const agents = order.map((config, i) => scriptedAgent(kind, configs[config](), () => turns.handOver(i), steps));
   await Promise.all(
     agents.map((agent, i) =>
       turns.run(i, async () => {
-        const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 })) as { messages: BaseMessage[] };
+        const { messages } = (await agent.invoke(
+          { messages: [new HumanMessage("go")] },
+          { recursionLimit: 10_000 },
+        )) as { messages: BaseMessage[] };
         const answered = messages.filter(ToolMessage.isInstance).length;
         if (messages.at(-1)?.content !== "done" || answered !== steps) {
-          throw new Error(`${kind} (${order[i]}) ended after ${answered} of ${steps} steps: ${String(messages.at(-1)?.content).slice(0, 200)}`);
+          throw new Error(
+            `${kind} (${order[i]}) ended after ${answered} of ${steps} steps: ${String(messages.at(-1)?.content).slice(0, 200)}`,
+          );
         }
       }),
     ),
@@ -59,12 +74,23 @@ async function timeSideBySide<C extends string>(kind: AgentKind, configs: Record
 const ROUNDS = 11;
 
 /** A warm-up round, then ROUNDS rounds of `configs` side by side, the order rotated each round. */
-async function rounds<C extends string>(kind: AgentKind, configs: Record<C, () => AgentMiddleware[]>, steps = STEPS): Promise<Record<C, number>[]> {
+async function rounds<C extends string>(
+  kind: AgentKind,
+  configs: Record<C, () => AgentMiddleware[]>,
+  steps = STEPS,
+): Promise<Record<C, number>[]> {
   const names = Object.keys(configs) as C[];
   await timeSideBySide(kind, configs, names, steps);
   const measured: Record<C, number>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    measured.push(await timeSideBySide(kind, configs, names.map((_, i) => names[(i + round) % names.length]!), steps));
+    measured.push(
+      await timeSideBySide(
+        kind,
+        configs,
+        names.map((_, i) => names[(i + round) % names.length]!),
+        steps,
+      ),
+    );
   }
   return measured;
 }
@@ -76,14 +102,25 @@ const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[ROUNDS 
  * middleware, side by side, a step each in turn; the median of the rounds' ratios. Appends two
  * table rows; `target` is the largest acceptable ratio.
  */
-export async function againstBareRows(label: string, kind: AgentKind, guards: () => AgentMiddleware[], target: number, rows: string[], steps = STEPS): Promise<AgainstBare> {
+export async function againstBareRows(
+  label: string,
+  kind: AgentKind,
+  guards: () => AgentMiddleware[],
+  target: number,
+  rows: string[],
+  steps = STEPS,
+): Promise<AgainstBare> {
   const measured = await rounds(kind, { bare: () => [], guarded: guards }, steps);
   const ratios = measured.map((r) => r.guarded / r.bare).sort((a, b) => a - b);
   const ratio = ratios[ROUNDS >> 1]!;
   const [bare, guarded] = [medianOf(measured.map((r) => r.bare)), medianOf(measured.map((r) => r.guarded))];
   const spread = `rounds from ${ratios[0]!.toFixed(3)}× to ${ratios[ROUNDS - 1]!.toFixed(3)}× over ${ROUNDS} rounds`;
-  rows.push(`| ${steps}-step ${kind}: bare / with ${label} | ${fmt(bare / steps)} / ${fmt(guarded / steps)} per step | | |`);
-  rows.push(`| ${kind}: ${label} ÷ bare, per step | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / steps)} per step; ${spread}) | ≤ ${target.toFixed(2)}× | ${verdict(ratio <= target)} |`);
+  rows.push(
+    `| ${steps}-step ${kind}: bare / with ${label} | ${fmt(bare / steps)} / ${fmt(guarded / steps)} per step | | |`,
+  );
+  rows.push(
+    `| ${kind}: ${label} ÷ bare, per step | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / steps)} per step; ${spread}) | ≤ ${target.toFixed(2)}× | ${verdict(ratio <= target)} |`,
+  );
   return { ratio, addedPerStep: ((ratio - 1) * bare) / steps };
 }
 
@@ -99,7 +136,13 @@ export interface AgainstBare {
  * meet the same machine; 11 rounds with the order rotated, the median round kept. Appends four
  * table rows.
  */
-export async function overheadRows(label: string, kind: AgentKind, guards: () => AgentMiddleware[], target: number, rows: string[]): Promise<void> {
+export async function overheadRows(
+  label: string,
+  kind: AgentKind,
+  guards: () => AgentMiddleware[],
+  target: number,
+  rows: string[],
+): Promise<void> {
   const measured = await rounds<Config>(kind, {
     bare: () => [],
     passThrough: () => guards().map(mirrorHooks),
@@ -107,10 +150,16 @@ export async function overheadRows(label: string, kind: AgentKind, guards: () =>
   });
   const ratios = measured.map((r) => r.guarded / r.passThrough - 1).sort((a, b) => a - b);
   const beyond = ratios[ROUNDS >> 1]!;
-  const [bare, pass, guarded] = (["bare", "passThrough", "guarded"] as const).map((config) => medianOf(measured.map((r) => r[config]))) as [number, number, number];
+  const [bare, pass, guarded] = (["bare", "passThrough", "guarded"] as const).map((config) =>
+    medianOf(measured.map((r) => r[config])),
+  ) as [number, number, number];
   const spread = `${(ratios[0]! * 100).toFixed(1)}% to ${(ratios[ROUNDS - 1]! * 100).toFixed(1)}% over ${ROUNDS} rounds`;
   rows.push(`| 200-step ${kind}: bare | ${fmt(bare / STEPS)} per step | | |`);
-  rows.push(`| … with pass-through hooks of the same kinds | ${fmt(pass / STEPS)} per step (${(pass / bare).toFixed(3)}× bare) | | |`);
+  rows.push(
+    `| … with pass-through hooks of the same kinds | ${fmt(pass / STEPS)} per step (${(pass / bare).toFixed(3)}× bare) | | |`,
+  );
   rows.push(`| … with ${label} | ${fmt(guarded / STEPS)} per step (${(guarded / bare).toFixed(3)}× bare) | | |`);
-  rows.push(`| ${label} beyond pass-through hooks | ${(beyond * 100).toFixed(1)}% (${fmt((beyond * pass) / STEPS)} per step; ${spread}) | ≤ ${target * 100}% | ${verdict(beyond <= target)} |`);
+  rows.push(
+    `| ${label} beyond pass-through hooks | ${(beyond * 100).toFixed(1)}% (${fmt((beyond * pass) / STEPS)} per step; ${spread}) | ≤ ${target * 100}% | ${verdict(beyond <= target)} |`,
+  );
 }

@@ -33,11 +33,17 @@ function logDump(bytes: number): string {
 type Wrap = ToolResultBudgetMiddleware["wrapToolCall"];
 
 function request(name = "fetch_logs", id = "call_bench") {
-  return { toolCall: { name, id, args: {} }, tool: undefined, state: { messages: [] }, runtime: {} } as unknown as Parameters<Wrap>[0];
+  return {
+    toolCall: { name, id, args: {} },
+    tool: undefined,
+    state: { messages: [] },
+    runtime: {},
+  } as unknown as Parameters<Wrap>[0];
 }
 
 function handlerReturning(content: string): Parameters<Wrap>[1] {
-  return (async () => new ToolMessage({ content, tool_call_id: "call_bench", name: "fetch_logs" })) as Parameters<Wrap>[1];
+  return (async () =>
+    new ToolMessage({ content, tool_call_id: "call_bench", name: "fetch_logs" })) as Parameters<Wrap>[1];
 }
 
 /** `gc()` for this process, without requiring a Node flag. */
@@ -58,20 +64,42 @@ async function bigResultNumbers(rows: string[]): Promise<void> {
   const hash = await loadHasher();
 
   // The budget's own work: measure, plan, offload to memory, build the preview.
-  const core = await measure(async () => {
-    const assessment = assessContent(dump, measureChars);
-    const plan = planBudget(assessment, 20_000, measureChars);
-    await store.put("k", assessment.split.text);
-    renderBudgeted(assessment, plan, { tool: "fetch_logs", chars: dump.length, size: assessment.textSize, unit: "chars", limit: 20_000, outcome: { kind: "stored", key: "k" } }, measureChars);
-  }, 30, 3);
-  rows.push(`| 10 MB result: measured, previewed, offloaded to memory | p50 ${fmt(core.p50)} (p95 ${fmt(core.p95)}) | ≤ 30 ms | ${verdict(core.p95 <= 30_000)} |`);
+  const core = await measure(
+    async () => {
+      const assessment = assessContent(dump, measureChars);
+      const plan = planBudget(assessment, 20_000, measureChars);
+      await store.put("k", assessment.split.text);
+      renderBudgeted(
+        assessment,
+        plan,
+        {
+          tool: "fetch_logs",
+          chars: dump.length,
+          size: assessment.textSize,
+          unit: "chars",
+          limit: 20_000,
+          outcome: { kind: "stored", key: "k" },
+        },
+        measureChars,
+      );
+    },
+    30,
+    3,
+  );
+  rows.push(
+    `| 10 MB result: measured, previewed, offloaded to memory | p50 ${fmt(core.p50)} (p95 ${fmt(core.p95)}) | ≤ 30 ms | ${verdict(core.p95 <= 30_000)} |`,
+  );
 
   const fingerprint = await measure(() => resultFingerprint(dump, hash), 10, 2);
-  rows.push(`| … plus the original's fingerprint for the loop guards (volatile-field normalisation + xxhash64) | p50 ${fmt(fingerprint.p50)} (p95 ${fmt(fingerprint.p95)}) | (not in the target; see note) | |`);
+  rows.push(
+    `| … plus the original's fingerprint for the loop guards (volatile-field normalisation + xxhash64) | p50 ${fmt(fingerprint.p50)} (p95 ${fmt(fingerprint.p95)}) | (not in the target; see note) | |`,
+  );
 
   const budget = new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() });
   const whole = await measure(() => budget.wrapToolCall(request(), handlerReturning(dump)), 10, 2);
-  rows.push(`| 10 MB result through the whole wrapToolCall (both of the above) | p50 ${fmt(whole.p50)} (p95 ${fmt(whole.p95)}) | | |`);
+  rows.push(
+    `| 10 MB result through the whole wrapToolCall (both of the above) | p50 ${fmt(whole.p50)} (p95 ${fmt(whole.p95)}) | | |`,
+  );
 
   const gc = exposeGc();
   const fresh = new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() });
@@ -93,15 +121,21 @@ async function sniffNumbers(rows: string[]): Promise<void> {
   const text = logDump(10 * MB);
   const clean = await measure(() => sniffText(text), 10, 2);
   // The guard reads every character (issue 12: samples missed files in the middle of large results).
-  rows.push(`| binary review, 10 MB of text (every character read) | p50 ${fmt(clean.p50 / 10)} per MB (p95 ${fmt(clean.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(clean.p95 / 10 <= 30_000)} |`);
+  rows.push(
+    `| binary review, 10 MB of text (every character read) | p50 ${fmt(clean.p50 / 10)} per MB (p95 ${fmt(clean.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(clean.p95 / 10 <= 30_000)} |`,
+  );
   const mojibake = Buffer.alloc(10 * MB);
   for (let i = 0; i < mojibake.length; i++) mojibake[i] = (i * 2654435761) >>> 24;
   const decoded = mojibake.toString("utf8");
   const binary = await measure(() => sniffText(decoded), 10, 2);
-  rows.push(`| binary review, 10 MB of mojibake | p50 ${fmt(binary.p50 / 10)} per MB (p95 ${fmt(binary.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(binary.p95 / 10 <= 30_000)} |`);
+  rows.push(
+    `| binary review, 10 MB of mojibake | p50 ${fmt(binary.p50 / 10)} per MB (p95 ${fmt(binary.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(binary.p95 / 10 <= 30_000)} |`,
+  );
   const block = [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo" + "A".repeat(10 * MB) }];
   const media = await measure(() => inspectToolResult({ content: block }, { allowedMediaTypes: [] }), 200, 20);
-  rows.push(`| media block of 10 MB base64 judged | p50 ${fmt(media.p50)} | ≤ 10 ms | ${verdict(media.p95 <= 10_000)} |`);
+  rows.push(
+    `| media block of 10 MB base64 judged | p50 ${fmt(media.p50)} | ≤ 10 ms | ${verdict(media.p95 <= 10_000)} |`,
+  );
 }
 
 /** Same hook kind as the budget, doing nothing: the baseline for "no measurable cost". */
@@ -124,21 +158,37 @@ async function underBudgetNumbers(rows: string[]): Promise<void> {
   // The same comparison inside real graphs, where a step costs milliseconds: interleaved runs, fastest of each.
   const STEPS = 100;
   const agentRun = async (middleware: AgentMiddleware[]) => {
-    const model = new ScriptedChatModel({ turns: [...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }] });
-    const lookup = tool(async ({ key }: { key: string }) => `value of ${key}: ${small}`, { name: "lookup", description: "lookup", schema: z.object({ key: z.string() }) });
+    const model = new ScriptedChatModel({
+      turns: [
+        ...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })),
+        { text: "done" },
+      ],
+    });
+    const lookup = tool(async ({ key }: { key: string }) => `value of ${key}: ${small}`, {
+      name: "lookup",
+      description: "lookup",
+      schema: z.object({ key: z.string() }),
+    });
     const start = nowMicros();
-    await createAgent({ model, tools: [lookup], middleware }).invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
+    await createAgent({ model, tools: [lookup], middleware }).invoke(
+      { messages: [new HumanMessage("go")] },
+      { recursionLimit: 10_000 },
+    );
     return nowMicros() - start;
   };
   const passThrough = (name: string) => createMiddleware({ name, wrapToolCall: async (req, handler) => handler(req) });
   const configs = {
     passThrough: (): AgentMiddleware[] => [passThrough("PassA"), passThrough("PassB")],
-    guards: (): AgentMiddleware[] => [new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() }), new BinaryReadGuardMiddleware()],
+    guards: (): AgentMiddleware[] => [
+      new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() }),
+      new BinaryReadGuardMiddleware(),
+    ],
   };
   const times = { passThrough: [] as number[], guards: [] as number[] };
   for (const name of Object.keys(configs) as (keyof typeof configs)[]) await agentRun(configs[name]());
   for (let round = 0; round < 9; round++) {
-    for (const name of Object.keys(configs) as (keyof typeof configs)[]) times[name].push(await agentRun(configs[name]()));
+    for (const name of Object.keys(configs) as (keyof typeof configs)[])
+      times[name].push(await agentRun(configs[name]()));
   }
   const passRun = Math.min(...times.passThrough);
   const guardRun = Math.min(...times.guards);
@@ -149,7 +199,9 @@ async function underBudgetNumbers(rows: string[]): Promise<void> {
   rows.push(
     `| … ToolResultBudgetMiddleware, result under budget | ${fmt(withBudget)}: +${fmt(withBudget - pass)} per call = ${(budgetShare * 100).toFixed(3)}% of a createAgent step (${fmt(stepCost)}) | no measurable cost (≤ 1% of a step) | ${verdict(budgetShare <= 0.01)} |`,
   );
-  rows.push(`| … BinaryReadGuardMiddleware, clean text | ${fmt(withGuard)}: +${fmt(withGuard - pass)} per call = ${(((withGuard - pass) / stepCost) * 100).toFixed(2)}% of a step | | |`);
+  rows.push(
+    `| … BinaryReadGuardMiddleware, clean text | ${fmt(withGuard)}: +${fmt(withGuard - pass)} per call = ${(((withGuard - pass) / stepCost) * 100).toFixed(2)}% of a step | | |`,
+  );
   rows.push(
     `| 100-step createAgent run: 2 pass-through wrapToolCall middlewares vs the budget + the binary guard (fastest of 9 interleaved runs) | ${fmt(passRun)} vs ${fmt(guardRun)} (${((guardRun / passRun - 1) * 100).toFixed(1)}%; run-to-run spread of the baseline ${(((Math.max(...times.passThrough) - passRun) / passRun) * 100).toFixed(0)}%) | | |`,
   );

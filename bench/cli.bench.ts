@@ -84,12 +84,20 @@ const WORKER_ROUNDS = 3;
  * (most of a second, loading LangChain) no longer counts.
  */
 async function workerRows(dir: string, threads: number): Promise<string> {
-  if (!existsSync(BUILT_CLI)) return "### `eval --workers` (issue 30)\n\nSkipped: no build (run `npm run build` first).";
-  const rows = ["| threads | `--workers 1` p50 | `--workers 2` p50 | speed-up (ratio of p50s; per round) | target |", "|---|---|---|---|---|"];
+  if (!existsSync(BUILT_CLI))
+    return "### `eval --workers` (issue 30)\n\nSkipped: no build (run `npm run build` first).";
+  const rows = [
+    "| threads | `--workers 1` p50 | `--workers 2` p50 | speed-up (ratio of p50s; per round) | target |",
+    "|---|---|---|---|---|",
+  ];
   for (const copies of [1, 8]) {
     let calls = 0;
     const run = (workers: number) => {
-      const out = execFileSync(process.execPath, [BUILT_CLI, "eval", ...Array.from({ length: copies }, () => dir), "--workers", String(workers)], { encoding: "utf8", maxBuffer: 1 << 26 });
+      const out = execFileSync(
+        process.execPath,
+        [BUILT_CLI, "eval", ...Array.from({ length: copies }, () => dir), "--workers", String(workers)],
+        { encoding: "utf8", maxBuffer: 1 << 26 },
+      );
       calls = Number(/^tool calls\s+([\d,]+)/m.exec(out)![1]!.replaceAll(",", ""));
       return Number(/^throughput .*\(([\d.]+) s\)/m.exec(out)![1]);
     };
@@ -101,10 +109,13 @@ async function workerRows(dir: string, threads: number): Promise<string> {
       one.push(run(1));
       two.push(run(2));
     }
-    const rate = (seconds: number) => `${Math.round(calls / seconds).toLocaleString("en-US")} calls/s (${seconds.toFixed(2)} s)`;
+    const rate = (seconds: number) =>
+      `${Math.round(calls / seconds).toLocaleString("en-US")} calls/s (${seconds.toFixed(2)} s)`;
     const [p1, p2] = [summarise(one).p50, summarise(two).p50];
     const perRound = one.map((s, i) => (s / two[i]!).toFixed(2)).join(", ");
-    rows.push(`| ${threads * copies} (${calls.toLocaleString("en-US")} tool calls) | ${rate(p1)} | ${rate(p2)} | ${(p1 / p2).toFixed(2)}× (${perRound}) | ≥ 1.7× ${verdict(p1 / p2 >= 1.7)} |`);
+    rows.push(
+      `| ${threads * copies} (${calls.toLocaleString("en-US")} tool calls) | ${rate(p1)} | ${rate(p2)} | ${(p1 / p2).toFixed(2)}× (${perRound}) | ≥ 1.7× ${verdict(p1 / p2 >= 1.7)} |`,
+    );
   }
   return `### \`eval --workers\` (issue 30)\n\nThe built CLI, ${WORKER_ROUNDS} rounds after a warm-up, taking turns, ${availableParallelism()} cores.\n\n${rows.join("\n")}`;
 }

@@ -88,7 +88,9 @@ export default async function estimateBench(): Promise<string> {
     "|---|---|---|---|---|---|",
   ];
   const spread = ratioRows(rows);
-  const all = corpus(CHARS_PER_CLASS).map((c) => c.text).join("\n");
+  const all = corpus(CHARS_PER_CLASS)
+    .map((c) => c.text)
+    .join("\n");
   const summary = [
     "| measurement | result | target | |",
     "|---|---|---|---|",
@@ -96,10 +98,16 @@ export default async function estimateBench(): Promise<string> {
   ];
   const speed = Number(megabytesPerSecond(all));
   const prose = corpusText("prose", 1_000_000);
-  summary.push(`| estimate speed, the whole corpus (${(Buffer.byteLength(all) / 1e6).toFixed(1)} MB UTF-8) | ${speed} MB/s | ≥ 50 MB/s | ${verdict(speed >= 50)} |`);
-  summary.push(`| js-tiktoken o200k_base, for comparison: the whole corpus / 1 MB of prose | ${tiktokenMegabytesPerSecond(all)} / ${tiktokenMegabytesPerSecond(prose)} MB/s | | |`);
+  summary.push(
+    `| estimate speed, the whole corpus (${(Buffer.byteLength(all) / 1e6).toFixed(1)} MB UTF-8) | ${speed} MB/s | ≥ 50 MB/s | ${verdict(speed >= 50)} |`,
+  );
+  summary.push(
+    `| js-tiktoken o200k_base, for comparison: the whole corpus / 1 MB of prose | ${tiktokenMegabytesPerSecond(all)} / ${tiktokenMegabytesPerSecond(prose)} MB/s | | |`,
+  );
   const at100 = textsPerStep(100);
   const at1000 = textsPerStep(1000);
-  summary.push(`| texts estimated by a new step (one tool call and its result), 100 / 1,000 messages of history | ${at100} / ${at1000} | the same | ${verdict(at100 === at1000)} |`);
+  summary.push(
+    `| texts estimated by a new step (one tool call and its result), 100 / 1,000 messages of history | ${at100} / ${at1000} | the same | ${verdict(at100 === at1000)} |`,
+  );
   return `## Context-overflow estimate\n\n${rows.join("\n")}\n\n${summary.join("\n")}`;
 }

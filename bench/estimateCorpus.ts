@@ -5,7 +5,19 @@
  * read the same corpus, so the bounds the test pins are the ones the bench reports.
  */
 
-export const TEXT_CLASSES = ["prose", "code", "json", "hexLog", "ids", "numbers", "hexDump", "base64", "cjk", "emoji", "mixed"] as const;
+export const TEXT_CLASSES = [
+  "prose",
+  "code",
+  "json",
+  "hexLog",
+  "ids",
+  "numbers",
+  "hexDump",
+  "base64",
+  "cjk",
+  "emoji",
+  "mixed",
+] as const;
 export type TextClass = (typeof TEXT_CLASSES)[number];
 
 /** A small xorshift generator: the same seed gives the same corpus on every machine. */
@@ -78,7 +90,21 @@ function sentence(r: Random): string {
   const words: string[] = [];
   for (let i = 0; i < n; i++) {
     const roll = r.next();
-    let w = roll < 0.05 ? r.pick(LONG_WORDS) : roll < 0.25 ? r.pick(RARER_WORDS) : roll < 0.33 ? inlineCode(r) : roll < 0.37 ? r.pick([String(r.int(100)), r.int(100000).toLocaleString("en-US"), `${r.int(100)}%`, `${(r.next() * 10).toFixed(2)}×`]) : r.pick(WORDS);
+    let w =
+      roll < 0.05
+        ? r.pick(LONG_WORDS)
+        : roll < 0.25
+          ? r.pick(RARER_WORDS)
+          : roll < 0.33
+            ? inlineCode(r)
+            : roll < 0.37
+              ? r.pick([
+                  String(r.int(100)),
+                  r.int(100000).toLocaleString("en-US"),
+                  `${r.int(100)}%`,
+                  `${(r.next() * 10).toFixed(2)}×`,
+                ])
+              : r.pick(WORDS);
     if (roll > 0.37 && r.chance(0.12)) w += r.pick(["s", "ed", "ing", "'s"]);
     if (i === 0) w = w[0]!.toUpperCase() + w.slice(1);
     if (roll > 0.37 && r.chance(0.04)) w = `${w}-${r.pick(WORDS)}`;
@@ -107,7 +133,38 @@ function prose(r: Random, chars: number): string {
   return parts.join("\n\n");
 }
 
-const IDENT_PARTS = ["get", "set", "read", "write", "tool", "call", "message", "token", "count", "result", "store", "key", "value", "request", "handler", "window", "limit", "state", "index", "entry", "size", "text", "parse", "build", "next", "last", "item", "list", "map", "options"];
+const IDENT_PARTS = [
+  "get",
+  "set",
+  "read",
+  "write",
+  "tool",
+  "call",
+  "message",
+  "token",
+  "count",
+  "result",
+  "store",
+  "key",
+  "value",
+  "request",
+  "handler",
+  "window",
+  "limit",
+  "state",
+  "index",
+  "entry",
+  "size",
+  "text",
+  "parse",
+  "build",
+  "next",
+  "last",
+  "item",
+  "list",
+  "map",
+  "options",
+];
 
 function identifier(r: Random, capital = false): string {
   const n = 1 + r.int(3);
@@ -133,11 +190,23 @@ function code(r: Random, chars: number): string {
     for (let i = 0; i < body; i++) {
       const indent = "  ".repeat(1 + r.int(3));
       const roll = r.next();
-      if (roll < 0.25) lines.push(`${indent}const ${identifier(r)} = ${identifier(r)}.${identifier(r)}(${identifier(r)}, "${r.pick(WORDS)}_${r.pick(WORDS)}");`);
-      else if (roll < 0.45) lines.push(`${indent}if (${identifier(r)} === undefined || ${identifier(r)}.length > ${r.int(5000)}) return ${identifier(r)};`);
-      else if (roll < 0.6) lines.push(`${indent}for (let i = 0; i < ${identifier(r)}.length; i++) ${identifier(r)} += ${identifier(r)}[i]!;`);
+      if (roll < 0.25)
+        lines.push(
+          `${indent}const ${identifier(r)} = ${identifier(r)}.${identifier(r)}(${identifier(r)}, "${r.pick(WORDS)}_${r.pick(WORDS)}");`,
+        );
+      else if (roll < 0.45)
+        lines.push(
+          `${indent}if (${identifier(r)} === undefined || ${identifier(r)}.length > ${r.int(5000)}) return ${identifier(r)};`,
+        );
+      else if (roll < 0.6)
+        lines.push(
+          `${indent}for (let i = 0; i < ${identifier(r)}.length; i++) ${identifier(r)} += ${identifier(r)}[i]!;`,
+        );
       else if (roll < 0.75) lines.push(`${indent}// ${sentence(r)}`);
-      else lines.push(`${indent}${identifier(r)}.push({ ${identifier(r)}: ${identifier(r)}, ${identifier(r)}: ${r.int(100)} });`);
+      else
+        lines.push(
+          `${indent}${identifier(r)}.push({ ${identifier(r)}: ${identifier(r)}, ${identifier(r)}: ${r.int(100)} });`,
+        );
     }
     lines.push(`  return ${identifier(r)};`, "}", "");
     const block = lines.join("\n");
@@ -193,7 +262,8 @@ function hexLog(r: Random, chars: number): string {
 
 /** Random identifiers in the alphabets services use: lower case, base32, ULIDs, nanoids, tokens. */
 function ids(r: Random, chars: number): string {
-  const from = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[r.int(alphabet.length)]).join("");
+  const from = (alphabet: string, n: number) =>
+    Array.from({ length: n }, () => alphabet[r.int(alphabet.length)]).join("");
   const lower = "abcdefghijklmnopqrstuvwxyz";
   const lines: string[] = [];
   let size = 0;
@@ -257,7 +327,8 @@ function base64(r: Random, chars: number): string {
 
 const HANZI =
   "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处队南给色光门即保治北造百规热领七海口东导器压志世金增争济阶油思术极交受联什认六共权收证改清己美再采转更单风切打白教速花带安场身车例真务具万每目至达走积示议声报斗完类八离华名确才科张信马节话米整空元况今集温传土许步群广石记需段研界拉林律叫且究观越织装影算低持音众书布复容儿须际商非验连断深难近矿千周委素技备半办青省列习响约支般史感劳便团往酸历市克何除消构府称太准精值号率族维划选标写存候毛亲快效斯院查江型眼王按格养易置派层片始却专状育厂京识适属圆包火住调满县局照参红细引听该铁价严";
-const KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんアイウエオカキクケコサシスセソタチツテトナニヌネノ";
+const KANA =
+  "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんアイウエオカキクケコサシスセソタチツテトナニヌネノ";
 
 /** Chinese and Japanese text: common characters, full-width punctuation. */
 function cjk(r: Random, chars: number): string {
@@ -270,7 +341,38 @@ function cjk(r: Random, chars: number): string {
   return out;
 }
 
-const EMOJI = ["😀", "😂", "🥲", "😍", "🤔", "👍", "👎", "🎉", "🔥", "✨", "🚀", "💡", "✅", "❌", "⚠️", "❤️", "👋🏽", "👩‍💻", "🧑‍🤝‍🧑", "🇫🇷", "🇯🇵", "📦", "🐛", "🛠️", "📈", "🙏🏻", "😅", "💬", "🏳️‍🌈", "⭐"];
+const EMOJI = [
+  "😀",
+  "😂",
+  "🥲",
+  "😍",
+  "🤔",
+  "👍",
+  "👎",
+  "🎉",
+  "🔥",
+  "✨",
+  "🚀",
+  "💡",
+  "✅",
+  "❌",
+  "⚠️",
+  "❤️",
+  "👋🏽",
+  "👩‍💻",
+  "🧑‍🤝‍🧑",
+  "🇫🇷",
+  "🇯🇵",
+  "📦",
+  "🐛",
+  "🛠️",
+  "📈",
+  "🙏🏻",
+  "😅",
+  "💬",
+  "🏳️‍🌈",
+  "⭐",
+];
 
 /** Chat messages dense with emoji: skin tones, flags, joined sequences, variation selectors. */
 function emoji(r: Random, chars: number): string {
@@ -278,7 +380,8 @@ function emoji(r: Random, chars: number): string {
   while (out.length < chars) {
     const parts: string[] = [];
     const n = 3 + r.int(8);
-    for (let i = 0; i < n; i++) parts.push(r.chance(0.6) ? Array.from({ length: 1 + r.int(3) }, () => r.pick(EMOJI)).join("") : r.pick(WORDS));
+    for (let i = 0; i < n; i++)
+      parts.push(r.chance(0.6) ? Array.from({ length: 1 + r.int(3) }, () => r.pick(EMOJI)).join("") : r.pick(WORDS));
     out += parts.join(" ") + "\n";
   }
   return out;
@@ -307,7 +410,19 @@ function mixed(r: Random, chars: number): string {
   return parts.join("\n\n");
 }
 
-const GENERATORS: Record<TextClass, (r: Random, chars: number) => string> = { prose, code, json, hexLog, ids, numbers, hexDump, base64, cjk, emoji, mixed };
+const GENERATORS: Record<TextClass, (r: Random, chars: number) => string> = {
+  prose,
+  code,
+  json,
+  hexLog,
+  ids,
+  numbers,
+  hexDump,
+  base64,
+  cjk,
+  emoji,
+  mixed,
+};
 
 /** `chars` characters (about) of one class; the same arguments give the same text. */
 export function corpusText(kind: TextClass, chars: number, seed = 1): string {

@@ -22,7 +22,9 @@ const episodesFile = join(root, "test", "fixtures", "loop-episodes.json");
 const output = join(root, "docs", "evaluation.md");
 
 if (!existsSync(join(evaldata, "index.json"))) {
-  console.error(`eval:real: no recorded runs at ${evaldata} (it needs index.json and threads/); give another folder: npm run eval:real -- <folder>`);
+  console.error(
+    `eval:real: no recorded runs at ${evaldata} (it needs index.json and threads/); give another folder: npm run eval:real -- <folder>`,
+  );
   process.exit(1);
 }
 
@@ -95,25 +97,46 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
       const { decisions } = await replayThread(messages as never, stack);
       // What the stack would have done live: a guard's judgement of a call an outer guard had
       // answered, or made after the run would have stopped, is left out.
-      return decisions.filter((d) => !d.shadowedBy && !d.afterStop).map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({ callIndex, toolCallId, tool, action, guard, reason }));
+      return decisions
+        .filter((d) => !d.shadowedBy && !d.afterStop)
+        .map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({
+          callIndex,
+          toolCallId,
+          tool,
+          action,
+          guard,
+          reason,
+        }));
     },
   };
 }
 
 const DETECTORS: Detector[] = [
-  ours("harness-kit: both loop guards", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } }, "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options"),
-  ours("harness-kit: LoopGuard", { guards: { LoopGuardMiddleware: {} } }, `LoopGuardMiddleware alone: warn at ${loopDefaults.warnAt}, stop at ${loopDefaults.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`),
-  ours("harness-kit: ProgressAwareLoopGuard", { guards: { ProgressAwareLoopGuardMiddleware: {} } }, "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added; or a retry keeping every value its error names) brought nothing new since the world last changed (reads, shell reads included, change nothing), stop when a directive was ignored"),
-  ...BASELINES.map(
-    (baseline): Detector => ({
-      name: baseline.name,
-      ours: false,
-      describe: `${baseline.rule}; ${baseline.intervention} (counted as a stop)`,
-      async run(messages) {
-        return baseline.detect(callEvents(messages)).map((f) => ({ ...f, action: "stop" as const, guard: baseline.name }));
-      },
-    }),
+  ours(
+    "harness-kit: both loop guards",
+    { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } },
+    "the loop guards of `recommendedGuards`, in its order `[ProgressAwareLoopGuardMiddleware, LoopGuardMiddleware]`, default options",
   ),
+  ours(
+    "harness-kit: LoopGuard",
+    { guards: { LoopGuardMiddleware: {} } },
+    `LoopGuardMiddleware alone: warn at ${loopDefaults.warnAt}, stop at ${loopDefaults.stopAt} identical consecutive calls (normalised arguments) since the call's result last brought something new`,
+  ),
+  ours(
+    "harness-kit: ProgressAwareLoopGuard",
+    { guards: { ProgressAwareLoopGuardMiddleware: {} } },
+    "ProgressAwareLoopGuardMiddleware alone: directive once a repeat (or a near-duplicate: respelled, reworded, a field added; or a retry keeping every value its error names) brought nothing new since the world last changed (reads, shell reads included, change nothing), stop when a directive was ignored",
+  ),
+  ...BASELINES.map((baseline): Detector => ({
+    name: baseline.name,
+    ours: false,
+    describe: `${baseline.rule}; ${baseline.intervention} (counted as a stop)`,
+    async run(messages) {
+      return baseline
+        .detect(callEvents(messages))
+        .map((f) => ({ ...f, action: "stop" as const, guard: baseline.name }));
+    },
+  })),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +201,9 @@ function episodeResult(episode: Episode, hs: readonly Hit[]): EpisodeResult {
 /** A markdown table; columns listed in `textColumns` are left-aligned, the others hold numbers. */
 function table(header: string[], rows: string[][], textColumns: number[] = [0]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join("\n");
+  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join(
+    "\n",
+  );
 }
 
 function kindCounts(list: readonly Episode[]): string {
@@ -230,7 +255,9 @@ async function main(): Promise<void> {
       const r = episodeResult(e, of(threads.find((t) => t.key === e.thread)!));
       return r.occurrence !== undefined && r.occurrence <= 3;
     }).length;
-    const legitHit = episodes.legitimate.filter((e) => episodeResult(e, of(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined).length;
+    const legitHit = episodes.legitimate.filter(
+      (e) => episodeResult(e, of(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined,
+    ).length;
     const successStop = count(successful, of, (hs) => acts(hs, "stop"));
     const successDirective = count(successful, of, (hs) => acts(hs, "directive"));
     return [
@@ -262,7 +289,8 @@ async function main(): Promise<void> {
   );
 
   // Where a live run would have stopped
-  const progressStop = (t: Thread) => hitsOf(DETECTORS[0]!)(t).some((h) => h.guard === "ProgressAwareLoopGuardMiddleware" && h.action === "stop");
+  const progressStop = (t: Thread) =>
+    hitsOf(DETECTORS[0]!)(t).some((h) => h.guard === "ProgressAwareLoopGuardMiddleware" && h.action === "stop");
   const liveStops = threads.filter(progressStop);
   const successfulStops = liveStops.filter((t) => t.successful).length;
   out.push(
@@ -277,10 +305,22 @@ async function main(): Promise<void> {
   for (const source of SOURCES) {
     const inSource = threads.filter((t) => t.source === source);
     const ok = inSource.filter((t) => t.successful);
-    out.push(`### ${source}`, "", `${inSource.length} threads, ${inSource.reduce((n, t) => n + t.calls, 0).toLocaleString("en-US")} tool calls, ${ok.length} successful.`, "");
+    out.push(
+      `### ${source}`,
+      "",
+      `${inSource.length} threads, ${inSource.reduce((n, t) => n + t.calls, 0).toLocaleString("en-US")} tool calls, ${ok.length} successful.`,
+      "",
+    );
     out.push(
       table(
-        ["detector", "threads with a directive or stop", "threads with a stop", "threads with a directive", "successful runs with a stop", "successful runs with a directive"],
+        [
+          "detector",
+          "threads with a directive or stop",
+          "threads with a stop",
+          "threads with a directive",
+          "successful runs with a stop",
+          "successful runs with a directive",
+        ],
         DETECTORS.map((d) => {
           const of = hitsOf(d);
           return [
@@ -288,8 +328,18 @@ async function main(): Promise<void> {
             `${count(inSource, of, intervenes)} (${pct(count(inSource, of, intervenes), inSource.length)})`,
             `${count(inSource, of, (hs) => acts(hs, "stop"))}`,
             `${count(inSource, of, (hs) => acts(hs, "directive"))}`,
-            ok.length ? `${count(ok, of, (hs) => acts(hs, "stop"))} (${pct(count(ok, of, (hs) => acts(hs, "stop")), ok.length)})` : "–",
-            ok.length ? `${count(ok, of, (hs) => acts(hs, "directive"))} (${pct(count(ok, of, (hs) => acts(hs, "directive")), ok.length)})` : "–",
+            ok.length
+              ? `${count(ok, of, (hs) => acts(hs, "stop"))} (${pct(
+                  count(ok, of, (hs) => acts(hs, "stop")),
+                  ok.length,
+                )})`
+              : "–",
+            ok.length
+              ? `${count(ok, of, (hs) => acts(hs, "directive"))} (${pct(
+                  count(ok, of, (hs) => acts(hs, "directive")),
+                  ok.length,
+                )})`
+              : "–",
           ];
         }),
       ),
@@ -309,7 +359,11 @@ async function main(): Promise<void> {
     "",
     `${episodes.stuck.length} episodes, by kind: ${kindCounts(episodes.stuck)}. Where each detector first answers the repeated call with a directive or a stop: the occurrence of the repeated call (1 = its first call) and the call's index in the thread (from 0). Requirement for ours: by the 3rd occurrence. — means never.`,
     "",
-    table(["episode", "kind", ...DETECTORS.map((d) => d.name)], episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]), [0, 1]),
+    table(
+      ["episode", "kind", ...DETECTORS.map((d) => d.name)],
+      episodes.stuck.map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]),
+      [0, 1],
+    ),
     "",
     "## Legitimate repetition",
     "",
@@ -317,20 +371,44 @@ async function main(): Promise<void> {
     "",
   );
   const legitHitRows = episodes.legitimate
-    .filter((e) => DETECTORS.some((d) => episodeResult(e, hitsOf(d)(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined))
+    .filter((e) =>
+      DETECTORS.some(
+        (d) => episodeResult(e, hitsOf(d)(threads.find((t) => t.key === e.thread)!)).occurrence !== undefined,
+      ),
+    )
     .map((e) => [describeEpisode(e), e.kind, ...DETECTORS.map((d) => cell(e, d))]);
-  out.push(legitHitRows.length ? table(["episode", "kind", ...DETECTORS.map((d) => d.name)], legitHitRows, [0, 1]) : "No detector answers any of them.", "");
+  out.push(
+    legitHitRows.length
+      ? table(["episode", "kind", ...DETECTORS.map((d) => d.name)], legitHitRows, [0, 1])
+      : "No detector answers any of them.",
+    "",
+  );
 
   // Misses and false alarms of ours
   out.push("## What the remaining misses and false alarms look like", "");
   const stack = DETECTORS[0]!;
   const stackOf = hitsOf(stack);
-  const falseOnSuccess = successful.flatMap((t) => stackOf(t).filter((h) => h.action !== "warn").map((h) => ({ t, h })));
+  const falseOnSuccess = successful.flatMap((t) =>
+    stackOf(t)
+      .filter((h) => h.action !== "warn")
+      .map((h) => ({ t, h })),
+  );
   out.push(
     `### Directives and stops on successful runs (${stack.name})`,
     "",
     falseOnSuccess.length
-      ? table(["thread", "call", "tool", "guard", "action", "reason"], falseOnSuccess.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]), [0, 2, 3, 4, 5])
+      ? table(
+          ["thread", "call", "tool", "guard", "action", "reason"],
+          falseOnSuccess.map(({ t, h }) => [
+            t.key,
+            `${h.callIndex} (${h.toolCallId})`,
+            h.tool,
+            h.guard,
+            h.action,
+            h.reason,
+          ]),
+          [0, 2, 3, 4, 5],
+        )
       : "None.",
     "",
   );
@@ -340,7 +418,18 @@ async function main(): Promise<void> {
   out.push(
     `### Stuck episodes not answered by the 3rd call (${stack.name})`,
     "",
-    misses.length ? table(["episode", "kind", "why it is stuck", "first directive or stop"], misses.map(({ e, r }) => [describeEpisode(e), e.kind, e.reason, r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never"]), [0, 1, 2, 3]) : "None.",
+    misses.length
+      ? table(
+          ["episode", "kind", "why it is stuck", "first directive or stop"],
+          misses.map(({ e, r }) => [
+            describeEpisode(e),
+            e.kind,
+            e.reason,
+            r.occurrence ? `occurrence ${r.occurrence} (call ${r.callIndex})` : "never",
+          ]),
+          [0, 1, 2, 3],
+        )
+      : "None.",
     "",
   );
   const legitHits = episodes.legitimate
@@ -350,18 +439,46 @@ async function main(): Promise<void> {
     `### Legitimate repetitions answered with a directive or stop (${stack.name})`,
     "",
     legitHits.length
-      ? table(["episode", "kind", "first directive or stop"], legitHits.map(({ e, r }) => [describeEpisode(e), e.kind, `${r.hit!.guard} ${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex}): ${r.hit!.reason}`]), [0, 1, 2])
+      ? table(
+          ["episode", "kind", "first directive or stop"],
+          legitHits.map(({ e, r }) => [
+            describeEpisode(e),
+            e.kind,
+            `${r.hit!.guard} ${r.hit!.action} at occurrence ${r.occurrence} (call ${r.callIndex}): ${r.hit!.reason}`,
+          ]),
+          [0, 1, 2],
+        )
       : "None.",
     "",
   );
   const otherFlags = threads
     .filter((t) => !t.successful)
-    .flatMap((t) => stackOf(t).filter((h) => h.action !== "warn").map((h) => ({ t, h })))
-    .filter(({ t, h }) => ![...episodes.stuck, ...episodes.legitimate].some((e) => e.thread === t.key && e.calls.includes(h.toolCallId)));
+    .flatMap((t) =>
+      stackOf(t)
+        .filter((h) => h.action !== "warn")
+        .map((h) => ({ t, h })),
+    )
+    .filter(
+      ({ t, h }) =>
+        ![...episodes.stuck, ...episodes.legitimate].some((e) => e.thread === t.key && e.calls.includes(h.toolCallId)),
+    );
   out.push(
     `### Other directives and stops, on failed runs, outside the labelled episodes (${stack.name})`,
     "",
-    otherFlags.length ? table(["thread", "call", "tool", "guard", "action", "reason"], otherFlags.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]), [0, 2, 3, 4, 5]) : "None.",
+    otherFlags.length
+      ? table(
+          ["thread", "call", "tool", "guard", "action", "reason"],
+          otherFlags.map(({ t, h }) => [
+            t.key,
+            `${h.callIndex} (${h.toolCallId})`,
+            h.tool,
+            h.guard,
+            h.action,
+            h.reason,
+          ]),
+          [0, 2, 3, 4, 5],
+        )
+      : "None.",
     "",
     ANALYSIS,
     "",
@@ -371,7 +488,10 @@ async function main(): Promise<void> {
   out.push(...(await suggestSection(evaldata, index)));
 
   // Throughput of the CLI's replay
-  const files = index.map((entry) => ({ kind: "file" as const, path: join(evaldata, "threads", `${entry.thread}.json`) }));
+  const files = index.map((entry) => ({
+    kind: "file" as const,
+    path: join(evaldata, "threads", `${entry.thread}.json`),
+  }));
   let best = Number.POSITIVE_INFINITY;
   let calls = 0;
   for (let round = 0; round < 5; round++) {
@@ -385,7 +505,13 @@ async function main(): Promise<void> {
     "",
     table(
       ["measurement", "result", "target"],
-      [[`\`harness-kit eval\` replay of all ${threads.length} threads, its default stack: RunawayGuard and both loop guards (load, parse, replay; best of 5 in one process)`, `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`, `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`]],
+      [
+        [
+          `\`harness-kit eval\` replay of all ${threads.length} threads, its default stack: RunawayGuard and both loop guards (load, parse, replay; best of 5 in one process)`,
+          `${Math.round(rate).toLocaleString("en-US")} tool calls/s (${(best / 1000).toFixed(2)} s for ${calls.toLocaleString("en-US")} calls)`,
+          `≥ 20,000 tool calls/s ${targetMark(rate >= 20_000)}`,
+        ],
+      ],
     ),
     "",
     `This report's own run (7 detectors, one replay each) took ${replaySeconds.toFixed(1)} s, on ${cpus().length} cores with a load average of ${loadavg()[0]!.toFixed(1)} when it finished: timings from a busy machine are upper bounds.`,

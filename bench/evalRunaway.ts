@@ -28,8 +28,10 @@ type Usage = number | "estimate";
 const runawayDefaults = runawayGuardOptions.parse({});
 
 const USAGES: Usage[] = [8_000, 2_000, "estimate"];
-const usageLabel = (u: Usage) => (u === "estimate" ? "estimated (no usage)" : `simulated, ${u.toLocaleString("en-US")}-token system prompt`);
-const withUsage = (messages: readonly BaseMessage[], u: Usage) => (u === "estimate" ? [...messages] : simulateUsage(messages, u));
+const usageLabel = (u: Usage) =>
+  u === "estimate" ? "estimated (no usage)" : `simulated, ${u.toLocaleString("en-US")}-token system prompt`;
+const withUsage = (messages: readonly BaseMessage[], u: Usage) =>
+  u === "estimate" ? [...messages] : simulateUsage(messages, u);
 
 const SOURCES = ["tau-bench-airline", "mini-swe-agent-swebench", "whowhen-hand-crafted", "whowhen-algorithm-generated"];
 const PREVIOUS = { warnAt: 15, blockAt: 25, stopAt: 40 };
@@ -55,21 +57,32 @@ function measures(messages: readonly BaseMessage[]): Point[] {
   for (const message of messages) {
     history.push(message);
     const kind = messageKind(message);
-    if (kind === "human" && (message as { additional_kwargs?: { lc_source?: string } }).additional_kwargs?.lc_source !== "summarization") toolChars = 0;
+    if (
+      kind === "human" &&
+      (message as { additional_kwargs?: { lc_source?: string } }).additional_kwargs?.lc_source !== "summarization"
+    )
+      toolChars = 0;
     if (kind === "tool") toolChars += estimatedChars(message);
     if (kind !== "ai") continue;
     const asked = toolCallsOf(message);
     toolChars += estimatedChars({ tool_calls: asked });
     if (asked.length === 0) continue;
     const run = ledger.update(history).measureRun(runawayDefaults.minInputTokens);
-    points.push({ callIndex: calls, runaway: run.factor, previous: run.tokens / run.inputTokens, toolsAdded: toolChars / CHARS_PER_TOKEN / run.inputTokens });
+    points.push({
+      callIndex: calls,
+      runaway: run.factor,
+      previous: run.tokens / run.inputTokens,
+      toolsAdded: toolChars / CHARS_PER_TOKEN / run.inputTokens,
+    });
     calls += asked.length;
   }
   return points;
 }
 
-const peak = (points: readonly Point[], key: keyof Omit<Point, "callIndex">) => points.reduce((max, p) => Math.max(max, p[key]), 0);
-const crossing = (points: readonly Point[], key: keyof Omit<Point, "callIndex">, threshold: number) => points.find((p) => p[key] >= threshold)?.callIndex;
+const peak = (points: readonly Point[], key: keyof Omit<Point, "callIndex">) =>
+  points.reduce((max, p) => Math.max(max, p[key]), 0);
+const crossing = (points: readonly Point[], key: keyof Omit<Point, "callIndex">, threshold: number) =>
+  points.find((p) => p[key] >= threshold)?.callIndex;
 
 interface ThreadResult {
   key: string;
@@ -92,16 +105,28 @@ const tokens = (n: number) => `${(n / 1e6).toFixed(2)} M`;
 
 function table(header: string[], rows: string[][], textColumns: number[] = [0]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join("\n");
+  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join(
+    "\n",
+  );
 }
 
-export async function runawaySection(evaldata: string, index: readonly IndexEntry[], stuck: readonly Episode[]): Promise<string[]> {
+export async function runawaySection(
+  evaldata: string,
+  index: readonly IndexEntry[],
+  stuck: readonly Episode[],
+): Promise<string[]> {
   const threads: ThreadResult[] = [];
   const loaded = new Map<string, BaseMessage[]>();
   for (const entry of index) {
     const { messages } = loadThreadFile(join(evaldata, "threads", `${entry.thread}.json`));
     loaded.set(entry.thread, messages);
-    const result: ThreadResult = { key: entry.thread, source: entry.thread.split("/")[0]!, successful: entry.outcome.resolved === true || entry.outcome.reward === 1, decisions: new Map(), points: new Map() };
+    const result: ThreadResult = {
+      key: entry.thread,
+      source: entry.thread.split("/")[0]!,
+      successful: entry.outcome.resolved === true || entry.outcome.reward === 1,
+      decisions: new Map(),
+      points: new Map(),
+    };
     for (const usage of USAGES) {
       const billed = withUsage(messages, usage);
       result.decisions.set(usage, (await replayThread(billed, runawayStack())).decisions);
@@ -136,14 +161,30 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
   };
   const incident = incidentThread() as unknown as BaseMessage[];
   const incidentPoints = measures(simulateUsage(incident, INCIDENT.systemTokens));
-  const highest = (key: keyof Omit<Point, "callIndex">) => Math.max(...successful.flatMap((t) => [8_000, 2_000].map((u) => peak(t.points.get(u)!, key))));
+  const highest = (key: keyof Omit<Point, "callIndex">) =>
+    Math.max(...successful.flatMap((t) => [8_000, 2_000].map((u) => peak(t.points.get(u)!, key))));
   out.push(
     table(
-      ["measure", "successful runs, 8,000-token prompt: median / 99.5th percentile / max", "successful runs, 2,000-token prompt", "failed runs, 8,000: median / max", "the incident, at its last call"],
       [
-        [...measureRow("run tokens ÷ first input (the previous measure)", "previous"), x(peak(incidentPoints, "previous"))],
-        [...measureRow("tool-call and result tokens ÷ first input", "toolsAdded"), x(peak(incidentPoints, "toolsAdded"))],
-        [...measureRow("**runaway factor** (tokens since the last new result ÷ the context then)", "runaway"), x(peak(incidentPoints, "runaway"))],
+        "measure",
+        "successful runs, 8,000-token prompt: median / 99.5th percentile / max",
+        "successful runs, 2,000-token prompt",
+        "failed runs, 8,000: median / max",
+        "the incident, at its last call",
+      ],
+      [
+        [
+          ...measureRow("run tokens ÷ first input (the previous measure)", "previous"),
+          x(peak(incidentPoints, "previous")),
+        ],
+        [
+          ...measureRow("tool-call and result tokens ÷ first input", "toolsAdded"),
+          x(peak(incidentPoints, "toolsAdded")),
+        ],
+        [
+          ...measureRow("**runaway factor** (tokens since the last new result ÷ the context then)", "runaway"),
+          x(peak(incidentPoints, "runaway")),
+        ],
       ],
     ),
     "",
@@ -152,7 +193,12 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
   );
 
   // Decisions per source
-  out.push("### Decisions on every source", "", "Threads with each decision of RunawayGuard alone, and successful runs given a stop (target ≤ 0.5%) or a directive (target ≤ 3%).", "");
+  out.push(
+    "### Decisions on every source",
+    "",
+    "Threads with each decision of RunawayGuard alone, and successful runs given a stop (target ≤ 0.5%) or a directive (target ≤ 3%).",
+    "",
+  );
   const rows: string[][] = [];
   for (const source of SOURCES) {
     const inSource = threads.filter((t) => t.source === source);
@@ -184,24 +230,60 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
       `${directed} (${pct(directed, successful.length)}) ${mark(directed / successful.length <= 0.03)}`,
     ]);
   }
-  out.push(table(["source", "usage", "threads with a warn", "with a directive", "with a stop", "successful runs with a stop", "successful runs with a directive"], rows, [0, 1]), "");
+  out.push(
+    table(
+      [
+        "source",
+        "usage",
+        "threads with a warn",
+        "with a directive",
+        "with a stop",
+        "successful runs with a stop",
+        "successful runs with a directive",
+      ],
+      rows,
+      [0, 1],
+    ),
+    "",
+  );
   const previousRows = [8_000, 2_000].map((u) => {
     const stopped = successful.filter((t) => crossing(t.points.get(u)!, "previous", PREVIOUS.stopAt) !== undefined);
-    const blocked = successful.filter((t) => !stopped.includes(t) && crossing(t.points.get(u)!, "previous", PREVIOUS.blockAt) !== undefined);
+    const blocked = successful.filter(
+      (t) => !stopped.includes(t) && crossing(t.points.get(u)!, "previous", PREVIOUS.blockAt) !== undefined,
+    );
     const at = stopped.map((t) => crossing(t.points.get(u)!, "previous", PREVIOUS.stopAt)! + 1);
-    return [usageLabel(u), `${stopped.length} (${pct(stopped.length, successful.length)})`, `${blocked.length} (${pct(blocked.length, successful.length)})`, stopped.length ? `${percentile(at, 50)}` : "–"];
+    return [
+      usageLabel(u),
+      `${stopped.length} (${pct(stopped.length, successful.length)})`,
+      `${blocked.length} (${pct(blocked.length, successful.length)})`,
+      stopped.length ? `${percentile(at, 50)}` : "–",
+    ];
   });
   out.push(
     `For comparison, the previous measure and defaults (warn ${PREVIOUS.warnAt}×, block ${PREVIOUS.blockAt}×, stop ${PREVIOUS.stopAt}×) on the same successful runs:`,
     "",
-    table(["usage", "successful runs reaching the stop", "reaching the block only", "median tool call of the stop"], previousRows),
+    table(
+      ["usage", "successful runs reaching the stop", "reaching the block only", "median tool call of the stop"],
+      previousRows,
+    ),
     "",
   );
-  const flagged = successful.flatMap((t) => t.decisions.get(8_000)!.filter((h) => h.action !== "warn").map((h) => ({ t, h })));
+  const flagged = successful.flatMap((t) =>
+    t.decisions
+      .get(8_000)!
+      .filter((h) => h.action !== "warn")
+      .map((h) => ({ t, h })),
+  );
   out.push(
     "Directives and stops on successful runs (8,000-token prompt):",
     "",
-    flagged.length ? table(["thread", "call", "action", "reason"], flagged.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.action, h.reason]), [0, 2, 3]) : "None.",
+    flagged.length
+      ? table(
+          ["thread", "call", "action", "reason"],
+          flagged.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.action, h.reason]),
+          [0, 2, 3],
+        )
+      : "None.",
     "",
   );
 
@@ -216,7 +298,13 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
   for (const u of [8_000, 2_000] as const) {
     const stop = firstStop(incident, (await replayThread(simulateUsage(incident, u), runawayStack())).decisions, u);
     const previous = crossing(measures(simulateUsage(incident, u)), "previous", PREVIOUS.stopAt);
-    incidentRows.push([usageLabel(u), stop ? `call ${stop.callIndex + 1} of ${INCIDENT.toolCalls}, after ${tokens(stop.tokens)} of ${tokens(simulatedTotal(incident, u))} tokens` : "never", previous === undefined ? "never" : `call ${previous + 1}`]);
+    incidentRows.push([
+      usageLabel(u),
+      stop
+        ? `call ${stop.callIndex + 1} of ${INCIDENT.toolCalls}, after ${tokens(stop.tokens)} of ${tokens(simulatedTotal(incident, u))} tokens`
+        : "never",
+      previous === undefined ? "never" : `call ${previous + 1}`,
+    ]);
   }
   out.push(table(["usage", "RunawayGuard stops at", "the previous measure stopped at"], incidentRows, [0, 1, 2]), "");
 
@@ -236,13 +324,31 @@ export async function runawaySection(evaldata: string, index: readonly IndexEntr
     cells.push(previous === undefined ? "not within 40 more" : occurrenceAt(carried, episode, previous));
     episodeRows.push(cells);
   }
-  out.push(table(["episode", "kind", "RunawayGuard stops at, 8,000-token prompt", "2,000-token prompt", "the previous measure stopped at (8,000)"], episodeRows, [0, 1, 2, 3, 4]), "");
+  out.push(
+    table(
+      [
+        "episode",
+        "kind",
+        "RunawayGuard stops at, 8,000-token prompt",
+        "2,000-token prompt",
+        "the previous measure stopped at (8,000)",
+      ],
+      episodeRows,
+      [0, 1, 2, 3, 4],
+    ),
+    "",
+  );
   return out;
 }
 
-const simulatedTotal = (messages: readonly BaseMessage[], systemTokens: number) => billedTokens(simulateUsage(messages, systemTokens));
+const simulatedTotal = (messages: readonly BaseMessage[], systemTokens: number) =>
+  billedTokens(simulateUsage(messages, systemTokens));
 const firstInput = (messages: readonly BaseMessage[], systemTokens: number) =>
-  (simulateUsage(messages, systemTokens).find((m) => messageKind(m) === "ai") as unknown as { usage_metadata: { input_tokens: number } }).usage_metadata.input_tokens;
+  (
+    simulateUsage(messages, systemTokens).find((m) => messageKind(m) === "ai") as unknown as {
+      usage_metadata: { input_tokens: number };
+    }
+  ).usage_metadata.input_tokens;
 
 /** Which occurrence of a stuck episode's call (recorded, then carried on) the call at `callIndex` is, or would have been. */
 function occurrenceAt(carried: readonly BaseMessage[], episode: Episode, callIndex: number): string {

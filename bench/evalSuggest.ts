@@ -7,7 +7,14 @@ import { runawayGuardOptions } from "../src/guards/runaway/options.js";
 const RUNAWAY_GUARD_DEFAULTS = runawayGuardOptions.parse({});
 import { loadThreadFile } from "../src/replay/sources.js";
 import { simulateUsage } from "../src/replay/simulateUsage.js";
-import { bestPlainCap, capTally, DEFAULT_MARGINS, halfOf, type Margins, type StopTally } from "../src/replay/suggest.js";
+import {
+  bestPlainCap,
+  capTally,
+  DEFAULT_MARGINS,
+  halfOf,
+  type Margins,
+  type StopTally,
+} from "../src/replay/suggest.js";
 import { suggestThresholds, type LabelledThread, type SuggestReport } from "../src/replay/suggestRun.js";
 
 interface IndexEntry {
@@ -26,7 +33,9 @@ const pct = (part: number, whole: number) => (whole === 0 ? "–" : `${((100 * p
 
 function table(header: string[], rows: string[][], textColumns: number[] = [0]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join("\n");
+  return [line(header), line(header.map((_, i) => (textColumns.includes(i) ? "---" : "---:"))), ...rows.map(line)].join(
+    "\n",
+  );
 }
 
 /** A row's figures: successful runs stopped, failed runs stopped, failed-run tokens saved. */
@@ -46,7 +55,8 @@ function bestCapAt(report: SuggestReport, tally: StopTally): { cap: number; tall
 
 /** Whether a row meets the goal: few successful runs stopped, more failed-run tokens saved than the best plain cap at as many. */
 function verdict(tally: StopTally, best: StopTally): string {
-  const ok = tally.successful.stopped <= MOST_SUCCESSFUL_STOPPED && tally.failed.tokensAfterStops > best.failed.tokensAfterStops;
+  const ok =
+    tally.successful.stopped <= MOST_SUCCESSFUL_STOPPED && tally.failed.tokensAfterStops > best.failed.tokensAfterStops;
   return ok ? "✅" : "❌";
 }
 
@@ -88,22 +98,46 @@ export async function suggestSection(evaldata: string, index: readonly IndexEntr
       .map((e) => ({
         id: e.thread,
         successful: e.outcome.resolved === true || e.outcome.reward === 1,
-        messages: async () => simulateUsage(loadThreadFile(join(evaldata, "threads", `${e.thread}.json`)).messages, SYSTEM_TOKENS),
+        messages: async () =>
+          simulateUsage(loadThreadFile(join(evaldata, "threads", `${e.thread}.json`)).messages, SYSTEM_TOKENS),
       }));
     // In sample, for contrast: fitted and scored on the same threads, as --suggest without --holdout.
     const inSample = (await suggestThresholds(threads))!;
-    rows.push([`${source}, fitted and scored on all ${threads.length} threads (in sample)`, `suggested, margin 25%: ${settingsText(inSample)}`, ...figures(inSample.suggested), ""]);
-    rows.push(["", `best plain cap at as many (${inSample.bestCap.cap.toLocaleString("en-US")})`, ...figures(inSample.bestCap.tally), ""]);
+    rows.push([
+      `${source}, fitted and scored on all ${threads.length} threads (in sample)`,
+      `suggested, margin 25%: ${settingsText(inSample)}`,
+      ...figures(inSample.suggested),
+      "",
+    ]);
+    rows.push([
+      "",
+      `best plain cap at as many (${inSample.bestCap.cap.toLocaleString("en-US")})`,
+      ...figures(inSample.bestCap.tally),
+      "",
+    ]);
     for (const half of [0, 1] as const) {
       const fitted = threads.filter((t) => halfOf(t.id) === half).length;
       const label = `${source}, fitted on half ${half} (${fitted} threads), scored on half ${1 - half} (${threads.length - fitted})`;
       let first = true;
-      for (const [name, margins] of [["margin 25%", DEFAULT_MARGINS], ["no margin", NO_MARGIN]] as const) {
+      for (const [name, margins] of [
+        ["margin 25%", DEFAULT_MARGINS],
+        ["no margin", NO_MARGIN],
+      ] as const) {
         const report = (await suggestThresholds(threads, { fitHalf: half, margins }))!;
         if (first) {
           const best = bestCapAt(report, report.defaultStack);
-          rows.push([label, "default stack", ...figures(report.defaultStack), verdict(report.defaultStack, best.tally)]);
-          rows.push(["", `best plain cap at as many (${best.cap.toLocaleString("en-US")})`, ...figures(best.tally), ""]);
+          rows.push([
+            label,
+            "default stack",
+            ...figures(report.defaultStack),
+            verdict(report.defaultStack, best.tally),
+          ]);
+          rows.push([
+            "",
+            `best plain cap at as many (${best.cap.toLocaleString("en-US")})`,
+            ...figures(best.tally),
+            "",
+          ]);
           first = false;
         }
         const mark = verdict(report.suggested, report.bestCap.tally);
@@ -113,23 +147,69 @@ export async function suggestSection(evaldata: string, index: readonly IndexEntr
         rows.push(["", `suggested, ${name}: ${settingsText(report)}`, ...figures(report.suggested), mark]);
         if (name === "margin 25%") factors.push(factorRow(source, half, report));
         rows.push(["", `its maxRunTokens alone`, ...figures(report.capAlone), ""]);
-        rows.push(["", `best plain cap at as many (${report.bestCap.cap.toLocaleString("en-US")})`, ...figures(report.bestCap.tally), ""]);
+        rows.push([
+          "",
+          `best plain cap at as many (${report.bestCap.cap.toLocaleString("en-US")})`,
+          ...figures(report.bestCap.tally),
+          "",
+        ]);
         for (const [stopper, by] of Object.entries(report.suggestedBy)) {
-          breakdown.push([`${source}, half ${1 - half}`, name, stopper, `${by.successful}`, `${by.failed}`, M(by.failedTokens)]);
+          breakdown.push([
+            `${source}, half ${1 - half}`,
+            name,
+            stopper,
+            `${by.successful}`,
+            `${by.failed}`,
+            M(by.failedTokens),
+          ]);
         }
       }
     }
   }
-  out.push(table(["source and split", "settings", "successful runs stopped", "failed runs stopped", "failed-run tokens saved", "goal"], rows, [0, 1]), "");
+  out.push(
+    table(
+      [
+        "source and split",
+        "settings",
+        "successful runs stopped",
+        "failed runs stopped",
+        "failed-run tokens saved",
+        "goal",
+      ],
+      rows,
+      [0, 1],
+    ),
+    "",
+  );
   out.push(
     `The suggestion meets the goal in ${met} of ${rowsJudged} held-out rows. Added to its own cap, the runaway and loop signals save more failed-run tokens than that cap alone in ${overCap} of ${rowsJudged} rows (compare "its maxRunTokens alone"), but they fire on few runs and most of what is saved comes from the cap (see the breakdown below). With the 25% margin the fitted cap is looser than the best plain cap chosen on the scored half, and the signals do not make up the difference.`,
     "",
     "Where the runaway factor separates the outcomes: the highest factor a successful run of the fitted half reached, the stop tier fitted from it (margin 25%), and the failed runs of the scored half at or over that tier and over the default tier (8×). On SWE-bench a stop tier fitted on either half catches no more failed runs of the other than the default 8× does: successful runs go as high as almost every failed one. On τ-bench successful runs stay low and a few failed runs climb past a tier of 2×, so the factor does separate them there, but its runs (from one user message to the next) are short and end soon after: the tokens saved are small (breakdown below). No single stop tier serves both (a τ-bench tier would stop successful SWE-bench runs), so the guard's defaults were left as they are and the tiers are for `--suggest` to fit per agent.",
     "",
-    table(["source", "fitted half: highest successful factor", "fitted stop tier", "scored half: failed runs at or over it", "over the default 8×", "highest failed factor"], factors),
+    table(
+      [
+        "source",
+        "fitted half: highest successful factor",
+        "fitted stop tier",
+        "scored half: failed runs at or over it",
+        "over the default 8×",
+        "highest failed factor",
+      ],
+      factors,
+    ),
     "",
   );
-  out.push("What stopped the runs under the suggested settings (a run counts once, under the guard that stopped it first):", "");
-  out.push(table(["scored half", "margin", "stopped by", "successful runs", "failed runs", "failed-run tokens saved"], breakdown, [0, 1, 2]), "");
+  out.push(
+    "What stopped the runs under the suggested settings (a run counts once, under the guard that stopped it first):",
+    "",
+  );
+  out.push(
+    table(
+      ["scored half", "margin", "stopped by", "successful runs", "failed runs", "failed-run tokens saved"],
+      breakdown,
+      [0, 1, 2],
+    ),
+    "",
+  );
   return out;
 }

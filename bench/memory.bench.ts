@@ -13,7 +13,10 @@ interface MemoryRun {
 }
 
 function run(config: "bare" | "stack"): MemoryRun {
-  const out = execFileSync(tsx, ["--expose-gc", join(here, "memoryChild.ts"), config], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const out = execFileSync(tsx, ["--expose-gc", join(here, "memoryChild.ts"), config], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split("\n").at(-1)!) as MemoryRun;
 }
 

@@ -17,8 +17,10 @@ export function mirrorHooks(middleware: AgentMiddleware, index: number): AgentMi
     const nothing = async () => undefined;
     config[kind] = typeof hook === "function" ? nothing : { canJumpTo: hook.canJumpTo, hook: nothing };
   }
-  if (source.wrapToolCall) config.wrapToolCall = (request: unknown, handler: (r: unknown) => unknown) => handler(request);
-  if (source.wrapModelCall) config.wrapModelCall = (request: unknown, handler: (r: unknown) => unknown) => handler(request);
+  if (source.wrapToolCall)
+    config.wrapToolCall = (request: unknown, handler: (r: unknown) => unknown) => handler(request);
+  if (source.wrapModelCall)
+    config.wrapModelCall = (request: unknown, handler: (r: unknown) => unknown) => handler(request);
   if ((middleware as { tools?: unknown[] }).tools?.length) config.tools = (middleware as { tools?: unknown[] }).tools;
   return createMiddleware(config as Parameters<typeof createMiddleware>[0]) as AgentMiddleware;
 }

@@ -37,7 +37,12 @@ async function offloadRows(offloads: LangGraphOffloadStore, rows: string[]): Pro
   for (const size of [40_000, 1_000_000]) {
     const content = "x".repeat(size - 20) + "0123456789abcdefghij";
     let n = 0;
-    const context = (): OffloadContext => ({ toolName: "fetch", toolCallId: `call-${n}`, threadId: `bench-${size}`, state: {} });
+    const context = (): OffloadContext => ({
+      toolName: "fetch",
+      toolCallId: `call-${n}`,
+      threadId: `bench-${size}`,
+      state: {},
+    });
     const put = await measure(() => offloads.put(`fetch-call-${++n}`, content, context()), 100);
     const get = await measure(() => offloads.get(`fetch-call-${1 + (n++ % 50)}`, context()), 100);
     const label = size >= 1e6 ? `${size / 1e6} MB` : `${size / 1000} KB`;
@@ -52,7 +57,11 @@ async function offloadRows(offloads: LangGraphOffloadStore, rows: string[]): Pro
  * each step ends (`durability: "sync"`), so every agent pays for its own writes in its own turn.
  */
 async function stepRows(saver: PostgresSaver, store: PostgresStore, rows: string[]): Promise<void> {
-  const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 }, offloadStore: new LangGraphOffloadStore({ store }) }).agent;
+  const guards = () =>
+    recommendedGuards({
+      runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 },
+      offloadStore: new LangGraphOffloadStore({ store }),
+    }).agent;
   const configs: Record<string, () => AgentMiddleware[]> = { bare: () => [], guarded: guards };
   const ratios: number[] = [];
   const busy: Record<string, number[]> = { bare: [], guarded: [] };
@@ -63,9 +72,16 @@ async function stepRows(saver: PostgresSaver, store: PostgresStore, rows: string
       order.map((name, i) =>
         turns.run(i, async () => {
           const agent = scriptedAgent(saver, configs[name]!(), () => turns.handOver(i));
-          const config = { configurable: { thread_id: `steps-${round}-${name}` }, recursionLimit: 10_000, durability: "sync" as const };
-          const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
-          if (messages.filter(ToolMessage.isInstance).length !== STEPS) throw new Error(`${name} ended early: ${String(messages.at(-1)?.content)}`);
+          const config = {
+            configurable: { thread_id: `steps-${round}-${name}` },
+            recursionLimit: 10_000,
+            durability: "sync" as const,
+          };
+          const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as {
+            messages: BaseMessage[];
+          };
+          if (messages.filter(ToolMessage.isInstance).length !== STEPS)
+            throw new Error(`${name} ended early: ${String(messages.at(-1)?.content)}`);
         }),
       ),
     );
@@ -78,8 +94,12 @@ async function stepRows(saver: PostgresSaver, store: PostgresStore, rows: string
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   const [bare, guarded, ratio] = [median(busy.bare!), median(busy.guarded!), median(ratios)];
   const spread = `rounds from ${Math.min(...ratios).toFixed(3)}× to ${Math.max(...ratios).toFixed(3)}×`;
-  rows.push(`| ${STEPS}-step createAgent on PostgresSaver: bare / with the recommended stack | ${fmt(bare / STEPS)} / ${fmt(guarded / STEPS)} per step |`);
-  rows.push(`| … the stack ÷ bare, per step (median of ${ROUNDS} rounds) | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / STEPS)} per step; ${spread}) |`);
+  rows.push(
+    `| ${STEPS}-step createAgent on PostgresSaver: bare / with the recommended stack | ${fmt(bare / STEPS)} / ${fmt(guarded / STEPS)} per step |`,
+  );
+  rows.push(
+    `| … the stack ÷ bare, per step (median of ${ROUNDS} rounds) | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / STEPS)} per step; ${spread}) |`,
+  );
 }
 
 function scriptedAgent(checkpointer: PostgresSaver, middleware: AgentMiddleware[], endTurn: () => Promise<void>) {

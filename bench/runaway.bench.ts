@@ -6,7 +6,14 @@ import { overheadRows } from "./agentOverhead.js";
 import { fmt, measure, nowMicros, summarise, verdict } from "./timing.js";
 import { syntheticThread } from "./threads.js";
 
-const SETTINGS: RunawaySettings = { warnAt: 15, blockAt: 25, stopAt: 40, minInputTokens: 1000, maxRunTokens: 5_000_000, maxThreadTokens: 50_000_000 };
+const SETTINGS: RunawaySettings = {
+  warnAt: 15,
+  blockAt: 25,
+  stopAt: 40,
+  minInputTokens: 1000,
+  maxRunTokens: 5_000_000,
+  maxThreadTokens: 50_000_000,
+};
 
 /**
  * One step as the live hook pays for it: a ledger that already holds `history` calls takes the
@@ -31,13 +38,21 @@ async function decisionNumbers(rows: string[]): Promise<void> {
   perStep(100); // warm up
   const at100 = perStep(100);
   const at10k = perStep(10_000);
-  rows.push(`| decision per step (ledger update + decision), 100 calls of history | p50 ${fmt(at100.p50)} (p95 ${fmt(at100.p95)}) | p50 ≤ 20 µs | ${verdict(at100.p50 <= 20)} |`);
+  rows.push(
+    `| decision per step (ledger update + decision), 100 calls of history | p50 ${fmt(at100.p50)} (p95 ${fmt(at100.p95)}) | p50 ≤ 20 µs | ${verdict(at100.p50 <= 20)} |`,
+  );
   rows.push(
     `| decision per step, 10,000 calls of history | p50 ${fmt(at10k.p50)} (p95 ${fmt(at10k.p95)}; ${(at10k.p50 / at100.p50).toFixed(2)}× the cost at 100) | ≤ 2× the cost at 100 | ${verdict(at10k.p50 <= 2 * at100.p50)} |`,
   );
   const big = syntheticThread(10_000);
-  const rebuild = await measure(() => decideRunaway(new RunawayLedger().update(big), pendingToolCalls(big), SETTINGS), 15, 3);
-  rows.push(`| first decision on a restored 10,000-call thread (full rebuild) | ${fmt(rebuild.p50)} (p95 ${fmt(rebuild.p95)}) | ≤ 50 ms | ${verdict(rebuild.p50 <= 50_000)} |`);
+  const rebuild = await measure(
+    () => decideRunaway(new RunawayLedger().update(big), pendingToolCalls(big), SETTINGS),
+    15,
+    3,
+  );
+  rows.push(
+    `| first decision on a restored 10,000-call thread (full rebuild) | ${fmt(rebuild.p50)} (p95 ${fmt(rebuild.p95)}) | ≤ 50 ms | ${verdict(rebuild.p50 <= 50_000)} |`,
+  );
 }
 
 // Thresholds out of reach: a 200-step loop re-reading a small context would otherwise be stopped at 40×.
@@ -47,7 +62,12 @@ const QUIET = { warnAt: 10_000, blockAt: 10_000, stopAt: 10_000 };
 export default async function runawayBench(): Promise<string> {
   const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
   await decisionNumbers(rows);
-  await overheadRows("RunawayGuardMiddleware (estimating)", "createAgent", () => [new RunawayGuardMiddleware(QUIET)], 0.05, rows);
+  await overheadRows(
+    "RunawayGuardMiddleware (estimating)",
+    "createAgent",
+    () => [new RunawayGuardMiddleware(QUIET)],
+    0.05,
+    rows,
+  );
   return `## RunawayGuard\n\n${rows.join("\n")}`;
 }
-

@@ -11,7 +11,14 @@ import { usageOf } from "../src/guards/runaway/ledger.js";
 type Dict = Record<string, unknown>;
 
 /** The incident: 5 inputs of about 30,000 tokens each, read over and over by one tool. */
-export const INCIDENT = { inputs: 5, toolCalls: 111, modelCalls: 41, inputChars: 120_000, resultChars: 128, systemTokens: 2_000 } as const;
+export const INCIDENT = {
+  inputs: 5,
+  toolCalls: 111,
+  modelCalls: 41,
+  inputChars: 120_000,
+  resultChars: 128,
+  systemTokens: 2_000,
+} as const;
 
 /**
  * The incident's shape: a question over five long inputs (about 152,000 tokens of context), then
@@ -21,7 +28,11 @@ export const INCIDENT = { inputs: 5, toolCalls: 111, modelCalls: 41, inputChars:
  * figures of the incident report.
  */
 export function incidentThread(): Dict[] {
-  const inputs = Array.from({ length: INCIDENT.inputs }, (_, i) => `Input ${i + 1}:\n${`line ${i + 1} of a long contract, clause and schedule. `.repeat(INCIDENT.inputChars / 48)}`);
+  const inputs = Array.from(
+    { length: INCIDENT.inputs },
+    (_, i) =>
+      `Input ${i + 1}:\n${`line ${i + 1} of a long contract, clause and schedule. `.repeat(INCIDENT.inputChars / 48)}`,
+  );
   const messages: Dict[] = [{ type: "human", content: `Reconcile these five inputs.\n\n${inputs.join("\n\n")}` }];
   let call = 0;
   for (let turn = 0; turn < INCIDENT.modelCalls; turn++) {
@@ -33,7 +44,12 @@ export function incidentThread(): Dict[] {
     messages.push({ type: "ai", content: "Checking the totals again.", tool_calls: calls });
     for (const c of calls) {
       const input = (c.args as { input: number }).input;
-      messages.push({ type: "tool", tool_call_id: c.id, name: c.name, content: `Input ${input}, totals:\n${`row ${input}: 1,204.50 carried forward\n`.repeat(INCIDENT.resultChars / 32)}` });
+      messages.push({
+        type: "tool",
+        tool_call_id: c.id,
+        name: c.name,
+        content: `Input ${input}, totals:\n${`row ${input}: 1,204.50 carried forward\n`.repeat(INCIDENT.resultChars / 32)}`,
+      });
     }
   }
   messages.push({ type: "ai", content: "The totals do not reconcile." });
@@ -50,11 +66,17 @@ export function billedTokens(messages: readonly unknown[]): number {
  * `repeats` more model calls asking for the same call again, answered with the episode's own
  * results in turn, as if nothing (no guard, no user) had stepped in.
  */
-export function carryOn(messages: readonly BaseMessage[], episodeCalls: readonly string[], repeats: number): BaseMessage[] {
+export function carryOn(
+  messages: readonly BaseMessage[],
+  episodeCalls: readonly string[],
+  repeats: number,
+): BaseMessage[] {
   const lastId = episodeCalls[episodeCalls.length - 1]!;
   const cut = messages.findIndex((m) => messageKind(m) === "tool" && toolCallIdOf(m) === lastId);
   if (cut < 0) throw new Error(`call ${lastId} has no result`);
-  const results = episodeCalls.map((id) => messages.find((m) => messageKind(m) === "tool" && toolCallIdOf(m) === id) as unknown as Dict);
+  const results = episodeCalls.map(
+    (id) => messages.find((m) => messageKind(m) === "tool" && toolCallIdOf(m) === id) as unknown as Dict,
+  );
   const call = messages.flatMap((m) => toolCallsOf(m)).find((c) => c.id === lastId)!;
   const out: unknown[] = messages.slice(0, cut + 1);
   for (let k = 0; k < repeats; k++) {
@@ -71,13 +93,24 @@ export function runawayStack(options: RunawayGuardOptions = {}): StackedGuard[] 
 }
 
 /** The decisions of a stack on a thread, with provider usage simulated over a `systemTokens` system prompt. */
-export async function replayWithUsage(messages: readonly BaseMessage[], stack: readonly StackedGuard[], systemTokens: number): Promise<ReplayedDecision[]> {
+export async function replayWithUsage(
+  messages: readonly BaseMessage[],
+  stack: readonly StackedGuard[],
+  systemTokens: number,
+): Promise<ReplayedDecision[]> {
   return (await replayThread(simulateUsage(messages, systemTokens), stack)).decisions;
 }
 
 /** Where a stop first lands: the call's position among the thread's calls (from 0) and tokens billed before it ran. */
-export function firstStop(messages: readonly BaseMessage[], decisions: readonly ReplayedDecision[], systemTokens: number): { callIndex: number; tokens: number } | undefined {
+export function firstStop(
+  messages: readonly BaseMessage[],
+  decisions: readonly ReplayedDecision[],
+  systemTokens: number,
+): { callIndex: number; tokens: number } | undefined {
   const stop = decisions.find((d) => d.action === "stop");
   if (!stop) return undefined;
-  return { callIndex: stop.callIndex, tokens: billedTokens(simulateUsage(messages, systemTokens).slice(0, stop.messageIndex + 1)) };
+  return {
+    callIndex: stop.callIndex,
+    tokens: billedTokens(simulateUsage(messages, systemTokens).slice(0, stop.messageIndex + 1)),
+  };
 }

@@ -35,7 +35,8 @@ interface Stored {
 type Measure = (threadId: string) => Promise<Stored>;
 
 export default async function storageBench(): Promise<string> {
-  const header = "| run | saver | bare: checkpoints + writes | with the stack: checkpoints + writes | stack ÷ bare | target | |";
+  const header =
+    "| run | saver | bare: checkpoints + writes | with the stack: checkpoints + writes | stack ÷ bare | target | |";
   const rows = [header, "|---|---|---|---|---|---|---|"];
   const memory = new MemorySaver();
   await saverRows("MemorySaver", memory, (threadId) => Promise.resolve(memoryBytes(memory, threadId)), rows);
@@ -59,18 +60,34 @@ export default async function storageBench(): Promise<string> {
 async function saverRows(name: string, saver: BaseCheckpointSaver, measure: Measure, rows: string[]): Promise<void> {
   for (const scenario of SCENARIOS) {
     const bare = await storedBytes(scenario, saver, [], measure, `${name}-bare-${scenario.parallel}`);
-    const stack = await storedBytes(scenario, saver, recommendedGuards().agent, measure, `${name}-stack-${scenario.parallel}`);
+    const stack = await storedBytes(
+      scenario,
+      saver,
+      recommendedGuards().agent,
+      measure,
+      `${name}-stack-${scenario.parallel}`,
+    );
     const ratio = total(stack) / total(bare);
-    rows.push(`| ${scenario.label} | ${name} | ${shown(bare)} | ${shown(stack)} | ${ratio.toFixed(2)}× | ≤ 1.05× | ${ratio <= 1.05 ? "✅" : "❌"} |`);
+    rows.push(
+      `| ${scenario.label} | ${name} | ${shown(bare)} | ${shown(stack)} | ${ratio.toFixed(2)}× | ≤ 1.05× | ${ratio <= 1.05 ? "✅" : "❌"} |`,
+    );
   }
 }
 
 /** Runs the scenario to its end on a new thread and measures what the saver holds for it. */
-async function storedBytes(scenario: Scenario, saver: BaseCheckpointSaver, middleware: AgentMiddleware[], measure: Measure, threadId: string): Promise<Stored> {
+async function storedBytes(
+  scenario: Scenario,
+  saver: BaseCheckpointSaver,
+  middleware: AgentMiddleware[],
+  measure: Measure,
+  threadId: string,
+): Promise<Stored> {
   const { model, tools } = script(scenario);
   const agent = createAgent({ model, tools, middleware, checkpointer: saver });
   const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
-  const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
+  const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as {
+    messages: BaseMessage[];
+  };
   const answered = messages.filter(ToolMessage.isInstance).length;
   if (messages.at(-1)?.content !== "done" || answered !== scenario.turns * scenario.parallel) {
     throw new Error(`${threadId} ended after ${answered} results: ${String(messages.at(-1)?.content).slice(0, 200)}`);
@@ -79,9 +96,17 @@ async function storedBytes(scenario: Scenario, saver: BaseCheckpointSaver, middl
 }
 
 function script({ turns, parallel }: Scenario) {
-  const calls = (turn: number) => Array.from({ length: parallel }, (_, i) => ({ name: "lookup", args: { key: `k${turn}-${i}` } }));
-  const scripted: ScriptedTurn[] = [...Array.from({ length: turns }, (_, turn) => ({ toolCalls: calls(turn) })), { text: "done" }];
-  const lookup = tool(async ({ key }: { key: string }) => resultFor(key), { name: "lookup", description: "look a key up", schema: z.object({ key: z.string() }) });
+  const calls = (turn: number) =>
+    Array.from({ length: parallel }, (_, i) => ({ name: "lookup", args: { key: `k${turn}-${i}` } }));
+  const scripted: ScriptedTurn[] = [
+    ...Array.from({ length: turns }, (_, turn) => ({ toolCalls: calls(turn) })),
+    { text: "done" },
+  ];
+  const lookup = tool(async ({ key }: { key: string }) => resultFor(key), {
+    name: "lookup",
+    description: "look a key up",
+    schema: z.object({ key: z.string() }),
+  });
   return { model: new ScriptedChatModel({ turns: scripted }), tools: [lookup] };
 }
 
@@ -100,7 +125,8 @@ function resultFor(key: string): string {
 function memoryBytes(saver: MemorySaver, threadId: string): Stored {
   const stored = { checkpoints: 0, writes: 0 };
   for (const checkpoints of Object.values(saver.storage[threadId] ?? {})) {
-    for (const [checkpoint, metadata] of Object.values(checkpoints)) stored.checkpoints += checkpoint.byteLength + metadata.byteLength;
+    for (const [checkpoint, metadata] of Object.values(checkpoints))
+      stored.checkpoints += checkpoint.byteLength + metadata.byteLength;
   }
   for (const [key, writes] of Object.entries(saver.writes)) {
     if ((JSON.parse(key) as string[])[0] !== threadId) continue; // keys are JSON [thread, namespace, checkpoint]

@@ -35,15 +35,21 @@ export default async function (): Promise<string> {
     const messages = threads.reduce((n, t) => n + t.messages.length, 0);
     const load = summarise(perFile);
     const parse = summarise(parseOnly);
-    rows.push(`| loadThreads, all ${threads.length} evaldata threads (${messages} messages) | ${fmt(total)} total | < 3 s | ${(total / parseOnly.reduce((a, b) => a + b, 0)).toFixed(1)}× read+JSON.parse |`);
-    rows.push(`| loadThread, one evaldata file | p50 ${fmt(load.p50)}, p95 ${fmt(load.p95)} | p95 < 10 ms | ${(load.p50 / parse.p50).toFixed(1)}× read+JSON.parse (p50) |`);
+    rows.push(
+      `| loadThreads, all ${threads.length} evaldata threads (${messages} messages) | ${fmt(total)} total | < 3 s | ${(total / parseOnly.reduce((a, b) => a + b, 0)).toFixed(1)}× read+JSON.parse |`,
+    );
+    rows.push(
+      `| loadThread, one evaldata file | p50 ${fmt(load.p50)}, p95 ${fmt(load.p95)} | p95 < 10 ms | ${(load.p50 / parse.p50).toFixed(1)}× read+JSON.parse (p50) |`,
+    );
   } else {
     rows.push(`| loadThreads on shared/evaldata | skipped: ${evaldata} not found | < 3 s | |`);
   }
 
   const thread = syntheticThread(500);
   const pairing = await measure(() => assertToolCallPairing(thread), 300);
-  rows.push(`| assertToolCallPairing, ${thread.length} messages | p50 ${fmt(pairing.p50)}, p95 ${fmt(pairing.p95)} | p95 < 1 ms | |`);
+  rows.push(
+    `| assertToolCallPairing, ${thread.length} messages | p50 ${fmt(pairing.p50)}, p95 ${fmt(pairing.p95)} | p95 < 1 ms | |`,
+  );
 
   const input = [new HumanMessage("go")];
   const scripted = new ScriptedChatModel({ turns: [] });

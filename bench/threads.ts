@@ -10,9 +10,16 @@ export function syntheticThread(calls: number, prefix = "c"): BaseMessage[] {
   for (let i = 0; i < calls; i++) {
     const id = `${prefix}${i}`;
     const name = tools[i % tools.length]!;
-    const args = { path: `src/module_${(i * 7) % 311}.py`, line: i % 13, options: { recursive: i % 2 === 0, depth: i % 3 } };
+    const args = {
+      path: `src/module_${(i * 7) % 311}.py`,
+      line: i % 13,
+      options: { recursive: i % 2 === 0, depth: i % 3 },
+    };
     messages.push(new AIMessage({ id: `ai-${id}`, content: "", tool_calls: [{ id, name, args, type: "tool_call" }] }));
-    const lines = Array.from({ length: 6 }, (_, k) => `${name} line ${k}: value ${(i * 31 + k) % 97} at 2024-05-01T12:${String(i % 60).padStart(2, "0")}:00Z`);
+    const lines = Array.from(
+      { length: 6 },
+      (_, k) => `${name} line ${k}: value ${(i * 31 + k) % 97} at 2024-05-01T12:${String(i % 60).padStart(2, "0")}:00Z`,
+    );
     messages.push(
       new ToolMessage({
         content: lines.join("\n"),

@@ -17,7 +17,11 @@ export function summarise(samples: number[]): Sample {
 }
 
 /** Times `fn` `iterations` times after `warmup` untimed runs; microseconds per run. */
-export async function measure(fn: () => unknown, iterations: number, warmup = Math.ceil(iterations / 10)): Promise<Sample> {
+export async function measure(
+  fn: () => unknown,
+  iterations: number,
+  warmup = Math.ceil(iterations / 10),
+): Promise<Sample> {
   for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
@@ -28,7 +32,8 @@ export async function measure(fn: () => unknown, iterations: number, warmup = Ma
   return summarise(samples);
 }
 
-export const fmt = (micros: number) => (micros >= 1000 ? `${(micros / 1000).toFixed(2)} ms` : `${micros.toFixed(1)} µs`);
+export const fmt = (micros: number) =>
+  micros >= 1000 ? `${(micros / 1000).toFixed(2)} ms` : `${micros.toFixed(1)} µs`;
 
 export function verdict(ok: boolean): string {
   return ok ? "✅" : "❌";

@@ -12,7 +12,8 @@ export default async function turnsBench(): Promise<string> {
   // The runaway guard's thresholds out of reach, as in stack.bench.ts: it still does all its accounting.
   const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 } }).agent;
   const measured: AgainstBare[] = [];
-  for (const turns of TURNS) measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns));
+  for (const turns of TURNS)
+    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns));
   const [first, last] = [measured[0]!, measured[measured.length - 1]!];
   const growth = last.addedPerStep / first.addedPerStep;
   rows.push(

@@ -13,13 +13,24 @@ const item = z.object({
   status: z.enum(["active", "backorder", "discontinued"]),
   tags: z.array(z.string()),
 });
-const schema = z.object({ account: z.object({ id: z.number(), plan: z.enum(["free", "pro"]) }), items: z.array(item), cursor: z.string().nullable() });
+const schema = z.object({
+  account: z.object({ id: z.number(), plan: z.enum(["free", "pro"]) }),
+  items: z.array(item),
+  cursor: z.string().nullable(),
+});
 
 /** An order listing of about 10 KB, the size of a typical API page. */
 function payload(): string {
   const items = [];
   for (let i = 0; ; i++) {
-    items.push({ sku: `SKU-${10_000 + i}`, name: `Widget ${i}`, qty: i % 17, price: 3.5 + i, status: ["active", "backorder", "discontinued"][i % 3], tags: ["a", `t${i % 5}`] });
+    items.push({
+      sku: `SKU-${10_000 + i}`,
+      name: `Widget ${i}`,
+      qty: i % 17,
+      price: 3.5 + i,
+      status: ["active", "backorder", "discontinued"][i % 3],
+      tags: ["a", `t${i % 5}`],
+    });
     if (JSON.stringify({ items }).length > 10_000) {
       items.pop();
       break;
@@ -60,7 +71,12 @@ export default async function validatorBench(): Promise<string> {
   const call = { name: "list_orders", args: { page: 1 } };
   const middleware = new OutputValidatorMiddleware({ tools: { list_orders: { schema } } });
   const result = new ToolMessage({ content: text, tool_call_id: "c1", name: "list_orders" });
-  const request = { toolCall: { id: "c1", name: "list_orders", args: { page: 1 } }, tool: undefined, state: { messages: [] }, runtime: {} } as never;
+  const request = {
+    toolCall: { id: "c1", name: "list_orders", args: { page: 1 } },
+    tool: undefined,
+    state: { messages: [] },
+    runtime: {},
+  } as never;
   const handler = (() => result) as never;
   if (!validateOutput(text, spec, call).valid) throw new Error("bench payload must be valid");
 

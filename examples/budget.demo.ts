@@ -9,7 +9,9 @@ import { textOf } from "./text.js";
 
 /** About 2 MB of service log with one line that matters. */
 const LOG = Array.from({ length: 40_000 }, (_, i) =>
-  i === 31_337 ? `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}Z ERROR payment-service: card processor timeout after 30s` : `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}Z INFO request ${i} handled in ${i % 90} ms`,
+  i === 31_337
+    ? `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}Z ERROR payment-service: card processor timeout after 30s`
+    : `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}Z INFO request ${i} handled in ${i % 90} ms`,
 ).join("\n");
 
 /** A small real PNG (a 64x64 gradient). */
@@ -36,11 +38,18 @@ function png(): Buffer {
   header.set([8, 2, 0, 0, 0], 8);
   const rows = Buffer.alloc(64 * (1 + 64 * 3));
   for (let y = 0; y < 64; y++) for (let x = 0; x < 192; x++) rows[y * 193 + 1 + x] = (x * 3 + y * 5) % 256;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
-const lastToolText = (messages: BaseMessage[]) => textOf(messages.filter((m) => ToolMessage.isInstance(m)).at(-1)?.content);
-const charsSeen = (model: ScriptedChatModel) => model.seen.reduce((sum, messages) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
+const lastToolText = (messages: BaseMessage[]) =>
+  textOf(messages.filter((m) => ToolMessage.isInstance(m)).at(-1)?.content);
+const charsSeen = (model: ScriptedChatModel) =>
+  model.seen.reduce((sum, messages) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
 
 interface Scenario {
   title: string;
@@ -53,12 +62,16 @@ interface Scenario {
 const scenarios: Scenario[] = [
   {
     title: "ToolResultBudgetMiddleware: a 2 MB log dump",
-    tools: () => [tool(async () => LOG, { name: "fetch_logs", description: "Returns today's service log.", schema: z.object({}) })],
+    tools: () => [
+      tool(async () => LOG, { name: "fetch_logs", description: "Returns today's service log.", schema: z.object({}) }),
+    ],
     turns: [
       { toolCalls: [{ name: "fetch_logs", args: {} }] },
       (messages) => {
         const key = /stored under the key "([^"]+)"/.exec(lastToolText(messages))?.[1];
-        return key ? { toolCalls: [{ name: "read_stored_result", args: { key, pattern: "ERROR" } }] } : { text: "The log looks healthy." };
+        return key
+          ? { toolCalls: [{ name: "read_stored_result", args: { key, pattern: "ERROR" } }] }
+          : { text: "The log looks healthy." };
       },
       (messages) => ({ text: `Found it: ${/ERROR (.*)/.exec(lastToolText(messages))?.[1] ?? "nothing"}` }),
     ],
@@ -72,7 +85,11 @@ const scenarios: Scenario[] = [
         description: "Reads a file as text.",
         schema: z.object({ path: z.string() }),
       }),
-      tool(async () => "Bar chart: revenue by quarter, Q1 3.1M, Q2 3.4M, Q3 4.2M.", { name: "ocr", description: "Extracts text from an image.", schema: z.object({ path: z.string() }) }),
+      tool(async () => "Bar chart: revenue by quarter, Q1 3.1M, Q2 3.4M, Q3 4.2M.", {
+        name: "ocr",
+        description: "Extracts text from an image.",
+        schema: z.object({ path: z.string() }),
+      }),
     ],
     turns: [
       { toolCalls: [{ name: "read_file", args: { path: "/reports/q3-chart.png" } }] },
@@ -95,7 +112,8 @@ async function runOnce(scenario: Scenario, guarded: boolean) {
     toolCalls: result.messages.filter((m) => ToolMessage.isInstance(m)).length,
     modelCalls: model.callCount,
     chars: charsSeen(model),
-    firstResult: firstResult.length > 110 ? `${JSON.stringify(firstResult.slice(0, 110))}…` : JSON.stringify(firstResult),
+    firstResult:
+      firstResult.length > 110 ? `${JSON.stringify(firstResult.slice(0, 110))}…` : JSON.stringify(firstResult),
     last: textOf(result.messages.at(-1)?.content),
   };
 }
@@ -105,10 +123,14 @@ export async function demoBudgetAndBinary(): Promise<void> {
     const without = await runOnce(scenario, false);
     const guarded = await runOnce(scenario, true);
     console.log(`\n▶ ${scenario.title}`);
-    console.log(`  without: ${without.toolCalls} tool calls, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`);
+    console.log(
+      `  without: ${without.toolCalls} tool calls, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`,
+    );
     console.log(`           first result as the model read it: ${without.firstResult}`);
     console.log(`           final answer: ${without.last}`);
-    console.log(`  with:    ${guarded.toolCalls} tool calls, ${guarded.modelCalls} model calls, ${guarded.chars.toLocaleString()} characters sent to the model`);
+    console.log(
+      `  with:    ${guarded.toolCalls} tool calls, ${guarded.modelCalls} model calls, ${guarded.chars.toLocaleString()} characters sent to the model`,
+    );
     console.log(`           first result as the model read it: ${guarded.firstResult}`);
     console.log(`           final answer: ${guarded.last}`);
   }

@@ -2,7 +2,14 @@
 // failure (tool retries, tool errors, model retries) go after the guards, next to the tool and the
 // model; every other built-in goes where you like.
 // Run: npx tsx examples/composing.ts
-import { createAgent, humanInTheLoopMiddleware, modelRetryMiddleware, summarizationMiddleware, toolErrorMiddleware, toolRetryMiddleware } from "langchain";
+import {
+  createAgent,
+  humanInTheLoopMiddleware,
+  modelRetryMiddleware,
+  summarizationMiddleware,
+  toolErrorMiddleware,
+  toolRetryMiddleware,
+} from "langchain";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -47,12 +54,18 @@ export async function composedRun() {
       ...recommendedGuards({ writeTools: ["refund_order"] }).agent,
       // After the guards: they must see the tool's and the model's own errors. Among themselves,
       // LangChain's order: the error handler outside the retry, which hands it what it gave up on.
-      toolErrorMiddleware({ onError: (error) => (error instanceof TimeoutError ? "The orders service is slow; try again later." : undefined) }),
+      toolErrorMiddleware({
+        onError: (error) =>
+          error instanceof TimeoutError ? "The orders service is slow; try again later." : undefined,
+      }),
       toolRetryMiddleware({ retryOn: [TimeoutError], maxRetries: 2, initialDelayMs: 10, onFailure: "error" }),
       modelRetryMiddleware({ retryOn: [RateLimitError], maxRetries: 2, initialDelayMs: 10 }),
     ],
   });
-  const { messages } = await agent.invoke({ messages: [new HumanMessage("Where is order A7?")] }, { configurable: { thread_id: "example" } });
+  const { messages } = await agent.invoke(
+    { messages: [new HumanMessage("Where is order A7?")] },
+    { configurable: { thread_id: "example" } },
+  );
   const answers = messages.filter(ToolMessage.isInstance).map((m) => String(m.content));
   return { toolRuns: runs, failedModelCalls: modelCalls, answers, final: String(messages.at(-1)?.content) };
 }

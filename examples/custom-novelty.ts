@@ -25,7 +25,9 @@ const ticketProgress: DeltaFunction = (current, earlier) => {
 };
 
 const agent = createAgent({
-  model: new ScriptedChatModel({ turns: Array.from({ length: 8 }, () => ({ toolCalls: [{ name: "get_ticket", args: { id: "T-1" } }] })) }),
+  model: new ScriptedChatModel({
+    turns: Array.from({ length: 8 }, () => ({ toolCalls: [{ name: "get_ticket", args: { id: "T-1" } }] })),
+  }),
   tools: [getTicket],
   middleware: [new ProgressAwareLoopGuardMiddleware({ deltaOverrides: { get_ticket: ticketProgress } })],
 });

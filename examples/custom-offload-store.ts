@@ -19,7 +19,9 @@ class CompressedOffloadStore implements OffloadStore {
   async put(key: string, content: string, context: OffloadContext): Promise<void> {
     const gzipped = gzipSync(content);
     this.entries.set(scoped(key, context), { gzipped, expires: Date.now() + this.ttlMs });
-    console.log(`  [store] ${context.toolName} result ${key}: ${content.length} characters kept as ${gzipped.length} bytes`);
+    console.log(
+      `  [store] ${context.toolName} result ${key}: ${content.length} characters kept as ${gzipped.length} bytes`,
+    );
   }
 
   async get(key: string, context: OffloadContext): Promise<string | undefined> {
@@ -34,7 +36,10 @@ function scoped(key: string, context: OffloadContext): string {
   return JSON.stringify([context.threadId ?? null, key]);
 }
 
-const rows = Array.from({ length: 20_000 }, (_, i) => `${i},customer-${i % 700},${(i * 37) % 1000}.00,${i % 13 === 0 ? "refunded" : "paid"}`);
+const rows = Array.from(
+  { length: 20_000 },
+  (_, i) => `${i},customer-${i % 700},${(i * 37) % 1000}.00,${i % 13 === 0 ? "refunded" : "paid"}`,
+);
 const exportOrders = tool(async () => `id,customer,amount,status\n${rows.join("\n")}`, {
   name: "export_orders",
   description: "Exports every order as CSV.",
@@ -59,7 +64,12 @@ const agent = createAgent({
   middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store: new CompressedOffloadStore() })],
 });
 
-const result = await agent.invoke({ messages: [new HumanMessage("Which orders belong to customer 42?")] }, { configurable: { thread_id: "orders-1" } });
+const result = await agent.invoke(
+  { messages: [new HumanMessage("Which orders belong to customer 42?")] },
+  { configurable: { thread_id: "orders-1" } },
+);
 for (const message of result.messages.filter((m) => ToolMessage.isInstance(m))) {
-  console.log(`\n--- ${message.name} (${String(message.content).length} characters) ---\n${String(message.content).slice(0, 600)}`);
+  console.log(
+    `\n--- ${message.name} (${String(message.content).length} characters) ---\n${String(message.content).slice(0, 600)}`,
+  );
 }

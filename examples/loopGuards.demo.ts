@@ -27,7 +27,12 @@ const scenarios: Scenario[] = [
     title: "ProgressAwareLoopGuard: polling a job whose answer changes only in its timestamp",
     tools: () => {
       const status = counted("job_status", z.object({ id: z.number() }), () =>
-        JSON.stringify({ id: 7, status: "running", checked_at: new Date().toISOString(), log: "step 3/5: waiting for the build worker" }),
+        JSON.stringify({
+          id: 7,
+          status: "running",
+          checked_at: new Date().toISOString(),
+          log: "step 3/5: waiting for the build worker",
+        }),
       );
       return { tools: [status.t], runs: status.runs };
     },
@@ -37,14 +42,21 @@ const scenarios: Scenario[] = [
   {
     title: "ProgressAwareLoopGuard: the same failing booking, with think calls in between",
     tools: () => {
-      const book = counted("book_reservation", z.object({ flight: z.string() }), () => "Error: payment method declined for card ending 4242");
+      const book = counted(
+        "book_reservation",
+        z.object({ flight: z.string() }),
+        () => "Error: payment method declined for card ending 4242",
+      );
       const think = counted("think", z.object({ thought: z.string() }), () => "");
       return { tools: [book.t, think.t], runs: () => book.runs() };
     },
-    turns: [...Array.from({ length: 8 }, (_, i) => [
-      { toolCalls: [{ name: "book_reservation", args: { flight: "HAT001" } }] },
-      { toolCalls: [{ name: "think", args: { thought: `Maybe it works now (${i}).` } }] },
-    ]).flat(), { text: "I could not book it." }],
+    turns: [
+      ...Array.from({ length: 8 }, (_, i) => [
+        { toolCalls: [{ name: "book_reservation", args: { flight: "HAT001" } }] },
+        { toolCalls: [{ name: "think", args: { thought: `Maybe it works now (${i}).` } }] },
+      ]).flat(),
+      { text: "I could not book it." },
+    ],
     guard: () => new ProgressAwareLoopGuardMiddleware(),
   },
   {
@@ -54,13 +66,19 @@ const scenarios: Scenario[] = [
       const search = counted("search_docs", z.object({ query: z.string() }), () => 'No results for "retry budget".');
       return { tools: [search.t], runs: search.runs };
     },
-    turns: [...repeat(12, { toolCalls: [{ name: "search_docs", args: { query: "retry budget" } }] }), { text: "Not found." }],
+    turns: [
+      ...repeat(12, { toolCalls: [{ name: "search_docs", args: { query: "retry budget" } }] }),
+      { text: "Not found." },
+    ],
     guard: () => new LoopGuardMiddleware(),
   },
 ];
 
 const charsSeen = (model: ScriptedChatModel) =>
-  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
+  model.seen.reduce(
+    (sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0),
+    0,
+  );
 
 async function runOnce(scenario: Scenario, guarded: boolean) {
   const { tools, runs } = scenario.tools();
@@ -69,8 +87,17 @@ async function runOnce(scenario: Scenario, guarded: boolean) {
   const middleware = guarded ? [scenario.guard()] : [];
   const agent = createAgent({ model, tools, middleware });
   const onSignal = { handleCustomEvent: (_name: string, data: unknown) => signals.push(data as Signal) };
-  const result = await agent.invoke({ messages: [new HumanMessage("Please take care of it.")] }, { callbacks: [onSignal], recursionLimit: 500 });
-  return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), last: textOf(result.messages.at(-1)?.content), signals };
+  const result = await agent.invoke(
+    { messages: [new HumanMessage("Please take care of it.")] },
+    { callbacks: [onSignal], recursionLimit: 500 },
+  );
+  return {
+    toolRuns: runs(),
+    modelCalls: model.callCount,
+    chars: charsSeen(model),
+    last: textOf(result.messages.at(-1)?.content),
+    signals,
+  };
 }
 
 export async function demoLoopGuards(): Promise<void> {
@@ -78,8 +105,12 @@ export async function demoLoopGuards(): Promise<void> {
     const without = await runOnce(scenario, false);
     const withGuard = await runOnce(scenario, true);
     console.log(`\n▶ ${scenario.title}`);
-    console.log(`  without guard: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`);
-    console.log(`  with guard:    ${withGuard.toolRuns} tool runs, ${withGuard.modelCalls} model calls, ${withGuard.chars.toLocaleString()} characters sent to the model`);
+    console.log(
+      `  without guard: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`,
+    );
+    console.log(
+      `  with guard:    ${withGuard.toolRuns} tool runs, ${withGuard.modelCalls} model calls, ${withGuard.chars.toLocaleString()} characters sent to the model`,
+    );
     console.log(`  signals:       ${withGuard.signals.map((s) => `${s.action}:${s.code}`).join(", ") || "none"}`);
     console.log(`  final message: ${withGuard.last}`);
   }

@@ -22,22 +22,32 @@ const [saverTables, storeTables] = [PostgresSaver.fromConnString(url), PostgresS
 await Promise.all([saverTables.setup(), storeTables.setup()]);
 await Promise.all([saverTables.end(), storeTables.stop()]);
 
-const fetchLogs = tool(async ({ service }) => Array.from({ length: 2_000 }, (_, i) => `${service} ${i}: request served in ${i % 90} ms`).join("\n"), {
-  name: "fetch_logs",
-  description: "Today's logs of a service",
-  schema: z.object({ service: z.string() }),
-});
+const fetchLogs = tool(
+  async ({ service }) =>
+    Array.from({ length: 2_000 }, (_, i) => `${service} ${i}: request served in ${i % 90} ms`).join("\n"),
+  {
+    name: "fetch_logs",
+    description: "Today's logs of a service",
+    schema: z.object({ service: z.string() }),
+  },
+);
 
 /** A worker process, as far as the agent can tell: its own connections, model and guards. */
 function worker(turns: ScriptedTurn[]) {
   const checkpointer = PostgresSaver.fromConnString(url);
   const store = PostgresStore.fromConnString(url);
   const guards = recommendedGuards({ offloadStore: new LangGraphOffloadStore({ store }) });
-  const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [fetchLogs], middleware: guards.agent, checkpointer });
+  const agent = createAgent({
+    model: new ScriptedChatModel({ turns }),
+    tools: [fetchLogs],
+    middleware: guards.agent,
+    checkpointer,
+  });
   return { agent, close: async () => (await checkpointer.end(), await store.stop()) };
 }
 
-const keyIn = (messages: BaseMessage[]) => /stored under the key "([\w-]+)"/.exec(messages.map((m) => String(m.content)).join("\n"))?.[1];
+const keyIn = (messages: BaseMessage[]) =>
+  /stored under the key "([\w-]+)"/.exec(messages.map((m) => String(m.content)).join("\n"))?.[1];
 const config = { configurable: { thread_id: `logs-${Date.now()}` } };
 
 // Worker A fetches the logs (offloaded: 60,000 characters against a budget of 20,000), then dies.
@@ -47,12 +57,16 @@ const a = worker([
     throw new Error("worker A lost its node");
   },
 ]);
-await a.agent.invoke({ messages: [new HumanMessage("How slow was checkout at request 1500?")] }, config).catch((e: unknown) => console.log(`worker A: ${String(e)}`));
+await a.agent
+  .invoke({ messages: [new HumanMessage("How slow was checkout at request 1500?")] }, config)
+  .catch((e: unknown) => console.log(`worker A: ${String(e)}`));
 await a.close();
 
 // Worker B resumes the thread where A's last checkpoint left it and reads the stored logs back.
 const b = worker([
-  (messages) => ({ toolCalls: [{ name: "read_stored_result", args: { key: keyIn(messages), pattern: "checkout 1500:" } }] }),
+  (messages) => ({
+    toolCalls: [{ name: "read_stored_result", args: { key: keyIn(messages), pattern: "checkout 1500:" } }],
+  }),
   (messages) => ({ text: `From the stored logs: ${String(messages.at(-1)?.content).split("\n").at(-1)}` }),
 ]);
 const result = await b.agent.invoke(null, config);

@@ -12,7 +12,11 @@ import { ScriptedChatModel } from "harness-kit/testing";
 
 /** An agent that polls a job whose answer never changes, so the loop guards act. */
 export function pollingAgent(onSignal?: (signal: Signal) => void) {
-  const jobStatus = tool(async () => '{"state":"running"}', { name: "job_status", description: "Status of a job", schema: z.object({ id: z.number() }) });
+  const jobStatus = tool(async () => '{"state":"running"}', {
+    name: "job_status",
+    description: "Status of a job",
+    schema: z.object({ id: z.number() }),
+  });
   const poll = { toolCalls: [{ name: "job_status", args: { id: 7 } }] };
   const model = new ScriptedChatModel({ turns: [poll, poll, poll, poll, poll, { text: "still running" }] });
   return createAgent({ model, tools: [jobStatus], middleware: recommendedGuards({ onSignal }).agent });

@@ -28,8 +28,14 @@ function recorded<T extends Record<string, unknown>>(name: string, schema: z.Zod
 function scenarios(root: string): Scenario[] {
   const inRoot = (p: string) => (isAbsolute(p) ? p : join(root, p));
   const fileTools = () => {
-    const read = recorded("read_file", z.object({ path: z.string() }), ({ path }) => readFileSync(inRoot(path), "utf8"));
-    const write = recorded("write_file", z.object({ file_path: z.string(), content: z.string() }), ({ file_path, content }) => (writeFileSync(inRoot(file_path), content), "written"));
+    const read = recorded("read_file", z.object({ path: z.string() }), ({ path }) =>
+      readFileSync(inRoot(path), "utf8"),
+    );
+    const write = recorded(
+      "write_file",
+      z.object({ file_path: z.string(), content: z.string() }),
+      ({ file_path, content }) => (writeFileSync(inRoot(file_path), content), "written"),
+    );
     return { tools: [read.t, write.t], runs: () => read.runs() + write.runs() };
   };
   return [
@@ -37,8 +43,16 @@ function scenarios(root: string): Scenario[] {
       title: "ToolCallRepair: a write_file call cut off by the output-token limit",
       tools: fileTools,
       turns: [
-        { invalidToolCalls: [{ name: "write_file", args: '{"file_path":"summary.md","content":"# Q3 summary\\n\\nRevenue grew by 1' }] },
-        { toolCalls: [{ name: "write_file", args: { file_path: "summary.md", content: "# Q3 summary\n\nRevenue grew by 12%." } }] },
+        {
+          invalidToolCalls: [
+            { name: "write_file", args: '{"file_path":"summary.md","content":"# Q3 summary\\n\\nRevenue grew by 1' },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: "write_file", args: { file_path: "summary.md", content: "# Q3 summary\n\nRevenue grew by 12%." } },
+          ],
+        },
         { text: "Summary written." },
       ],
       middleware: () => new ToolCallRepairMiddleware(),
@@ -52,7 +66,10 @@ function scenarios(root: string): Scenario[] {
     {
       title: "ToolCallRepair: a tool that does not exist, called again and again",
       tools: fileTools,
-      turns: [...Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "readFile", args: { path: "notes.md" } }] })), { text: "Gave up." }],
+      turns: [
+        ...Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "readFile", args: { path: "notes.md" } }] })),
+        { text: "Gave up." },
+      ],
       middleware: () => new ToolCallRepairMiddleware(),
     },
     {
@@ -77,13 +94,17 @@ function scenarios(root: string): Scenario[] {
       title: "PathGuard: a symlink inside the project that points at a secret outside it",
       tools: fileTools,
       turns: [{ toolCalls: [{ name: "read_file", args: { path: "vendor/config/credentials" } }] }, { text: "Done." }],
-      middleware: () => new PathGuardMiddleware({ roots: [root], baseDir: root, tools: { read_file: true, write_file: true } }),
+      middleware: () =>
+        new PathGuardMiddleware({ roots: [root], baseDir: root, tools: { read_file: true, write_file: true } }),
     },
   ];
 }
 
 const charsSeen = (model: ScriptedChatModel) =>
-  model.seen.reduce((sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0), 0);
+  model.seen.reduce(
+    (sum, messages: BaseMessage[]) => sum + messages.reduce((s, m) => s + textOf(m.content).length, 0),
+    0,
+  );
 
 async function runOnce(scenario: Scenario, withMiddleware: boolean) {
   const { tools, runs } = scenario.tools(withMiddleware);
@@ -92,12 +113,29 @@ async function runOnce(scenario: Scenario, withMiddleware: boolean) {
   const agent = createAgent({ model, tools, middleware: withMiddleware ? [scenario.middleware()] : [] });
   const onSignal = { handleCustomEvent: (_name: string, data: unknown) => signals.push(data as Signal) };
   try {
-    const result = await agent.invoke({ messages: [new HumanMessage("Please take care of it.")] }, { callbacks: [onSignal], recursionLimit: 100 });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage("Please take care of it.")] },
+      { callbacks: [onSignal], recursionLimit: 100 },
+    );
     const messages = result.messages as BaseMessage[];
     const read = messages.filter(ToolMessage.isInstance).map((m) => textOf(m.content));
-    return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), read, last: textOf(messages.at(-1)?.content), signals };
+    return {
+      toolRuns: runs(),
+      modelCalls: model.callCount,
+      chars: charsSeen(model),
+      read,
+      last: textOf(messages.at(-1)?.content),
+      signals,
+    };
   } catch (error) {
-    return { toolRuns: runs(), modelCalls: model.callCount, chars: charsSeen(model), read: [], last: `run crashed: ${String(error).split("\n")[0]}`, signals };
+    return {
+      toolRuns: runs(),
+      modelCalls: model.callCount,
+      chars: charsSeen(model),
+      read: [],
+      last: `run crashed: ${String(error).split("\n")[0]}`,
+      signals,
+    };
   }
 }
 
@@ -122,10 +160,18 @@ export async function demoRepairAndPaths(): Promise<void> {
       const without = await runOnce(scenario, false);
       const withIt = await runOnce(scenario, true);
       console.log(`\n▶ ${scenario.title}`);
-      console.log(`  without: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`);
-      console.log(`           the model read: ${without.read.length ? without.read.map((t) => JSON.stringify(clip(t))).join(" | ") : "(nothing)"}; last message: ${clip(without.last)}`);
-      console.log(`  with:    ${withIt.toolRuns} tool runs, ${withIt.modelCalls} model calls, ${withIt.chars.toLocaleString()} characters sent to the model`);
-      console.log(`           the model read: ${withIt.read.map((t) => JSON.stringify(clip(t))).join(" | ")}; last message: ${clip(withIt.last)}`);
+      console.log(
+        `  without: ${without.toolRuns} tool runs, ${without.modelCalls} model calls, ${without.chars.toLocaleString()} characters sent to the model`,
+      );
+      console.log(
+        `           the model read: ${without.read.length ? without.read.map((t) => JSON.stringify(clip(t))).join(" | ") : "(nothing)"}; last message: ${clip(without.last)}`,
+      );
+      console.log(
+        `  with:    ${withIt.toolRuns} tool runs, ${withIt.modelCalls} model calls, ${withIt.chars.toLocaleString()} characters sent to the model`,
+      );
+      console.log(
+        `           the model read: ${withIt.read.map((t) => JSON.stringify(clip(t))).join(" | ")}; last message: ${clip(withIt.last)}`,
+      );
       console.log(`  signals: ${withIt.signals.map((s) => `${s.action}:${s.code}`).join(", ") || "none"}`);
     }
   } finally {

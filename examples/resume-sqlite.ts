@@ -14,11 +14,14 @@ import { recommendedGuards } from "harness-kit";
 import { ScriptedChatModel, type ScriptedTurn } from "harness-kit/testing";
 
 let polls = 0;
-const jobStatus = tool(async () => (polls++, JSON.stringify({ state: "running", checked_at: new Date().toISOString() })), {
-  name: "job_status",
-  description: "Status of a background job",
-  schema: z.object({ id: z.number() }),
-});
+const jobStatus = tool(
+  async () => (polls++, JSON.stringify({ state: "running", checked_at: new Date().toISOString() })),
+  {
+    name: "job_status",
+    description: "Status of a background job",
+    schema: z.object({ id: z.number() }),
+  },
+);
 const poll: ScriptedTurn = { toolCalls: [{ name: "job_status", args: { id: 7 } }] };
 const db = join(mkdtempSync(join(tmpdir(), "harness-kit-")), "threads.sqlite");
 const config = { configurable: { thread_id: "job-7" }, recursionLimit: 250 };

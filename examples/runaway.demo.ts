@@ -19,27 +19,48 @@ function billed(turn: () => ScriptedTurnSpec): ScriptedTurn {
 }
 
 /** Five documents to compare; the agent re-reads and re-searches them without ever concluding. */
-const DOCUMENTS = Array.from({ length: 5 }, (_, i) => `Document ${i + 1}: ${"a quarterly figure, a caveat and a footnote. ".repeat(60)}`);
+const DOCUMENTS = Array.from(
+  { length: 5 },
+  (_, i) => `Document ${i + 1}: ${"a quarterly figure, a caveat and a footnote. ".repeat(60)}`,
+);
 
 function runawayTurns(): ScriptedTurn[] {
   const loop = Array.from({ length: 120 }, (_, i) =>
-    billed(() => ({ toolCalls: [i % 3 === 2 ? { name: "search_web", args: { query: `figure ${i % 7}` } } : { name: "read_section", args: { doc: (i % 5) + 1, section: i % 4 } }] })),
+    billed(() => ({
+      toolCalls: [
+        i % 3 === 2
+          ? { name: "search_web", args: { query: `figure ${i % 7}` } }
+          : { name: "read_section", args: { doc: (i % 5) + 1, section: i % 4 } },
+      ],
+    })),
   );
   return [...loop, billed(() => ({ text: "The reports disagree on costs." }))];
 }
 
 function researchTools() {
   const counter = { runs: 0 };
-  const readSection = tool(async ({ doc, section }: { doc: number; section: number }) => (counter.runs++, `Doc ${doc} §${section}: ${"revenue grew, costs grew more. ".repeat(25)}`), {
-    name: "read_section",
-    description: "read a section of a document",
-    schema: z.object({ doc: z.number(), section: z.number() }),
-  });
-  const searchWeb = tool(async ({ query }: { query: string }) => (counter.runs++, `Results for "${query}": ${"an unrelated press release. ".repeat(15)}`), {
-    name: "search_web",
-    description: "search the web",
-    schema: z.object({ query: z.string() }),
-  });
+  const readSection = tool(
+    async ({ doc, section }: { doc: number; section: number }) => (
+      counter.runs++,
+      `Doc ${doc} §${section}: ${"revenue grew, costs grew more. ".repeat(25)}`
+    ),
+    {
+      name: "read_section",
+      description: "read a section of a document",
+      schema: z.object({ doc: z.number(), section: z.number() }),
+    },
+  );
+  const searchWeb = tool(
+    async ({ query }: { query: string }) => (
+      counter.runs++,
+      `Results for "${query}": ${"an unrelated press release. ".repeat(15)}`
+    ),
+    {
+      name: "search_web",
+      description: "search the web",
+      schema: z.object({ query: z.string() }),
+    },
+  );
   return { tools: [readSection, searchWeb], counter };
 }
 
@@ -49,17 +70,33 @@ async function runawayOnce(guarded: boolean) {
   const signals: Signal[] = [];
   const guard = new RunawayGuardMiddleware({ onSignal: (s) => signals.push(s) });
   const agent = createAgent({ model, tools, middleware: guarded ? [guard] : [] });
-  const result = await agent.invoke({ messages: [new HumanMessage(`Compare these five reports.\n\n${DOCUMENTS.join("\n\n")}`)] }, { recursionLimit: 1000 });
+  const result = await agent.invoke(
+    { messages: [new HumanMessage(`Compare these five reports.\n\n${DOCUMENTS.join("\n\n")}`)] },
+    { recursionLimit: 1000 },
+  );
   const messages = result.messages as BaseMessage[];
   // The guard's report reads any history, so it measures the unguarded run as well.
-  const directive = messages.find((m) => ToolMessage.isInstance(m) && (m.response_metadata as { harness_kit?: { action?: string } }).harness_kit?.action === "directive");
-  return { toolRuns: counter.runs, modelCalls: model.callCount, report: guard.report(messages), signals, directive, last: textOf(messages.at(-1)?.content) };
+  const directive = messages.find(
+    (m) =>
+      ToolMessage.isInstance(m) &&
+      (m.response_metadata as { harness_kit?: { action?: string } }).harness_kit?.action === "directive",
+  );
+  return {
+    toolRuns: counter.runs,
+    modelCalls: model.callCount,
+    report: guard.report(messages),
+    signals,
+    directive,
+    last: textOf(messages.at(-1)?.content),
+  };
 }
 
 async function delegationReport(): Promise<RunawayReport> {
   const reports: RunawayReport[] = [];
   const guard = new RunawayGuardMiddleware({ onReport: (r) => reports.push(r) });
-  const task = (subagent_type: string, description: string): ScriptedTurn => ({ toolCalls: [{ name: "task", args: { description, subagent_type } }] });
+  const task = (subagent_type: string, description: string): ScriptedTurn => ({
+    toolCalls: [{ name: "task", args: { description, subagent_type } }],
+  });
   const model = new ScriptedChatModel({
     turns: [
       task("general-purpose", "summarise document 1"),
@@ -74,7 +111,9 @@ async function delegationReport(): Promise<RunawayReport> {
     model,
     tools: researchTools().tools,
     middleware: [guard],
-    subagents: [{ name: "general-purpose", description: "summarises", systemPrompt: "Summarise.", middleware: [guard] }],
+    subagents: [
+      { name: "general-purpose", description: "summarises", systemPrompt: "Summarise.", middleware: [guard] },
+    ],
   });
   await agent.invoke({ messages: [new HumanMessage("Compare documents 1 to 3.")] });
   return reports.at(-1)!;
@@ -92,8 +131,15 @@ export async function demoRunaway(): Promise<void> {
   console.log(
     `  with guard:    ${guarded.toolRuns} tool runs, ${guarded.modelCalls} model calls, ${tokens(guarded.report.runTokens)} tokens (peak runaway factor ${guarded.report.peakRunawayFactor}×, ${guarded.report.source})`,
   );
-  const counts = guarded.signals.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.action]: (acc[s.action] ?? 0) + 1 }), {});
-  console.log(`  signals:       ${Object.entries(counts).map(([action, n]) => `${n} ${action}`).join(", ")}`);
+  const counts = guarded.signals.reduce<Record<string, number>>(
+    (acc, s) => ({ ...acc, [s.action]: (acc[s.action] ?? 0) + 1 }),
+    {},
+  );
+  console.log(
+    `  signals:       ${Object.entries(counts)
+      .map(([action, n]) => `${n} ${action}`)
+      .join(", ")}`,
+  );
   console.log(`  model read:    ${textOf(guarded.directive?.content)}`);
   console.log(`  final message: ${guarded.last}`);
 

@@ -26,7 +26,9 @@ const updateAccount = tool(async () => "updated", {
 const signals: Signal[] = [];
 const guards = recommendedGuards({
   writeTools: ["update_account"],
-  outputSpecs: { get_account: { schema: z.object({ id: z.string(), plan: z.enum(["free", "pro"]) }), onInvalid: "degrade" } },
+  outputSpecs: {
+    get_account: { schema: z.object({ id: z.string(), plan: z.enum(["free", "pro"]) }), onInvalid: "degrade" },
+  },
   onSignal: (signal) => signals.push(signal),
 });
 
@@ -44,7 +46,9 @@ const model = new ScriptedChatModel({
 
 const agent = createAgent({ model, tools: [exportLogs, getAccount, updateAccount], middleware: guards.agent });
 // The guards add no graph step: LangGraph's default limit of 25 steps per run is enough here.
-const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down? Upgrade A1 to pro.")] });
+const { messages } = await agent.invoke({
+  messages: [new HumanMessage("Why is the service down? Upgrade A1 to pro.")],
+});
 
 for (const message of messages.filter(ToolMessage.isInstance)) {
   console.log(`${message.name}: ${String(message.content).slice(0, 160).replaceAll("\n", " ")}`);

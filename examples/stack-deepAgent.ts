@@ -29,8 +29,16 @@ const model = new ScriptedChatModel({
       const path = String(messages.at(-1)?.content).match(/\/large_tool_results\/[^\s"'`)]+/)?.[0] ?? "";
       return { toolCalls: [{ name: "grep", args: { pattern: "FATAL", path } }] };
     },
-    { toolCalls: [{ name: "task", args: { description: "Wait until job 7 finishes", subagent_type: "general-purpose" } }] },
-    poll, poll, poll, poll, poll, // the subagent polls; the guards stop it
+    {
+      toolCalls: [
+        { name: "task", args: { description: "Wait until job 7 finishes", subagent_type: "general-purpose" } },
+      ],
+    },
+    poll,
+    poll,
+    poll,
+    poll,
+    poll, // the subagent polls; the guards stop it
     { text: "The disk is full. Job 7 is still running; I stopped waiting for it." },
   ],
 });
@@ -38,12 +46,20 @@ const model = new ScriptedChatModel({
 // deepagents' summary call goes to the model outside every middleware: bound it to a sixth of the
 // window (README, "First five minutes"). A middleware with the same name replaces deepagents' own.
 const maxInputTokens = model.profile.maxInputTokens ?? 128_000;
-const summarization = () => createSummarizationMiddleware({ backend: new StateBackend(), trimTokensToSummarize: Math.floor(maxInputTokens / 6) });
+const summarization = () =>
+  createSummarizationMiddleware({ backend: new StateBackend(), trimTokensToSummarize: Math.floor(maxInputTokens / 6) });
 const agent = createDeepAgent({
   model,
   tools: [exportLogs, jobStatus],
   middleware: [summarization(), ...guards.deepAgent],
-  subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "You help.", middleware: [summarization(), ...guards.subagent] }],
+  subagents: [
+    {
+      name: "general-purpose",
+      description: "General helper",
+      systemPrompt: "You help.",
+      middleware: [summarization(), ...guards.subagent],
+    },
+  ],
 });
 const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] });
 for (const message of messages.filter(ToolMessage.isInstance)) {

@@ -2,11 +2,24 @@
 // feature's index.ts. Everything else is internal. Layout and import direction: docs/architecture.md.
 
 // signals and errors
-export { SIGNAL_EVENT, SIGNAL_CODES, isSignalCode, type GuardAction, type Signal, type SignalCode, type SignalHandler } from "./core/signals.js";
+export {
+  SIGNAL_EVENT,
+  SIGNAL_CODES,
+  isSignalCode,
+  type GuardAction,
+  type Signal,
+  type SignalCode,
+  type SignalHandler,
+} from "./core/signals.js";
 export { HarnessKitError, GuardStopError, InvalidOptionsError } from "./core/errors.js";
 
 // the observation store every guard reads
-export { buildObservations, ObservationStore, type ObservationOptions, type ToolCallObservation } from "./observe/store.js";
+export {
+  buildObservations,
+  ObservationStore,
+  type ObservationOptions,
+  type ToolCallObservation,
+} from "./observe/store.js";
 export { makeSetMembershipDelta, type DeltaFunction, type CallResultView } from "./observe/novelty.js";
 export { DEFAULT_VOLATILE_PATTERNS } from "./observe/volatile.js";
 
@@ -48,4 +61,10 @@ export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOption
 export { ComposedGuards } from "./stack/composeGuards.js";
 
 // replay (the library behind `harness-kit inspect` / `eval`)
-export { replayThread, type ReplayGuard, type StackedGuard, type ReplayedDecision, type ReplayResult } from "./replay/replayThread.js";
+export {
+  replayThread,
+  type ReplayGuard,
+  type StackedGuard,
+  type ReplayedDecision,
+  type ReplayResult,
+} from "./replay/replayThread.js";

@@ -18,7 +18,8 @@ export const ableProgressGuard: Baseline = {
       const state = perTool.get(call.tool);
       const count = state && state.args === call.argsKey ? state.count + 1 : 1;
       const [before, last] = state ? state.hashes.slice(-2) : [];
-      if (count >= 3 && last !== undefined && last === before) flags.push(flag(call, `${count} calls with the same arguments, unchanged result`));
+      if (count >= 3 && last !== undefined && last === before)
+        flags.push(flag(call, `${count} calls with the same arguments, unchanged result`));
       const hashes = state && state.args === call.argsKey ? state.hashes : [];
       if (call.result !== undefined) hashes.push(createHash("sha256").update(call.result).digest("hex"));
       perTool.set(call.tool, { args: call.argsKey, count, hashes: hashes.slice(-2) });

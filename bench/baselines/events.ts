@@ -31,7 +31,15 @@ export function callEvents(messages: readonly unknown[]): CallEvent[] {
     if (kind === "ai") {
       for (const call of toolCallsOf(message)) {
         const argsKey = canonicalJson(call.args ?? {});
-        const event: CallEvent = { index: events.length, toolCallId: call.id, tool: call.name, key: `${call.name}\u0000${argsKey}`, argsKey, isError: false, userTurn };
+        const event: CallEvent = {
+          index: events.length,
+          toolCallId: call.id,
+          tool: call.name,
+          key: `${call.name}\u0000${argsKey}`,
+          argsKey,
+          isError: false,
+          userTurn,
+        };
         events.push(event);
         byId.set(call.id, event);
       }

@@ -14,7 +14,9 @@ export const openHands: Baseline = {
     const flags = [];
     for (let i = 0; i < calls.length; i++) {
       const since = calls.slice(0, i).filter((c) => c.userTurn === calls[i]!.userTurn && c.result !== undefined);
-      const stuck = repeats(since, 4, (c) => `${c.key}\u0000${c.result}`) || (repeats(since, 3, (c) => c.key) && since.slice(-3).every((c) => c.isError));
+      const stuck =
+        repeats(since, 4, (c) => `${c.key}\u0000${c.result}`) ||
+        (repeats(since, 3, (c) => c.key) && since.slice(-3).every((c) => c.isError));
       if (stuck) flags.push(flag(calls[i]!, "repeating action/observation cycle"));
     }
     return flags;

@@ -16,7 +16,16 @@ import { writeEvalReport } from "./evalReport.js";
 import { FleetTally } from "../replay/fleetTally.js";
 import { readAllOutcomes, runOutcomeOf } from "../replay/outcomes.js";
 import { suggestCommand } from "./suggest.js";
-import { CLEAR_LINE, palette, progressLine, renderDecisionLines, renderInspect, renderSummary, renderThreadNotes, wantsColour } from "./render.js";
+import {
+  CLEAR_LINE,
+  palette,
+  progressLine,
+  renderDecisionLines,
+  renderInspect,
+  renderSummary,
+  renderThreadNotes,
+  wantsColour,
+} from "./render.js";
 import { packageVersion } from "./version.js";
 
 /** Where the CLI writes, and what it knows about the terminal: injectable for tests. */
@@ -89,10 +98,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     // The whole command line is read before anything is loaded: a usage error comes first.
     const setup = setupRequestOf(values, command === "eval" && values.html !== undefined);
-    if (command === "inspect") return await inspect(inspectedSourceOf(positionals, values, io.env), values, replaySetupFor(setup), io);
+    if (command === "inspect")
+      return await inspect(inspectedSourceOf(positionals, values, io.env), values, replaySetupFor(setup), io);
     const search = threadSearchOf(positionals, values, io.env);
     if (values.suggest !== undefined) {
-      return await suggestCommand({ search, outcomesFile: values.outcomes!, configFile: values.suggest, holdout: values.holdout ?? false, margins: marginsOf(values.margin) }, replaySetupFor(setup), io);
+      return await suggestCommand(
+        {
+          search,
+          outcomesFile: values.outcomes!,
+          configFile: values.suggest,
+          holdout: values.holdout ?? false,
+          margins: marginsOf(values.margin),
+        },
+        replaySetupFor(setup),
+        io,
+      );
     }
     const workers = workerCount(values.workers);
     return await evaluate(search, values, replaySetupFor(setup), evaluatorFor(workers, setup, io.env), io);
@@ -135,7 +155,11 @@ interface Flags {
   margin?: string;
 }
 
-function parseCommandLine(argv: readonly string[]): { command: "help" | "version" | "inspect" | "eval"; values: Flags; positionals: string[] } {
+function parseCommandLine(argv: readonly string[]): {
+  command: "help" | "version" | "inspect" | "eval";
+  values: Flags;
+  positionals: string[];
+} {
   let parsed;
   try {
     parsed = parseArgs({
@@ -176,19 +200,34 @@ function parseCommandLine(argv: readonly string[]): { command: "help" | "version
   if (command !== "inspect" && command !== "eval") throw new CliUsageError(`unknown command "${command}"`);
   if (command === "inspect" && values.jsonl) throw new CliUsageError("--jsonl belongs to eval; inspect takes --json");
   if (command === "eval" && values.json) throw new CliUsageError("--json belongs to inspect; eval takes --jsonl");
-  if (values.outcomes !== undefined && values.suggest === undefined && (command !== "eval" || values.html === undefined)) {
+  if (
+    values.outcomes !== undefined &&
+    values.suggest === undefined &&
+    (command !== "eval" || values.html === undefined)
+  ) {
     throw new CliUsageError("--outcomes belongs to eval --html <report.html> or eval --suggest <out.json>");
   }
   if (command === "inspect" && values.workers !== undefined) throw new CliUsageError("--workers belongs to eval");
   if (values.html !== undefined && values.json) throw new CliUsageError("--html and --json: one output at a time");
-  const stores = [values.sqlite !== undefined && "--sqlite", values.postgres !== undefined && "--postgres", values["langgraph-api"] !== undefined && "--langgraph-api"].filter(Boolean);
-  if (stores.length > 1) throw new CliUsageError(`${stores.join(" and ")}: one checkpoint database or server at a time`);
-  if (values.thread !== undefined && stores.length === 0) throw new CliUsageError("--thread needs --sqlite <db>, --postgres <connection string> or --langgraph-api <url>");
-  if (values["langgraph-api-key"] !== undefined && values["langgraph-api"] === undefined) throw new CliUsageError("--langgraph-api-key belongs to --langgraph-api <url>");
-  if (values.since !== undefined && (command !== "eval" || values["langgraph-api"] === undefined)) throw new CliUsageError("--since belongs to eval --langgraph-api <url>");
-  if (values.since !== undefined && values.thread !== undefined) throw new CliUsageError("--since and --thread: one thread, or the threads updated since a time");
-  if (values.context !== undefined && values.policy === undefined) throw new CliUsageError("--context belongs to --policy <rules.json>");
-  if (values["system-tokens"] !== undefined && !values["simulate-usage"]) throw new CliUsageError("--system-tokens belongs to --simulate-usage");
+  const stores = [
+    values.sqlite !== undefined && "--sqlite",
+    values.postgres !== undefined && "--postgres",
+    values["langgraph-api"] !== undefined && "--langgraph-api",
+  ].filter(Boolean);
+  if (stores.length > 1)
+    throw new CliUsageError(`${stores.join(" and ")}: one checkpoint database or server at a time`);
+  if (values.thread !== undefined && stores.length === 0)
+    throw new CliUsageError("--thread needs --sqlite <db>, --postgres <connection string> or --langgraph-api <url>");
+  if (values["langgraph-api-key"] !== undefined && values["langgraph-api"] === undefined)
+    throw new CliUsageError("--langgraph-api-key belongs to --langgraph-api <url>");
+  if (values.since !== undefined && (command !== "eval" || values["langgraph-api"] === undefined))
+    throw new CliUsageError("--since belongs to eval --langgraph-api <url>");
+  if (values.since !== undefined && values.thread !== undefined)
+    throw new CliUsageError("--since and --thread: one thread, or the threads updated since a time");
+  if (values.context !== undefined && values.policy === undefined)
+    throw new CliUsageError("--context belongs to --policy <rules.json>");
+  if (values["system-tokens"] !== undefined && !values["simulate-usage"])
+    throw new CliUsageError("--system-tokens belongs to --simulate-usage");
   checkSuggestFlags(command, values);
   return { command, values, positionals };
 }
@@ -205,15 +244,26 @@ function setupRequestOf(values: Flags, profileThreads: boolean): ReplaySetupRequ
 
 /** The one thread `inspect` reads: a file, or a thread of a checkpoint database or a LangGraph server. */
 function inspectedSourceOf(positionals: string[], values: Flags, env: CliIo["env"]): ThreadSource {
-  const database = values.sqlite !== undefined ? "sqlite" : values.postgres !== undefined ? "postgres" : values["langgraph-api"] !== undefined ? "langgraph-api" : undefined;
+  const database =
+    values.sqlite !== undefined
+      ? "sqlite"
+      : values.postgres !== undefined
+        ? "postgres"
+        : values["langgraph-api"] !== undefined
+          ? "langgraph-api"
+          : undefined;
   if (database === undefined) {
     if (positionals.length !== 1) throw new CliUsageError("inspect takes exactly one thread file");
     return { kind: "file", path: positionals[0]! };
   }
   if (values.thread === undefined) throw new CliUsageError(`inspect --${database} needs --thread <id>`);
-  if (positionals.length > 0) throw new CliUsageError(`inspect takes one thread: a file, or --${database} with --thread`);
-  if (database === "langgraph-api") return { kind: "langgraph-api", server: langGraphServerOf(values, env)!, threadId: values.thread };
-  return database === "sqlite" ? { kind: "sqlite", db: values.sqlite!, threadId: values.thread } : { kind: "postgres", url: values.postgres!, threadId: values.thread };
+  if (positionals.length > 0)
+    throw new CliUsageError(`inspect takes one thread: a file, or --${database} with --thread`);
+  if (database === "langgraph-api")
+    return { kind: "langgraph-api", server: langGraphServerOf(values, env)!, threadId: values.thread };
+  return database === "sqlite"
+    ? { kind: "sqlite", db: values.sqlite!, threadId: values.thread }
+    : { kind: "postgres", url: values.postgres!, threadId: values.thread };
 }
 
 /** `--langgraph-api` and its key: `--langgraph-api-key`, else the environment's (the names the LangGraph SDK reads). */
@@ -226,16 +276,28 @@ function langGraphServerOf(values: Flags, env: CliIo["env"]): LangGraphServer | 
 
 /** `--since`: an ISO 8601 date or time. */
 function sinceOf(text: string): Date {
-  const time = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? Date.parse(text.trim()) : NaN;
-  if (Number.isNaN(time)) throw new CliUsageError(`--since takes an ISO 8601 date or time, e.g. 2026-11-01 or 2026-11-25T08:00Z, got "${text}"`);
+  const time = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim())
+    ? Date.parse(text.trim())
+    : NaN;
+  if (Number.isNaN(time))
+    throw new CliUsageError(
+      `--since takes an ISO 8601 date or time, e.g. 2026-11-01 or 2026-11-25T08:00Z, got "${text}"`,
+    );
   return new Date(time);
 }
 
 /** The threads `eval` replays: files and folders, and a checkpoint database's threads. */
 function threadSearchOf(positionals: string[], values: Flags, env: CliIo["env"]): ThreadSearch {
   const server = langGraphServerOf(values, env);
-  if (positionals.length === 0 && values.sqlite === undefined && values.postgres === undefined && server === undefined) {
-    throw new CliUsageError("eval needs thread files, folders, --sqlite <db>, --postgres <connection string> or --langgraph-api <url>");
+  if (
+    positionals.length === 0 &&
+    values.sqlite === undefined &&
+    values.postgres === undefined &&
+    server === undefined
+  ) {
+    throw new CliUsageError(
+      "eval needs thread files, folders, --sqlite <db>, --postgres <connection string> or --langgraph-api <url>",
+    );
   }
   return {
     paths: positionals,
@@ -249,7 +311,8 @@ function threadSearchOf(positionals: string[], values: Flags, env: CliIo["env"])
 
 async function inspect(source: ThreadSource, values: Flags, setup: ReplaySetup, io: CliIo): Promise<number> {
   const { thread, report } = await inspectSource(source, setup);
-  if (thread.messages.length === 0) io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
+  if (thread.messages.length === 0)
+    io.stderr.write(`${warningLine(`${thread.source}: the thread has no messages`, io)}\n`);
   if (values.html !== undefined) {
     try {
       writeFileSync(values.html, renderHtml(thread.messages, report));
@@ -260,7 +323,11 @@ async function inspect(source: ThreadSource, values: Flags, setup: ReplaySetup, 
     io.stdout.write(`wrote ${values.html}\n`);
     return 0;
   }
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)), io.stdout.isTTY ? io.stdout.columns : undefined)}\n`);
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : `${renderInspect(report, palette(wantsColour(io.stdout.isTTY, io.env)), io.stdout.isTTY ? io.stdout.columns : undefined)}\n`,
+  );
   return 0;
 }
 
@@ -278,7 +345,8 @@ const WORKER_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./main.ts" : "./
 function workerCount(text: string | undefined): number {
   if (text === undefined) return defaultWorkerCount();
   const count = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(count) || count < 1) throw new CliUsageError(`--workers takes a whole number of workers, at least 1, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(count) || count < 1)
+    throw new CliUsageError(`--workers takes a whole number of workers, at least 1, got "${text}"`);
   return count;
 }
 
@@ -287,15 +355,29 @@ function evaluatorFor(workers: number, request: ReplaySetupRequest, env: CliIo["
   if (workers <= 1) return undefined;
   // For tests of the built CLI: only the worker threads replay, so every thread crosses threads.
   const replayHere = env.HARNESS_KIT_REPLAY_HERE !== "0";
-  return (sources, setup, hooks) => evaluateSourcesInWorkers(sources, setup, { workers, entry: WORKER_ENTRY, request, replayHere }, hooks);
+  return (sources, setup, hooks) =>
+    evaluateSourcesInWorkers(sources, setup, { workers, entry: WORKER_ENTRY, request, replayHere }, hooks);
 }
 
 /** How many threads each ranking of the `--html` report lists, each with its own page. */
 const REPORT_TOP = 25;
 
-async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup, evaluator: SourcesEvaluator | undefined, io: CliIo): Promise<number> {
+async function evaluate(
+  search: ThreadSearch,
+  values: Flags,
+  setup: ReplaySetup,
+  evaluator: SourcesEvaluator | undefined,
+  io: CliIo,
+): Promise<number> {
   const outcomes = values.outcomes !== undefined ? readAllOutcomes(values.outcomes) : undefined;
-  const fleet = values.html !== undefined ? new FleetTally(setup.stack.map(({ guard }) => guard.name), REPORT_TOP, outcomes !== undefined) : undefined;
+  const fleet =
+    values.html !== undefined
+      ? new FleetTally(
+          setup.stack.map(({ guard }) => guard.name),
+          REPORT_TOP,
+          outcomes !== undefined,
+        )
+      : undefined;
   let progressShown = false;
   let lastProgress = 0;
   /** A line of its own on stderr, clearing the progress line first. */
@@ -303,26 +385,35 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
     if (progressShown) io.stderr.write(CLEAR_LINE);
     io.stderr.write(`${line}\n`);
   };
-  const summary = await evaluateSearch(search, setup, {
-    onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
-    onProblem: (problem) => note(problemLine(problem, io)),
-    onThread: (thread, replay, facts) => {
-      fleet?.add(thread, replay, facts, outcomes ? runOutcomeOf(outcomes, thread, facts.origin) : undefined);
-      for (const line of renderThreadNotes(thread.id, replay, palette(wantsColour(io.stderr.isTTY, io.env)))) note(line);
-      if (values.jsonl) io.stdout.write(renderDecisionLines(thread.id, replay));
+  const summary = await evaluateSearch(
+    search,
+    setup,
+    {
+      onEmptyThread: (thread) => note(warningLine(`${thread.source}: the thread has no messages`, io)),
+      onProblem: (problem) => note(problemLine(problem, io)),
+      onThread: (thread, replay, facts) => {
+        fleet?.add(thread, replay, facts, outcomes ? runOutcomeOf(outcomes, thread, facts.origin) : undefined);
+        for (const line of renderThreadNotes(thread.id, replay, palette(wantsColour(io.stderr.isTTY, io.env))))
+          note(line);
+        if (values.jsonl) io.stdout.write(renderDecisionLines(thread.id, replay));
+      },
+      onProgress:
+        io.stderr.isTTY === true
+          ? (done, total, toolCalls, elapsedMs) => {
+              if (elapsedMs < PROGRESS_AFTER_MS || elapsedMs - lastProgress < PROGRESS_EVERY_MS || done === total)
+                return;
+              lastProgress = elapsedMs;
+              progressShown = true;
+              io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
+            }
+          : undefined,
     },
-    onProgress:
-      io.stderr.isTTY === true
-        ? (done, total, toolCalls, elapsedMs) => {
-            if (elapsedMs < PROGRESS_AFTER_MS || elapsedMs - lastProgress < PROGRESS_EVERY_MS || done === total) return;
-            lastProgress = elapsedMs;
-            progressShown = true;
-            io.stderr.write(progressLine(done, total, toolCalls, elapsedMs));
-          }
-        : undefined,
-  }, evaluator);
+    evaluator,
+  );
   if (!summary) {
-    io.stderr.write(`${warningLine(`no thread found in ${search.paths.join(", ") || (search.langgraphApi ? "the server" : "the database")}: nothing to replay`, io)}\n`);
+    io.stderr.write(
+      `${warningLine(`no thread found in ${search.paths.join(", ") || (search.langgraphApi ? "the server" : "the database")}: nothing to replay`, io)}\n`,
+    );
     return 1;
   }
   if (progressShown) io.stderr.write(CLEAR_LINE);
@@ -332,7 +423,9 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
   if (fleet && values.html !== undefined) {
     try {
       const pages = await writeEvalReport(values.html, summary, fleet.report(), setup);
-      io.stderr.write(`wrote ${values.html} and ${pages.length} thread page${pages.length === 1 ? "" : "s"} beside it\n`);
+      io.stderr.write(
+        `wrote ${values.html} and ${pages.length} thread page${pages.length === 1 ? "" : "s"} beside it\n`,
+      );
     } catch (error) {
       io.stderr.write(`harness-kit: cannot write ${values.html}: ${(error as Error).message}\n`);
       return 1;
@@ -344,20 +437,24 @@ async function evaluate(search: ThreadSearch, values: Flags, setup: ReplaySetup,
 /** `--suggest` needs `--outcomes`, fits its own stack, and prints its own report. */
 function checkSuggestFlags(command: string, values: Flags): void {
   if (values.suggest === undefined) {
-    for (const flag of ["holdout", "margin"] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag} belongs to eval --suggest <out.json>`);
+    for (const flag of ["holdout", "margin"] as const)
+      if (values[flag] !== undefined) throw new CliUsageError(`--${flag} belongs to eval --suggest <out.json>`);
     return;
   }
   if (command !== "eval") throw new CliUsageError("--suggest belongs to eval");
-  if (values.outcomes === undefined) throw new CliUsageError("--suggest needs --outcomes <file.json>: which threads succeeded");
+  if (values.outcomes === undefined)
+    throw new CliUsageError("--suggest needs --outcomes <file.json>: which threads succeeded");
   for (const flag of ["config", "policy", "jsonl", "workers", "html"] as const) {
-    if (values[flag] !== undefined) throw new CliUsageError(`--${flag} does not go with --suggest, which fits its own stack`);
+    if (values[flag] !== undefined)
+      throw new CliUsageError(`--${flag} does not go with --suggest, which fits its own stack`);
   }
 }
 
 function marginsOf(text: string | undefined): Margins {
   if (text === undefined) return DEFAULT_MARGINS;
   const margin = Number(text);
-  if (text.trim() === "" || !Number.isFinite(margin) || margin < 0) throw new CliUsageError(`--margin takes a fraction of at least 0, e.g. 0.25, got "${text}"`);
+  if (text.trim() === "" || !Number.isFinite(margin) || margin < 0)
+    throw new CliUsageError(`--margin takes a fraction of at least 0, e.g. 0.25, got "${text}"`);
   return { tokens: margin, factor: margin, count: Math.ceil(margin) };
 }
 
@@ -368,16 +465,20 @@ function runContext(text: string | undefined): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliUsageError(`--context takes a JSON object, e.g. '{"role":"nursing"}' (${error instanceof Error ? error.message : String(error)})`);
+    throw new CliUsageError(
+      `--context takes a JSON object, e.g. '{"role":"nursing"}' (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new CliUsageError(`--context takes a JSON object, e.g. '{"role":"nursing"}'`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new CliUsageError(`--context takes a JSON object, e.g. '{"role":"nursing"}'`);
   return value;
 }
 
 function systemTokens(text: string | undefined): number {
   if (text === undefined) return DEFAULT_SYSTEM_TOKENS;
   const tokens = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(tokens)) throw new CliUsageError(`--system-tokens takes a whole number of tokens, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(tokens))
+    throw new CliUsageError(`--system-tokens takes a whole number of tokens, got "${text}"`);
   return tokens;
 }
 

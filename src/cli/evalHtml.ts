@@ -68,17 +68,34 @@ function guardTable(guards: readonly string[], fleet: FleetReport): string {
         return `<tr><td></td><td><code>${esc(code)}</code></td><td class="act-${action}">${action}</td><td class="num">${number(all.decisions[guard]![code]![action])}</td><td class="num">${number(threads)}</td><td class="num">${share(threads, all.threads)}${bar(threads, all.threads)}</td></tr>`;
       }),
     );
-    rows.push(head, ...(lines.length > 0 ? lines : [`<tr><td></td><td colspan="5" class="note">no decision other than allow</td></tr>`]));
+    rows.push(
+      head,
+      ...(lines.length > 0
+        ? lines
+        : [`<tr><td></td><td colspan="5" class="note">no decision other than allow</td></tr>`]),
+    );
   }
   return `<table class="totals"><thead><tr><th>guard</th><th>code</th><th>action</th><th class="num">decisions</th><th class="num">threads</th><th class="num">share of threads</th></tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
 }
 
 /** The same totals split by outcome: the share of successful and of failed runs each guard's decisions would touch. */
-function outcomeSection(guards: readonly string[], groups: Record<"success" | "failure" | "unknown", FleetGroup>): string {
-  const kinds = (["success", "failure", "unknown"] as const).filter((k) => k !== "unknown" || groups.unknown.threads > 0);
+function outcomeSection(
+  guards: readonly string[],
+  groups: Record<"success" | "failure" | "unknown", FleetGroup>,
+): string {
+  const kinds = (["success", "failure", "unknown"] as const).filter(
+    (k) => k !== "unknown" || groups.unknown.threads > 0,
+  );
   const keys = new Set<string>();
-  for (const kind of kinds) for (const guard of guards) for (const code of Object.keys(groups[kind].threadsWith[guard] ?? {})) for (const action of ACTIONS) if ((groups[kind].threadsWith[guard]![code]![action] ?? 0) > 0) keys.add(`${guard}\u0000${code}\u0000${action}`);
-  const ordered = [...keys].sort((a, b) => guards.indexOf(a.split("\u0000")[0]!) - guards.indexOf(b.split("\u0000")[0]!) || a.localeCompare(b));
+  for (const kind of kinds)
+    for (const guard of guards)
+      for (const code of Object.keys(groups[kind].threadsWith[guard] ?? {}))
+        for (const action of ACTIONS)
+          if ((groups[kind].threadsWith[guard]![code]![action] ?? 0) > 0)
+            keys.add(`${guard}\u0000${code}\u0000${action}`);
+  const ordered = [...keys].sort(
+    (a, b) => guards.indexOf(a.split("\u0000")[0]!) - guards.indexOf(b.split("\u0000")[0]!) || a.localeCompare(b),
+  );
   const rows = ordered.map((key) => {
     const [guard, code, action] = key.split("\u0000") as [string, string, "warn" | "directive" | "stop"];
     const cells = kinds.map((kind) => {
@@ -87,8 +104,16 @@ function outcomeSection(guards: readonly string[], groups: Record<"success" | "f
     });
     return `<tr><td>${esc(guard)}</td><td><code>${esc(code)}</code></td><td class="act-${action}">${action}</td>${cells.join("")}</tr>`;
   });
-  const stopped = kinds.map((kind) => `<td class="num">${number(groups[kind].threadsStopped)} <span class="note">(${share(groups[kind].threadsStopped, groups[kind].threads)})</span></td>`);
-  const header = kinds.map((kind) => `<th class="num">${kind === "unknown" ? "no outcome given" : kind === "success" ? "successful runs" : "failed runs"}: ${number(groups[kind].threads)}</th>`).join("");
+  const stopped = kinds.map(
+    (kind) =>
+      `<td class="num">${number(groups[kind].threadsStopped)} <span class="note">(${share(groups[kind].threadsStopped, groups[kind].threads)})</span></td>`,
+  );
+  const header = kinds
+    .map(
+      (kind) =>
+        `<th class="num">${kind === "unknown" ? "no outcome given" : kind === "success" ? "successful runs" : "failed runs"}: ${number(groups[kind].threads)}</th>`,
+    )
+    .join("");
   return `<section><h2>By outcome</h2>
 <p class="note">Threads with each decision, among the runs that succeeded and those that failed: a guard should touch few successful runs.</p>
 <table class="totals"><thead><tr><th>guard</th><th>code</th><th>action</th>${header}</tr></thead><tbody>${rows.join("\n")}
@@ -111,7 +136,9 @@ function charts(fleet: FleetReport, thresholds: GuardThresholds): string {
       ? [
           { name: "successful runs", counts: pick(fleet.byOutcome.success), colour: COLOURS.success },
           { name: "failed runs", counts: pick(fleet.byOutcome.failure), colour: COLOURS.failure },
-          ...(fleet.byOutcome.unknown.threads > 0 ? [{ name: "no outcome given", counts: pick(fleet.byOutcome.unknown), colour: COLOURS.unknown }] : []),
+          ...(fleet.byOutcome.unknown.threads > 0
+            ? [{ name: "no outcome given", counts: pick(fleet.byOutcome.unknown), colour: COLOURS.unknown }]
+            : []),
         ]
       : [{ name: "threads", counts: pick(fleet.all), colour: COLOURS.all }];
   const { runaway, loop, progress } = thresholds;
@@ -124,14 +151,51 @@ function charts(fleet: FleetReport, thresholds: GuardThresholds): string {
     : [];
   // A call's repeats are the identical calls before it; the loop guard counts the call itself.
   const repeatLines: ChartThreshold[] = [
-    ...(progress ? [{ value: progress.stopAt, label: `progress stopAt ${progress.stopAt}`, colour: LIMIT.directive }] : []),
-    ...(loop ? [{ value: loop.warnAt - 1, label: `loop warnAt ${loop.warnAt}`, colour: LIMIT.warn }, { value: loop.stopAt - 1, label: `loop stopAt ${loop.stopAt}`, colour: LIMIT.stop }] : []),
+    ...(progress
+      ? [{ value: progress.stopAt, label: `progress stopAt ${progress.stopAt}`, colour: LIMIT.directive }]
+      : []),
+    ...(loop
+      ? [
+          { value: loop.warnAt - 1, label: `loop warnAt ${loop.warnAt}`, colour: LIMIT.warn },
+          { value: loop.stopAt - 1, label: `loop stopAt ${loop.stopAt}`, colour: LIMIT.stop },
+        ]
+      : []),
   ];
   return [
-    barChartSvg({ title: "Tool calls per thread", unit: "threads", axis: "tool calls in the thread", edges: CHART_EDGES.toolCallsPerThread, series: seriesOf((g) => g.charts.toolCallsPerThread.counts), thresholds: [] }),
-    barChartSvg({ title: "Peak runaway factor per thread", unit: "threads", axis: "highest runaway factor of any run of the thread", edges: CHART_EDGES.peakRunawayFactor, series: seriesOf((g) => g.charts.peakRunawayFactor.counts), thresholds: runawayLines, continuous: true }),
-    barChartSvg({ title: "Result sizes", unit: "results", axis: "characters of a tool result", edges: CHART_EDGES.resultSizes, series: seriesOf((g) => g.charts.resultSizes.counts), thresholds: [], continuous: true }),
-    barChartSvg({ title: "Repeats per call", unit: "calls", axis: "earlier calls with the same tool and arguments", edges: CHART_EDGES.repeatsPerCall, series: seriesOf((g) => g.charts.repeatsPerCall.counts), thresholds: repeatLines }),
+    barChartSvg({
+      title: "Tool calls per thread",
+      unit: "threads",
+      axis: "tool calls in the thread",
+      edges: CHART_EDGES.toolCallsPerThread,
+      series: seriesOf((g) => g.charts.toolCallsPerThread.counts),
+      thresholds: [],
+    }),
+    barChartSvg({
+      title: "Peak runaway factor per thread",
+      unit: "threads",
+      axis: "highest runaway factor of any run of the thread",
+      edges: CHART_EDGES.peakRunawayFactor,
+      series: seriesOf((g) => g.charts.peakRunawayFactor.counts),
+      thresholds: runawayLines,
+      continuous: true,
+    }),
+    barChartSvg({
+      title: "Result sizes",
+      unit: "results",
+      axis: "characters of a tool result",
+      edges: CHART_EDGES.resultSizes,
+      series: seriesOf((g) => g.charts.resultSizes.counts),
+      thresholds: [],
+      continuous: true,
+    }),
+    barChartSvg({
+      title: "Repeats per call",
+      unit: "calls",
+      axis: "earlier calls with the same tool and arguments",
+      edges: CHART_EDGES.repeatsPerCall,
+      series: seriesOf((g) => g.charts.repeatsPerCall.counts),
+      thresholds: repeatLines,
+    }),
   ].join("\n");
 }
 

@@ -21,7 +21,12 @@ export function threadPagesFolder(reportFile: string): string {
  * (`inspect --html` of that thread, loaded again: the replay kept no messages). A thread that
  * cannot be loaded again is listed without a link. Returns the pages written.
  */
-export async function writeEvalReport(reportFile: string, summary: EvalSummary, fleet: FleetReport, setup: ReplaySetup): Promise<string[]> {
+export async function writeEvalReport(
+  reportFile: string,
+  summary: EvalSummary,
+  fleet: FleetReport,
+  setup: ReplaySetup,
+): Promise<string[]> {
   const folder = threadPagesFolder(reportFile);
   const names = new ThreadPageNames();
   const pages = new Map<FleetThread["origin"], string>();

@@ -19,7 +19,11 @@ const SHOWN_ARGS = 300;
  */
 export function renderHtml(messages: readonly BaseMessage[], report: InspectReport): string {
   const rowsById = new Map(report.rows.map((row) => [row.toolCallId, row]));
-  const toolNames = new Map(messages.flatMap((message) => (messageKind(message) === "ai" ? toolCallsOf(message).map((call) => [call.id, call.name] as const) : [])));
+  const toolNames = new Map(
+    messages.flatMap((message) =>
+      messageKind(message) === "ai" ? toolCallsOf(message).map((call) => [call.id, call.name] as const) : [],
+    ),
+  );
   const entries = messages.map((message, index) => entryHtml(message, index, rowsById, toolNames)).join("\n");
   const decisions = report.rows.reduce((n, row) => n + row.decisions.length, 0);
   return `${pageHead(`harness-kit: thread ${report.thread}`, STYLE)}
@@ -52,7 +56,12 @@ function strip(rows: readonly InspectRow[]): string {
   return `<nav class="strip" aria-label="tool calls in order">${cells}</nav>`;
 }
 
-function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<string, InspectRow>, toolNames: ReadonlyMap<string, string>): string {
+function entryHtml(
+  message: BaseMessage,
+  index: number,
+  rowsById: ReadonlyMap<string, InspectRow>,
+  toolNames: ReadonlyMap<string, string>,
+): string {
   const kind = messageKind(message);
   const text = safeText(message);
   if (kind === "ai") {
@@ -65,7 +74,8 @@ function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<st
     const callId = (message as { tool_call_id?: unknown }).tool_call_id;
     const status = resultStatus(message, rowsById.get(String(callId)));
     const by = markHtml(message);
-    const name = typeof message.name === "string" && message.name ? message.name : (toolNames.get(String(callId)) ?? "a tool");
+    const name =
+      typeof message.name === "string" && message.name ? message.name : (toolNames.get(String(callId)) ?? "a tool");
     return `<section class="entry tool ${status}"><div class="who">result of ${esc(name)} · ${status} · ${text.length.toLocaleString("en-US")} characters</div>${by}${trimmed(text, SHOWN_CHARS)}</section>`;
   }
   const who = kind === "human" ? "user" : kind === "system" ? "system" : esc(kind);
@@ -76,20 +86,35 @@ function entryHtml(message: BaseMessage, index: number, rowsById: ReadonlyMap<st
 function markHtml(message: BaseMessage): string {
   const mark = readMark(message);
   if (!mark) return "";
-  const why = typeof mark.reason === "string" ? mark.reason : typeof mark.stopReason === "string" ? mark.stopReason : "";
+  const why =
+    typeof mark.reason === "string" ? mark.reason : typeof mark.stopReason === "string" ? mark.stopReason : "";
   return `<div class="mark act-${esc(mark.action)}">${esc(mark.action)} by ${esc(mark.guard)}${why ? `: ${esc(why)}` : ""}</div>`;
 }
 
 function callHtml(tool: string, args: unknown, row: InspectRow | undefined): string {
   const o = row?.observation;
   const facts = o
-    ? [`repeat ${o.sameArgsRepeatCount}`, `new ${o.newInformationDelta.toFixed(2)}`, o.answeredBy ? `answered by ${o.answeredBy.guard}` : o.notRun ? "not run" : o.status === "error" ? "error" : "ok"]
+    ? [
+        `repeat ${o.sameArgsRepeatCount}`,
+        `new ${o.newInformationDelta.toFixed(2)}`,
+        o.answeredBy
+          ? `answered by ${o.answeredBy.guard}`
+          : o.notRun
+            ? "not run"
+            : o.status === "error"
+              ? "error"
+              : "ok",
+      ]
     : ["unanswered"];
   // As the text view: a decision an outer guard had already answered (or made after the run
   // would have stopped) is shown, dimmed, and said so; it never ran live.
   const decisions = (row?.decisions ?? [])
     .map((d) => {
-      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : d.afterStop ? ` (after ${d.afterStop} stopped the run)` : "";
+      const after = d.shadowedBy
+        ? ` (after ${d.shadowedBy} answered it)`
+        : d.afterStop
+          ? ` (after ${d.afterStop} stopped the run)`
+          : "";
       return `<li class="act-${esc(d.action)}${after ? " moot" : ""}"><b>${esc(d.action)}</b> ${esc(d.guard)}${esc(after)}: ${esc(d.reason)}</li>`;
     })
     .join("");
@@ -106,7 +131,13 @@ function resultStatus(message: BaseMessage, row: InspectRow | undefined): "error
 /** The strongest decision that would have acted: moot ones (answered or stopped before) do not count. */
 function worstAction(row: InspectRow): "stop" | "directive" | "warn" | undefined {
   const actions = new Set(row.decisions.filter((d) => !d.shadowedBy && !d.afterStop).map((d) => d.action));
-  return actions.has("stop") ? "stop" : actions.has("directive") ? "directive" : actions.has("warn") ? "warn" : undefined;
+  return actions.has("stop")
+    ? "stop"
+    : actions.has("directive")
+      ? "directive"
+      : actions.has("warn")
+        ? "warn"
+        : undefined;
 }
 
 function trimmed(text: string, limit: number, cls = "text"): string {

@@ -13,7 +13,11 @@ export interface Palette {
 }
 
 const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
-const ACTION_COLOURS: Record<GuardAction, (text: string) => string> = { warn: sgr("36"), directive: sgr("33"), stop: sgr("1;31") };
+const ACTION_COLOURS: Record<GuardAction, (text: string) => string> = {
+  warn: sgr("36"),
+  directive: sgr("33"),
+  stop: sgr("1;31"),
+};
 
 export function palette(colour: boolean): Palette {
   if (!colour) {
@@ -36,7 +40,11 @@ type Align = "left" | "right";
  * `width` (a terminal's), a left-aligned last column longer than the room left is wrapped at
  * spaces onto lines of its own, aligned under it: nothing is cut.
  */
-export function table(rows: ReadonlyArray<ReadonlyArray<Cell | string>>, align: readonly Align[], width?: number): string[] {
+export function table(
+  rows: ReadonlyArray<ReadonlyArray<Cell | string>>,
+  align: readonly Align[],
+  width?: number,
+): string[] {
   const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: cell } : cell)));
   const widths = align.map((_, c) => Math.max(0, ...cells.map((row) => row[c]?.text.length ?? 0)));
   return cells.flatMap((row) => {
@@ -97,10 +105,20 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
     ...sizeAndOrderLines(report, width),
     "",
   ];
-  const rows: Array<Array<Cell | string>> = [["#", "tool", "args", "repeat", "new", "status", "size", "decision"].map((text) => ({ text, paint: p.dim }))];
+  const rows: Array<Array<Cell | string>> = [
+    ["#", "tool", "args", "repeat", "new", "status", "size", "decision"].map((text) => ({ text, paint: p.dim })),
+  ];
   for (const row of report.rows) {
     const o = row.observation;
-    const status = !o ? "unanswered" : o.answeredBy ? `${o.answeredBy.action}` : o.notRun ? "not run" : o.status === "error" ? "error" : "ok";
+    const status = !o
+      ? "unanswered"
+      : o.answeredBy
+        ? `${o.answeredBy.action}`
+        : o.notRun
+          ? "not run"
+          : o.status === "error"
+            ? "error"
+            : "ok";
     const statusCell: Cell = { text: status, paint: o?.status === "error" || !o ? p.error : undefined };
     const base: Array<Cell | string> = [
       String(row.callIndex),
@@ -117,14 +135,36 @@ export function renderInspect(report: InspectReport, p: Palette, width?: number)
     }
     row.decisions.forEach((d, k) => {
       const cells = k === 0 ? base : base.map(() => "");
-      const after = d.shadowedBy ? ` (after ${d.shadowedBy} answered it)` : d.afterStop ? ` (after ${d.afterStop} stopped the run)` : "";
-      rows.push([...cells, { text: `${d.action} ${d.guard}${after}: ${d.reason}`, paint: (text) => (d.shadowedBy || d.afterStop ? p.dim(text) : p.action(d.action, text)) }]);
+      const after = d.shadowedBy
+        ? ` (after ${d.shadowedBy} answered it)`
+        : d.afterStop
+          ? ` (after ${d.afterStop} stopped the run)`
+          : "";
+      rows.push([
+        ...cells,
+        {
+          text: `${d.action} ${d.guard}${after}: ${d.reason}`,
+          paint: (text) => (d.shadowedBy || d.afterStop ? p.dim(text) : p.action(d.action, text)),
+        },
+      ]);
     });
   }
   const lines = table(rows, ["right", "left", "left", "right", "right", "left", "right", "left"], width);
   const flagged = report.rows.reduce((n, row) => n + row.decisions.length, 0);
-  const footer = ["", flagged === 0 ? "No decision other than allow." : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`];
-  return [...header, ...lines, ...footer, ...(report.unreproduced ? ["", ...unreproducedNote(report.unreproduced, p)] : []), ...(report.stops ? ["", ...report.stops.map((stop) => stopLine(report.thread, stop))] : []), ...renderContextShrinks(report, p)].join("\n");
+  const footer = [
+    "",
+    flagged === 0
+      ? "No decision other than allow."
+      : `${flagged} decision${flagged === 1 ? "" : "s"} other than allow.`,
+  ];
+  return [
+    ...header,
+    ...lines,
+    ...footer,
+    ...(report.unreproduced ? ["", ...unreproducedNote(report.unreproduced, p)] : []),
+    ...(report.stops ? ["", ...report.stops.map((stop) => stopLine(report.thread, stop))] : []),
+    ...renderContextShrinks(report, p),
+  ].join("\n");
 }
 
 /** The thread's size, the guards replayed and the recorded answers that showed their order; wrapped at `width`. */
@@ -143,23 +183,38 @@ function orderText(guards: readonly string[], source: string): string {
 
 /** The recorded answers that showed the live stack's order. */
 function orderEvidenceLines(evidence: readonly OrderEvidence[]): string[] {
-  return evidence.map(({ outer, inner, toolCallId }) => `  ${outer} was outside ${inner}: it answered ${toolCallId} live, which ${inner} would have answered too`);
+  return evidence.map(
+    ({ outer, inner, toolCallId }) =>
+      `  ${outer} was outside ${inner}: it answered ${toolCallId} live, which ${inner} would have answered too`,
+  );
 }
 
 /** Recorded answers the replay gives otherwise: its decisions are not the live run's. */
 function unreproducedNote(unreproduced: readonly UnreproducedAnswer[], p: Palette, thread = ""): string[] {
   const count = `${unreproduced.length} recorded answer${unreproduced.length === 1 ? "" : "s"}`;
-  const headline = p.error(`${thread}${count} not reproduced: the live stack, or its options, differed from the one replayed (--config)`);
-  return [headline, ...unreproduced.map(({ toolCallId, tool, live, replayed }) => `  ${toolCallId} (${tool}): answered live by ${live}; in the replay ${replayed ? `by ${replayed}` : "the tool runs"}`)];
+  const headline = p.error(
+    `${thread}${count} not reproduced: the live stack, or its options, differed from the one replayed (--config)`,
+  );
+  return [
+    headline,
+    ...unreproduced.map(
+      ({ toolCallId, tool, live, replayed }) =>
+        `  ${toolCallId} (${tool}): answered live by ${live}; in the replay ${replayed ? `by ${replayed}` : "the tool runs"}`,
+    ),
+  ];
 }
 
 /** `eval`'s notes on one thread: the order its recorded answers showed, and the answers the replay does not reproduce. */
 export function renderThreadNotes(threadId: string, replay: ReplayResult, p: Palette): string[] {
   const notes: string[] = [];
   if (replay.orderEvidence.length > 0) {
-    notes.push(p.bold(`note: thread ${threadId} replayed as ${replay.order.join(" > ")}, the order its recorded answers show:`), ...orderEvidenceLines(replay.orderEvidence));
+    notes.push(
+      p.bold(`note: thread ${threadId} replayed as ${replay.order.join(" > ")}, the order its recorded answers show:`),
+      ...orderEvidenceLines(replay.orderEvidence),
+    );
   }
-  if (replay.unreproduced.length > 0) notes.push(...unreproducedNote(replay.unreproduced, p, `warning: thread ${threadId}: `));
+  if (replay.unreproduced.length > 0)
+    notes.push(...unreproducedNote(replay.unreproduced, p, `warning: thread ${threadId}: `));
   for (const stop of replay.stops) notes.push(stopLine(threadId, stop));
   return notes;
 }
@@ -178,13 +233,25 @@ function plural(n: number, noun: string): string {
 function renderContextShrinks(report: InspectReport, p: Palette): string[] {
   const shrinks = report.contextShrinks ?? [];
   if (shrinks.length === 0) return [];
-  const lines = ["", p.bold(`${shrinks.length} request${shrinks.length === 1 ? "" : "s"} shrunk by ContextOverflowGuardMiddleware:`)];
+  const lines = [
+    "",
+    p.bold(`${shrinks.length} request${shrinks.length === 1 ? "" : "s"} shrunk by ContextOverflowGuardMiddleware:`),
+  ];
   for (const s of shrinks) {
-    const parts = [s.previewed && `${s.previewed} previewed`, s.stubbed && `${s.stubbed} replaced by a notice`, s.dropped && `${s.dropped} left out`].filter(Boolean).join(", ");
-    const keys = s.keys.length > 3 ? `${s.keys.slice(0, 3).join(", ")} and ${s.keys.length - 3} more` : s.keys.join(", ");
+    const parts = [
+      s.previewed && `${s.previewed} previewed`,
+      s.stubbed && `${s.stubbed} replaced by a notice`,
+      s.dropped && `${s.dropped} left out`,
+    ]
+      .filter(Boolean)
+      .join(", ");
+    const keys =
+      s.keys.length > 3 ? `${s.keys.slice(0, 3).join(", ")} and ${s.keys.length - 3} more` : s.keys.join(", ");
     const window = s.window === undefined ? "" : ` (window ${number.format(s.window)})`;
     const after = s.reason === "overflow_recovered" ? ", after the provider refused it" : "";
-    lines.push(`  answer at message ${s.messageIndex}: about ${number.format(s.fullTokens)} → ${number.format(s.sentTokens)} tokens${window}${after}; ${parts || "nothing"}${keys ? `; kept under ${keys}` : ""}`);
+    lines.push(
+      `  answer at message ${s.messageIndex}: about ${number.format(s.fullTokens)} → ${number.format(s.sentTokens)} tokens${window}${after}; ${parts || "nothing"}${keys ? `; kept under ${keys}` : ""}`,
+    );
   }
   return lines;
 }
@@ -198,24 +265,39 @@ export function renderSummary(summary: EvalSummary, p: Palette): string {
     `tool calls  ${number.format(summary.toolCalls)}`,
     `throughput  ${number.format(Math.round(rate))} tool calls/s  (${seconds.toFixed(2)} s)`,
     `order       ${summary.guards.join(" > ")}  (outermost first; ${summary.orderSource})`,
-    ...(summary.threadsReordered === 0 ? [] : [`            ${number.format(summary.threadsReordered)} thread${summary.threadsReordered === 1 ? "" : "s"} replayed in another order, the one their recorded answers show`]),
+    ...(summary.threadsReordered === 0
+      ? []
+      : [
+          `            ${number.format(summary.threadsReordered)} thread${summary.threadsReordered === 1 ? "" : "s"} replayed in another order, the one their recorded answers show`,
+        ]),
     ...(summary.threadsUnreproduced === 0
       ? []
-      : [p.error(`            ${number.format(summary.threadsUnreproduced)} thread${summary.threadsUnreproduced === 1 ? " has" : "s have"} recorded answers the replay does not reproduce`)]),
+      : [
+          p.error(
+            `            ${number.format(summary.threadsUnreproduced)} thread${summary.threadsUnreproduced === 1 ? " has" : "s have"} recorded answers the replay does not reproduce`,
+          ),
+        ]),
     ...(summary.simulatedSystemTokens === undefined
       ? []
-      : [`usage       simulated where not recorded: ${number.format(summary.simulatedSystemTokens)}-token system prompt + the history, 4 characters a token`]),
+      : [
+          `usage       simulated where not recorded: ${number.format(summary.simulatedSystemTokens)}-token system prompt + the history, 4 characters a token`,
+        ]),
     `stopped     ${number.format(summary.threadsStopped)} thread${summary.threadsStopped === 1 ? "" : "s"} (${percent(summary.threadsStopped, summary.threads)}); after the stops their runs made ${plural(summary.afterStops.modelCalls, "model call")} and ${plural(summary.afterStops.toolCalls, "tool call")}, ${number.format(summary.afterStops.tokens)} tokens`,
     "",
   ];
-  const header: Cell[] = ["guard", ...ACTIONS.map((a) => `${a}s`), ...ACTIONS.map((a) => `threads with ${a}`)].map((text) => ({ text, paint: p.dim }));
+  const header: Cell[] = ["guard", ...ACTIONS.map((a) => `${a}s`), ...ACTIONS.map((a) => `threads with ${a}`)].map(
+    (text) => ({ text, paint: p.dim }),
+  );
   const rows: Array<Array<Cell | string>> = [header];
   for (const guard of summary.guards) {
     const decisions = summary.decisions[guard]!;
     const threads = summary.threadsWith[guard]!;
     rows.push([
       guard,
-      ...ACTIONS.map((a) => ({ text: number.format(decisions[a]), paint: decisions[a] ? (t: string) => p.action(a, t) : undefined })),
+      ...ACTIONS.map((a) => ({
+        text: number.format(decisions[a]),
+        paint: decisions[a] ? (t: string) => p.action(a, t) : undefined,
+      })),
       ...ACTIONS.map((a) => `${number.format(threads[a])} (${percent(threads[a], summary.threads)})`),
     ]);
   }

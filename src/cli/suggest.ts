@@ -44,12 +44,24 @@ export async function suggestCommand(request: SuggestRequest, setup: ReplaySetup
       continue;
     }
     // Loaded again at each replay: the messages of hundreds of long threads need not stay in memory.
-    threads.push({ id: loaded.id, successful, messages: async () => messagesToReplay((await loadThreadSource(source)).messages, setup) });
+    threads.push({
+      id: loaded.id,
+      successful,
+      messages: async () => messagesToReplay((await loadThreadSource(source)).messages, setup),
+    });
   }
-  if (unlabelled > 0) io.stderr.write(`warning: ${unlabelled} thread${unlabelled === 1 ? "" : "s"} without an outcome in ${request.outcomesFile} (true/false, "success"/"failure", {"resolved"} or {"reward"}), left out\n`);
-  const report = await suggestThresholds(threads, { ...(request.holdout ? { fitHalf: 0 as const } : {}), margins: request.margins });
+  if (unlabelled > 0)
+    io.stderr.write(
+      `warning: ${unlabelled} thread${unlabelled === 1 ? "" : "s"} without an outcome in ${request.outcomesFile} (true/false, "success"/"failure", {"resolved"} or {"reward"}), left out\n`,
+    );
+  const report = await suggestThresholds(threads, {
+    ...(request.holdout ? { fitHalf: 0 as const } : {}),
+    margins: request.margins,
+  });
   if (!report) {
-    io.stderr.write(`harness-kit: no successful thread${request.holdout ? " in the fitted half" : ""} among the ${threads.length} with an outcome: nothing to fit the thresholds to\n`);
+    io.stderr.write(
+      `harness-kit: no successful thread${request.holdout ? " in the fitted half" : ""} among the ${threads.length} with an outcome: nothing to fit the thresholds to\n`,
+    );
     return 1;
   }
   io.stdout.write(`${renderSuggestion(report, request, setup)}\n`);
@@ -59,11 +71,17 @@ export async function suggestCommand(request: SuggestRequest, setup: ReplaySetup
     io.stderr.write(`harness-kit: cannot write ${request.configFile}: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout.write(`wrote ${request.configFile}: replay with it through eval --config ${request.configFile}${setup.simulateUsage ? " --simulate-usage" : ""}\n`);
+  io.stdout.write(
+    `wrote ${request.configFile}: replay with it through eval --config ${request.configFile}${setup.simulateUsage ? " --simulate-usage" : ""}\n`,
+  );
   return problems.length > 0 ? 1 : 0;
 }
 
-export function renderSuggestion(report: SuggestReport, request: Pick<SuggestRequest, "holdout" | "margins">, setup: Pick<ReplaySetup, "simulateUsage">): string {
+export function renderSuggestion(
+  report: SuggestReport,
+  request: Pick<SuggestRequest, "holdout" | "margins">,
+  setup: Pick<ReplaySetup, "simulateUsage">,
+): string {
   const { settings } = report.fit;
   const { margins } = request;
   const lines = [
@@ -72,7 +90,10 @@ export function renderSuggestion(report: SuggestReport, request: Pick<SuggestReq
     `  ProgressAwareLoopGuardMiddleware  stopAt ${settings.progressStopAt}`,
     `  LoopGuardMiddleware               stopAt ${settings.loopStopAt}`,
   ];
-  if (report.fit.successfulStopped > 0) lines.push(`  (still stops ${count(report.fit.successfulStopped, "successful fitted thread")}: the guards reach them together)`);
+  if (report.fit.successfulStopped > 0)
+    lines.push(
+      `  (still stops ${count(report.fit.successfulStopped, "successful fitted thread")}: the guards reach them together)`,
+    );
   lines.push(
     "",
     `Scored on ${count(report.scored.threads, "thread")}${request.holdout ? ", the other half" : ", the same ones"}${setup.simulateUsage ? `, usage simulated (system prompt ${format(setup.simulateUsage.systemTokens)} tokens)` : ""}:`,
@@ -100,7 +121,9 @@ function cells(t: StopTally): string[] {
 /** Columns as wide as their widest cell: the first left-aligned, the figures right-aligned. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, k) => Math.max(...rows.map((r) => r[k]!.length)));
-  return rows.map((r) => `  ${r.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]!))).join("  ")}`.trimEnd());
+  return rows.map((r) =>
+    `  ${r.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]!))).join("  ")}`.trimEnd(),
+  );
 }
 
 const TOKENS = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });

@@ -69,7 +69,10 @@ export function barChartSvg(chart: BarChart): string {
   const labels = chart.edges.map((_, i) => bucketLabel(chart.edges, i, chart.continuous));
   // Labels wider than their bucket are slanted, so they do not run into each other.
   const slant = labels.some((label) => label.length * 5.6 > slot);
-  const quarter = max === 0 ? "" : `<text x="${LEFT - 4}" y="${n(TOP + plotH - heightOf(max / 4) + 4)}" text-anchor="end" class="tick">${esc(shares ? percent(max / 4) : (max / 4).toLocaleString("en-US", { maximumFractionDigits: 1 }))}</text>`;
+  const quarter =
+    max === 0
+      ? ""
+      : `<text x="${LEFT - 4}" y="${n(TOP + plotH - heightOf(max / 4) + 4)}" text-anchor="end" class="tick">${esc(shares ? percent(max / 4) : (max / 4).toLocaleString("en-US", { maximumFractionDigits: 1 }))}</text>`;
   const ticks = labels
     .map((label, i) => {
       const x = n(LEFT + (i + 0.5) * slot);
@@ -87,7 +90,12 @@ export function barChartSvg(chart: BarChart): string {
     .join("");
   const top = max === 0 ? "0" : shares ? percent(max) : max.toLocaleString("en-US");
   const legend = shares
-    ? chart.series.map((s, i) => `<rect x="${LEFT + i * 150}" y="${HEIGHT - 14}" width="10" height="10" fill="${esc(s.colour)}"/><text x="${LEFT + i * 150 + 14}" y="${HEIGHT - 5}" class="tick">${esc(s.name)}</text>`).join("")
+    ? chart.series
+        .map(
+          (s, i) =>
+            `<rect x="${LEFT + i * 150}" y="${HEIGHT - 14}" width="10" height="10" fill="${esc(s.colour)}"/><text x="${LEFT + i * 150 + 14}" y="${HEIGHT - 5}" class="tick">${esc(s.name)}</text>`,
+        )
+        .join("")
     : "";
   return `<figure class="chart"><figcaption>${esc(chart.title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${esc(chart.title)}">
 <line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${TOP + plotH}" y2="${TOP + plotH}" stroke="#9aa3b2"/>

@@ -11,13 +11,22 @@ import type { ToolCallView } from "./messages.js";
  * Read by the model: the answer to a call the guard did not let run. A stop's answers carry the
  * stop reason, from which the next model call writes the run's final message.
  */
-export function guardToolMessage(call: ToolCallView, guard: string, action: "directive" | "stop", text: string, stopReason?: string): ToolMessage {
+export function guardToolMessage(
+  call: ToolCallView,
+  guard: string,
+  action: "directive" | "stop",
+  text: string,
+  stopReason?: string,
+): ToolMessage {
   return new ToolMessage({
     content: text,
     tool_call_id: call.id,
     name: call.name,
     status: "error",
-    response_metadata: withMark(undefined, stopReason === undefined ? { guard, action } : { guard, action, stopReason }),
+    response_metadata: withMark(
+      undefined,
+      stopReason === undefined ? { guard, action } : { guard, action, stopReason },
+    ),
   });
 }
 

@@ -12,25 +12,38 @@ import type { SignalHandler } from "./signals.js";
  * (our `"directive"`), `"error"` throws (our `"throw"`, a `GuardStopError`), `"end"` answers and
  * ends the run (ours too; LangChain's refuses parallel calls, ours answers every one of them).
  */
-export const LANGCHAIN_EXIT_BEHAVIORS = { continue: "directive", error: "throw", end: "end" } as const satisfies Record<string, ExitBehavior>;
+export const LANGCHAIN_EXIT_BEHAVIORS = { continue: "directive", error: "throw", end: "end" } as const satisfies Record<
+  string,
+  ExitBehavior
+>;
 
 const EXIT_WORDS = [...EXIT_BEHAVIORS, "continue", "error"] as const;
 
 /** Our word for an exit behaviour given in ours or LangChain's. */
-const exitBehavior = z.enum(EXIT_WORDS).transform((word): ExitBehavior => (word in LANGCHAIN_EXIT_BEHAVIORS ? LANGCHAIN_EXIT_BEHAVIORS[word as keyof typeof LANGCHAIN_EXIT_BEHAVIORS] : (word as ExitBehavior)));
+const exitBehavior = z
+  .enum(EXIT_WORDS)
+  .transform((word): ExitBehavior =>
+    word in LANGCHAIN_EXIT_BEHAVIORS
+      ? LANGCHAIN_EXIT_BEHAVIORS[word as keyof typeof LANGCHAIN_EXIT_BEHAVIORS]
+      : (word as ExitBehavior),
+  );
 
 /** A function option, checked for being one (its signature is the type's business). */
 export const fn = <T>() => z.custom<T>((value) => typeof value === "function", "must be a function");
 
 /** A whole number at least `min`. */
-export const wholeNumber = (min = 1) => z.number().int("must be a whole number").min(min, `must be a whole number >= ${min}`);
+export const wholeNumber = (min = 1) =>
+  z.number().int("must be a whole number").min(min, `must be a whole number >= ${min}`);
 
 /** Tool names. */
 export const toolNames = () => z.array(z.string()).readonly();
 
 /** The options every guard takes. */
 export const guardOptions = z.object({
-  observeOnly: z.boolean().default(false).describe("Emit signals only; never change a result, refuse a call or stop. Default false."),
+  observeOnly: z
+    .boolean()
+    .default(false)
+    .describe("Emit signals only; never change a result, refuse a call or stop. Default false."),
   onSignal: fn<SignalHandler>().optional().describe("Receives every decision other than allow."),
 });
 
@@ -54,11 +67,17 @@ export function parseOptions<S extends z.ZodType>(guard: string, schema: S, opti
 }
 
 /** What `parseOptions` makes of `options`, without throwing: the replay config says it its own way. */
-export function checkOptions<S extends z.ZodType>(schema: S, options: unknown): { success: true; data: z.output<S> } | { success: false; field: string; problem: string } {
+export function checkOptions<S extends z.ZodType>(
+  schema: S,
+  options: unknown,
+): { success: true; data: z.output<S> } | { success: false; field: string; problem: string } {
   const parsed = schema.safeParse(options, { reportInput: true, error: ruleOf });
   if (parsed.success) return { success: true, data: parsed.data };
   const issue = deepest(parsed.error.issues[0]!);
-  const given = issue.path.length > 0 && isShown(issue.input) ? `, got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}` : "";
+  const given =
+    issue.path.length > 0 && isShown(issue.input)
+      ? `, got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`
+      : "";
   return { success: false, field: issue.path.join("."), problem: `${issue.message}${given}` };
 }
 
@@ -68,21 +87,33 @@ export function checkOptions<S extends z.ZodType>(schema: S, options: unknown): 
  */
 function deepest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== "invalid_union") return issue;
-  const inner = issue.errors.flat().reduce<z.core.$ZodIssue | undefined>((best, candidate) => (candidate.path.length > (best?.path.length ?? 0) ? candidate : best), undefined);
+  const inner = issue.errors
+    .flat()
+    .reduce<z.core.$ZodIssue | undefined>(
+      (best, candidate) => (candidate.path.length > (best?.path.length ?? 0) ? candidate : best),
+      undefined,
+    );
   return inner ? deepest({ ...inner, path: [...issue.path, ...inner.path] }) : issue;
 }
 
-const isShown = (value: unknown): boolean => value === undefined || value === null || ["number", "string", "boolean"].includes(typeof value);
+const isShown = (value: unknown): boolean =>
+  value === undefined || value === null || ["number", "string", "boolean"].includes(typeof value);
 
 /** zod's default messages, said as the rule the option breaks; a schema's own message wins. */
 function ruleOf(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case "invalid_type":
-      return issue.expected === "int" ? "must be a whole number" : `must be ${issue.expected === "array" || issue.expected === "object" ? "an" : "a"} ${issue.expected}`;
+      return issue.expected === "int"
+        ? "must be a whole number"
+        : `must be ${issue.expected === "array" || issue.expected === "object" ? "an" : "a"} ${issue.expected}`;
     case "too_small":
-      return issue.origin === "array" ? `must hold at least ${issue.minimum} item${Number(issue.minimum) === 1 ? "" : "s"}` : `must be ${issue.inclusive ? ">=" : ">"} ${issue.minimum}`;
+      return issue.origin === "array"
+        ? `must hold at least ${issue.minimum} item${Number(issue.minimum) === 1 ? "" : "s"}`
+        : `must be ${issue.inclusive ? ">=" : ">"} ${issue.minimum}`;
     case "too_big":
-      return issue.origin === "array" ? `must hold at most ${issue.maximum} items` : `must be ${issue.inclusive ? "<=" : "<"} ${issue.maximum}`;
+      return issue.origin === "array"
+        ? `must hold at most ${issue.maximum} items`
+        : `must be ${issue.inclusive ? "<=" : "<"} ${issue.maximum}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
     default:

@@ -28,7 +28,13 @@ const NEED_INSIDE = {
     { file: "toolRetry", name: "toolRetryMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
     { file: "toolError", name: "toolErrorMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
   ],
-  model: [{ file: "modelRetry", name: "modelRetryMiddleware", why: "LangChain wraps a model error in a MiddlewareError at each middleware it leaves, so its retryOn classes cannot match" }],
+  model: [
+    {
+      file: "modelRetry",
+      name: "modelRetryMiddleware",
+      why: "LangChain wraps a model error in a MiddlewareError at each middleware it leaves, so its retryOn classes cannot match",
+    },
+  ],
 };
 
 /** Read by the person who built the agent: `name` is listed before the guards. */
@@ -53,7 +59,8 @@ export function warnOfBuiltinsBefore(hook: keyof typeof NEED_INSIDE): void {
   Error.stackTraceLimit = limit;
   if (/langchain[\\/](?:dist|src)[\\/]agents[\\/]/.test(stack)) callersVisible = true;
   for (const { file, name, why } of NEED_INSIDE[hook]) {
-    if (new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`).test(stack)) warnOnce(name, () => listedBeforeText(name, why));
+    if (new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`).test(stack))
+      warnOnce(name, () => listedBeforeText(name, why));
   }
 }
 

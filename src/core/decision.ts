@@ -8,7 +8,13 @@ import type { SignalCode } from "./signalCodes.js";
 export type Decision =
   | { action: "allow" }
   | { action: "warn"; code: SignalCode; reason: string; detail?: Record<string, unknown> }
-  | { action: "directive" | "stop"; code: SignalCode; reason: string; message: string; detail?: Record<string, unknown> };
+  | {
+      action: "directive" | "stop";
+      code: SignalCode;
+      reason: string;
+      message: string;
+      detail?: Record<string, unknown>;
+    };
 
 export interface CallDecision {
   call: ToolCallView;

@@ -61,7 +61,8 @@ export function withMark(responseMetadata: Loose | undefined, mark: Mark): Loose
 /** The mark on a message, whatever its action; instances and plain dicts alike. */
 export function readMark(message: unknown): Mark | undefined {
   const mark = fields(fields(fields(message).response_metadata)[MARK_KEY]);
-  return typeof mark.guard === "string" && (mark.action === "warn" || mark.action === "directive" || mark.action === "stop")
+  return typeof mark.guard === "string" &&
+    (mark.action === "warn" || mark.action === "directive" || mark.action === "stop")
     ? (mark as Mark)
     : undefined;
 }
@@ -148,7 +149,8 @@ export function originalOf(message: unknown): OriginalResult | undefined {
 export function stopMarkIn(messages: readonly unknown[], guard: string): { reason: string } | undefined {
   for (let i = messages.length - 1; i >= 0 && messageKind(messages[i]) === "tool"; i--) {
     const mark = readMark(messages[i]);
-    if (mark?.guard === guard && mark.action === "stop") return { reason: typeof mark.stopReason === "string" ? mark.stopReason : (mark.reason ?? "stopped") };
+    if (mark?.guard === guard && mark.action === "stop")
+      return { reason: typeof mark.stopReason === "string" ? mark.stopReason : (mark.reason ?? "stopped") };
   }
   return undefined;
 }
@@ -191,5 +193,7 @@ export function wouldBeRefusalsOf(answer: unknown): WouldBeRefusal[] {
 /** `response_metadata` with `refusals` as its would-be refusals, in place of any it held. */
 export function withWouldBeRefusals(responseMetadata: Loose | undefined, refusals: readonly WouldBeRefusal[]): Loose {
   const { [WOULD_REFUSE_KEY]: _replaced, ...rest } = responseMetadata ?? {};
-  return refusals.length > 0 ? { ...rest, [WOULD_REFUSE_KEY]: refusals.map(({ guard, action }) => ({ guard, action })) } : rest;
+  return refusals.length > 0
+    ? { ...rest, [WOULD_REFUSE_KEY]: refusals.map(({ guard, action }) => ({ guard, action })) }
+    : rest;
 }

@@ -4,7 +4,15 @@
  * base64 PDF is media as much as an image is. Whoever hashes, measures or judges a result reads
  * media through this one list, so the guards agree on what a payload is.
  */
-export const MEDIA_BLOCK_TYPES: ReadonlySet<string> = new Set(["image", "audio", "video", "file", "image_url", "input_audio", "document"]);
+export const MEDIA_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  "image",
+  "audio",
+  "video",
+  "file",
+  "image_url",
+  "input_audio",
+  "document",
+]);
 
 /** Whether a content block's `type` names a media block. */
 export function isMediaBlockType(type: unknown): type is string {

@@ -1,7 +1,15 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
-import { hasRanStamp, isStampedTurn, RAN_KEY, STAMPED_KEY, withWouldBeRefusals, wouldBeRefusalsOf, type WouldBeRefusal } from "./marks.js";
+import {
+  hasRanStamp,
+  isStampedTurn,
+  RAN_KEY,
+  STAMPED_KEY,
+  withWouldBeRefusals,
+  wouldBeRefusalsOf,
+  type WouldBeRefusal,
+} from "./marks.js";
 
 /**
  * Stamps what really ran (docs/architecture.md, "Judge as one"). Only the wrapper nearest the
@@ -34,7 +42,8 @@ const probes = new WeakMap<object, RunProbe>();
 export function probedRequest<R extends { tool?: unknown }>(request: R): { request: R; probe: RunProbe } {
   const tool = request.tool as InvokableTool | undefined;
   // No tool by that name: LangChain answers the call without running anything.
-  if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function") return { request, probe: { ran: false, passedOn: false } };
+  if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function")
+    return { request, probe: { ran: false, passedOn: false } };
   const known = probes.get(tool);
   if (known) return { request, probe: known };
   const probe: RunProbe = { ran: false, passedOn: false };
@@ -73,7 +82,9 @@ export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunP
   if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, probe.ran);
   else if (isCommand(result)) {
     const messages = (result.update as { messages?: unknown } | undefined)?.messages;
-    if (Array.isArray(messages)) for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, probe.ran);
+    if (Array.isArray(messages))
+      for (const m of messages)
+        if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, probe.ran);
   }
   return result;
 }
@@ -83,7 +94,11 @@ export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunP
  * and let it run (an observe-only guard), so that its later judgements, live, after a restore and
  * in replay, read the repeat that follows as a refusal ignored (core/marks.ts WOULD_REFUSE_KEY).
  */
-export function recordWouldBeRefusal<T extends ToolMessage | Command>(result: T, refusal: WouldBeRefusal, callId: string | undefined): T {
+export function recordWouldBeRefusal<T extends ToolMessage | Command>(
+  result: T,
+  refusal: WouldBeRefusal,
+  callId: string | undefined,
+): T {
   const record = (m: BaseMessage) => {
     const refusals = [...wouldBeRefusalsOf(m).filter((r) => r.guard !== refusal.guard), refusal];
     setMetadata(m, withWouldBeRefusals(m.response_metadata, refusals));
@@ -91,14 +106,16 @@ export function recordWouldBeRefusal<T extends ToolMessage | Command>(result: T,
   if (ToolMessage.isInstance(result)) record(result);
   else if (isCommand(result)) {
     const messages = (result.update as { messages?: unknown } | undefined)?.messages;
-    if (Array.isArray(messages)) for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) record(m);
+    if (Array.isArray(messages))
+      for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) record(m);
   }
   return result;
 }
 
 /** Stamps the model's answer as a turn a guard saw (only a turn with tool calls needs it). */
 export function stampTurn<T>(response: T): T {
-  if (AIMessage.isInstance(response) && response.tool_calls?.length && !isStampedTurn(response)) stamp(response, STAMPED_KEY, true);
+  if (AIMessage.isInstance(response) && response.tool_calls?.length && !isStampedTurn(response))
+    stamp(response, STAMPED_KEY, true);
   return response;
 }
 

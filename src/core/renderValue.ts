@@ -49,7 +49,8 @@ function writeObject(object: object, path: Set<object>, depth: number): string {
     const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
     return JSON.stringify(describeBytes(bytes.length, hexPreview(bytes)));
   }
-  if (object instanceof ArrayBuffer) return JSON.stringify(describeBytes(object.byteLength, hexPreview(new Uint8Array(object))));
+  if (object instanceof ArrayBuffer)
+    return JSON.stringify(describeBytes(object.byteLength, hexPreview(new Uint8Array(object))));
   if (object instanceof Map) {
     const entries = [...object.entries()];
     if (entries.every(([key]) => typeof key === "string" || typeof key === "number")) {

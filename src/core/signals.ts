@@ -30,7 +30,11 @@ export const SIGNAL_EVENT = "harness_kit_signal";
  * Neither may break the run: a throwing handler is ignored, and outside a runnable context there
  * is no callback to reach.
  */
-export async function emitEvent<T>(name: string, payload: T, handler: ((payload: T) => void) | undefined): Promise<void> {
+export async function emitEvent<T>(
+  name: string,
+  payload: T,
+  handler: ((payload: T) => void) | undefined,
+): Promise<void> {
   try {
     handler?.(payload);
   } catch {
@@ -44,7 +48,10 @@ export async function emitEvent<T>(name: string, payload: T, handler: ((payload:
 }
 
 /** A signal's `detail`, saying so when the guard only observed (it changed nothing). */
-export function observedDetail(detail: Record<string, unknown> | undefined, observeOnly: boolean): Record<string, unknown> | undefined {
+export function observedDetail(
+  detail: Record<string, unknown> | undefined,
+  observeOnly: boolean,
+): Record<string, unknown> | undefined {
   return observeOnly ? { ...detail, observeOnly: true } : detail;
 }
 

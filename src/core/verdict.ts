@@ -59,7 +59,11 @@ export type CallOutcome =
  * One call's outcome from the guard's own decision on it and the batch's stop: an observe-only
  * guard lets every tool run, a stop answers every call, a directive or a stop on the call refuses it.
  */
-export function callOutcome(own: Decision | undefined, stop: { reason: string } | undefined, observeOnly: boolean): CallOutcome {
+export function callOutcome(
+  own: Decision | undefined,
+  stop: { reason: string } | undefined,
+  observeOnly: boolean,
+): CallOutcome {
   if (observeOnly) return { kind: "runs" };
   const refusal = refuses(own, observeOnly) ? own : undefined;
   if (stop) return { kind: "stopped", reason: stop.reason, own: refusal };

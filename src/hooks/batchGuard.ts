@@ -13,7 +13,15 @@ import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome, type GuardMode } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
-import { answerCall, judgePendingCall, signalCall, type CallAnswer, type PendingCall, type ToolHandler, type ToolRequestLike } from "./pendingCall.js";
+import {
+  answerCall,
+  judgePendingCall,
+  signalCall,
+  type CallAnswer,
+  type PendingCall,
+  type ToolHandler,
+  type ToolRequestLike,
+} from "./pendingCall.js";
 
 export interface BatchGuardSettings {
   guard: string;
@@ -23,7 +31,10 @@ export interface BatchGuardSettings {
   /** Whether this guard judges calls the repair review found unusable; other guards leave them to it. */
   judgesUnusableCalls?: boolean;
   /** Decisions for a batch, given the history that ends with the AIMessage that asked for it. */
-  decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) => CallDecision[] | Promise<CallDecision[]>;
+  decide: (
+    messages: readonly BaseMessage[],
+    batch: readonly ToolCallView[],
+  ) => CallDecision[] | Promise<CallDecision[]>;
 }
 
 /** The part of LangChain's model request the stop check reads. */
@@ -63,7 +74,9 @@ export function batchGuard(settings: BatchGuardSettings) {
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
       try {
-        verdict = andThen(settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls)), (decisions) => verdictFrom(decisions, settings));
+        verdict = andThen(settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls)), (decisions) =>
+          verdictFrom(decisions, settings),
+        );
       } catch (error) {
         verdict = Promise.reject(error);
       }
@@ -72,44 +85,81 @@ export function batchGuard(settings: BatchGuardSettings) {
     return verdict;
   };
 
-  const wrapToolCall = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> =>
-    judgePendingCall(request, handler, judged);
+  const wrapToolCall = <R extends ToolRequestLike>(
+    request: R,
+    handler: ToolHandler<R>,
+  ): Promise<ToolMessage | Command> => judgePendingCall(request, handler, judged);
 
   /** The call's answer: the guard's, or the tool's when the guard lets it run. */
-  const judged = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, { call, messages, at }: PendingCall): MaybePromise<ToolMessage | Command> => {
+  const judged = <R extends ToolRequestLike>(
+    request: R,
+    handler: ToolHandler<R>,
+    { call, messages, at }: PendingCall,
+  ): MaybePromise<ToolMessage | Command> => {
     const verdict = verdictOf(messages, at);
     if (!(verdict instanceof Promise)) return answered(request, handler, call, verdict);
     return verdict.then(
       (settled) => answered(request, handler, call, settled),
       async (error: unknown) => {
-        await emitSignal({ guard: settings.guard, action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, settings.onSignal);
+        await emitSignal(
+          {
+            guard: settings.guard,
+            action: "warn",
+            toolCallId: call.id,
+            tool: call.name,
+            code: "guard_failed",
+            reason: "guard_failed",
+            detail: { error: String(error) },
+          },
+          settings.onSignal,
+        );
         return runToolSafely(request, handler);
       },
     );
   };
 
   /** The call's answer under `verdict`, after its signal. */
-  const answered = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, call: ToolCallView, verdict: Verdict): MaybePromise<ToolMessage | Command> => {
+  const answered = <R extends ToolRequestLike>(
+    request: R,
+    handler: ToolHandler<R>,
+    call: ToolCallView,
+    verdict: Verdict,
+  ): MaybePromise<ToolMessage | Command> => {
     const own = verdict.byId.get(call.id);
-    if (own && own.action !== "allow") return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
+    if (own && own.action !== "allow")
+      return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);
   };
 
-  const outcomeAnswer = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, call: ToolCallView, own: Decision | undefined, verdict: Verdict): MaybePromise<ToolMessage | Command> => {
+  const outcomeAnswer = <R extends ToolRequestLike>(
+    request: R,
+    handler: ToolHandler<R>,
+    call: ToolCallView,
+    own: Decision | undefined,
+    verdict: Verdict,
+  ): MaybePromise<ToolMessage | Command> => {
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
-    if (outcome.kind === "stopped" && settings.exitBehavior === "throw") throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
+    if (outcome.kind === "stopped" && settings.exitBehavior === "throw")
+      throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
     const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard));
     // An observe-only guard's refusal is written on the answer of the call it let run: its next
     // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
-    if (settings.observeOnly && refuses(own, false)) return andThen(answer, (ran) => recordWouldBeRefusal(ran, { guard: settings.guard, action: own!.action }, call.id));
+    if (settings.observeOnly && refuses(own, false))
+      return andThen(answer, (ran) =>
+        recordWouldBeRefusal(ran, { guard: settings.guard, action: own!.action }, call.id),
+      );
     return answer;
   };
 
-  const wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+  const wrapModelCall = <R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+  ): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
     if (stop) return Promise.resolve(stopNotice(settings.guard, stop.reason));
     return promised(() => handler(request)).then(stampTurn, (error: unknown) => {
-      if (!isGraphBubbleUp(error) && !GuardStopError.in(error)) warnOnce("model-error-outside", modelErrorOutsideText, true);
+      if (!isGraphBubbleUp(error) && !GuardStopError.in(error))
+        warnOnce("model-error-outside", modelErrorOutsideText, true);
       throw error;
     });
   };
@@ -127,7 +177,12 @@ export function batchGuard(settings: BatchGuardSettings) {
     const verdict = at >= 0 && messageKind(messages[at]) === "ai" ? verdicts.get(messages[at] as object) : undefined;
     if (!verdict) return false;
     // A verdict that failed was signalled as guard_failed, and the calls ran: the batch was judged.
-    return verdict instanceof Promise ? verdict.then(({ byId }) => byId.size > 0, () => true) : verdict.byId.size > 0;
+    return verdict instanceof Promise
+      ? verdict.then(
+          ({ byId }) => byId.size > 0,
+          () => true,
+        )
+      : verdict.byId.size > 0;
   };
 
   return { wrapToolCall, wrapModelCall, judgedLatestBatch };

@@ -26,7 +26,11 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
    * can run. Returns them for a subclass that wraps them in hooks of its own. `defaultExit` is
    * for a guard without the `exitBehavior` option.
    */
-  protected attach(options: BatchGuardOptions, defaultExit: ExitBehavior, decide: BatchGuardSettings["decide"]): BatchGuardHooks {
+  protected attach(
+    options: BatchGuardOptions,
+    defaultExit: ExitBehavior,
+    decide: BatchGuardSettings["decide"],
+  ): BatchGuardHooks {
     const hooks = batchGuard({
       guard: this.name,
       exitBehavior: options.exitBehavior ?? defaultExit,

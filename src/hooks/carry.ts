@@ -42,7 +42,10 @@ const carried = z.custom<Carried[]>((value) => Array.isArray(value));
 
 /** The state channel every guard that judges history declares (same key and reducer: they share it). */
 export const carryStateSchema = new StateSchema({
-  [CARRY_KEY]: new ReducedValue(carried.default(() => []), { inputSchema: carried, reducer: mergeCarried }),
+  [CARRY_KEY]: new ReducedValue(
+    carried.default(() => []),
+    { inputSchema: carried, reducer: mergeCarried },
+  ),
 });
 
 /** The part of a request's state the guards read. */
@@ -72,7 +75,11 @@ export function summaryKey(messages: readonly BaseMessage[], summaryAt: number):
 }
 
 /** Whether `entries` already hold what the summary at `summaryAt` removed. */
-function carries(entries: readonly Carried[] | undefined, messages: readonly BaseMessage[], summaryAt: number): boolean {
+function carries(
+  entries: readonly Carried[] | undefined,
+  messages: readonly BaseMessage[],
+  summaryAt: number,
+): boolean {
   return coveredSummary(entries)?.id === summaryKey(messages, summaryAt);
 }
 
@@ -105,16 +112,24 @@ export function historyOf(state: GuardState): readonly BaseMessage[] {
   const cached = histories.get(messages);
   if (cached && cached.entries === entries && cached.known === known) return cached.history;
   const kept = messages.slice(summaryAt + 1);
-  const removed = known ?? (coveredSummary(entries) ? entries.slice(0, -1) : legacyRemoved(entries, kept[0], summaryAt));
+  const removed =
+    known ?? (coveredSummary(entries) ? entries.slice(0, -1) : legacyRemoved(entries, kept[0], summaryAt));
   const history = [...messages.slice(0, summaryAt), ...removed, ...kept];
   histories.set(messages, { entries, known, history });
   return history;
 }
 
-const histories = new WeakMap<readonly BaseMessage[], { entries: readonly Carried[]; known: readonly BaseMessage[] | undefined; history: readonly BaseMessage[] }>();
+const histories = new WeakMap<
+  readonly BaseMessage[],
+  { entries: readonly Carried[]; known: readonly BaseMessage[] | undefined; history: readonly BaseMessage[] }
+>();
 
 /** A carry of older versions held every message; what the summary removed ends where the kept ones start. */
-function legacyRemoved(entries: readonly Carried[], first: BaseMessage | undefined, summaryAt: number): readonly BaseMessage[] {
+function legacyRemoved(
+  entries: readonly Carried[],
+  first: BaseMessage | undefined,
+  summaryAt: number,
+): readonly BaseMessage[] {
   const firstKey = first === undefined ? undefined : keyOf(first, summaryAt + 1);
   let end = entries.length;
   if (firstKey !== undefined) for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === firstKey) end = i;
@@ -149,9 +164,19 @@ export function withCarry<T extends ToolMessage | Command>(state: GuardState, ca
   const summary = messages[summaryAt]!;
   const removed = recovered.get(summary);
   const entries = carryOf(state);
-  if (!removed || !entries || carries(entries, messages, summaryAt) || carrierOf(messages) !== callId || carriedBy(result)) return result;
+  if (
+    !removed ||
+    !entries ||
+    carries(entries, messages, summaryAt) ||
+    carrierOf(messages) !== callId ||
+    carriedBy(result)
+  )
+    return result;
   const known = new Set(coveredSummary(entries) ? entries.map((m) => m.id) : []);
-  const update = [...(removed as Carried[]).filter((m) => !known.has(m.id)), withId(summary, summaryKey(messages, summaryAt))];
+  const update = [
+    ...(removed as Carried[]).filter((m) => !known.has(m.id)),
+    withId(summary, summaryKey(messages, summaryAt)),
+  ];
   if (ToolMessage.isInstance(result)) return new Command({ update: { messages: [result], [CARRY_KEY]: update } });
   const command = result as Command;
   return new Command({ ...command, update: { ...(command.update as Record<string, unknown>), [CARRY_KEY]: update } });
@@ -161,7 +186,8 @@ export function withCarry<T extends ToolMessage | Command>(state: GuardState, ca
 function carriedBy(result: ToolMessage | Command): boolean {
   if (ToolMessage.isInstance(result)) return false;
   const update = (result as Command).update as Record<string, unknown> | undefined;
-  const entries = update !== null && typeof update === "object" && !Array.isArray(update) ? update[CARRY_KEY] : undefined;
+  const entries =
+    update !== null && typeof update === "object" && !Array.isArray(update) ? update[CARRY_KEY] : undefined;
   return Array.isArray(entries) && entries.length > 0;
 }
 

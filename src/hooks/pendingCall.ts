@@ -75,7 +75,18 @@ export function signalCall(
   signal: { action: GuardAction; code: SignalCode; reason: string; detail?: Record<string, unknown> },
 ): Promise<void> {
   const detail = observedDetail(signal.detail, guard.observeOnly);
-  return emitSignal({ guard: guard.guard, action: signal.action, toolCallId: call.id, tool: call.name, code: signal.code, reason: signal.reason, detail }, guard.onSignal);
+  return emitSignal(
+    {
+      guard: guard.guard,
+      action: signal.action,
+      toolCallId: call.id,
+      tool: call.name,
+      code: signal.code,
+      reason: signal.reason,
+      detail,
+    },
+    guard.onSignal,
+  );
 }
 
 /**
@@ -91,7 +102,11 @@ export function answerCall<R extends { toolCall: { id?: string; name: string; ar
   if (answer.kind === "answered") return answer.result;
   if (answer.kind === "run") return runToolSafely(guard.observeOnly ? request : (answer.request ?? request), handler);
   if (guard.observeOnly) return runToolSafely(request, handler);
-  const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+  const call: ToolCallView = {
+    id: request.toolCall.id ?? "",
+    name: request.toolCall.name,
+    args: request.toolCall.args,
+  };
   if (answer.kind === "refuse") return guardToolMessage(call, guard.guard, "directive", answer.text);
   return guardToolMessage(call, guard.guard, "stop", answer.text, answer.reason);
 }

@@ -2,7 +2,13 @@ import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCallHandler } from "langchain";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { rewriteCommandMessages, withRewrite, type RewriteToolMessage, type ToolCallResult, type ToolMessageRewrite } from "./toolResults.js";
+import {
+  rewriteCommandMessages,
+  withRewrite,
+  type RewriteToolMessage,
+  type ToolCallResult,
+  type ToolMessageRewrite,
+} from "./toolResults.js";
 
 /** The request of a `wrapToolCall` hook. */
 export type ToolRequest = Parameters<ToolCallHandler>[0];
@@ -26,7 +32,9 @@ export interface ResultGuard {
 }
 
 /** A complete `wrapToolCall`: run the tool safely, then let the guard rewrite what it returned. */
-export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult> {
+export function resultGuardHook(
+  guard: ResultGuard,
+): (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult> {
   return (request, handler) => runToolSafely(request, handler).then((result) => guardResult(guard, request, result));
 }
 
@@ -37,13 +45,19 @@ export function resultGuardHook(guard: ResultGuard): (request: ToolRequest, hand
  * answer (or `afterFailure`'s). Nothing to rewrite comes back as the same object, without a
  * promise when the rewrite answered at once.
  */
-export function guardResult(guard: ResultGuard, request: ToolRequest, result: ToolCallResult): ToolCallResult | Promise<ToolCallResult> {
+export function guardResult(
+  guard: ResultGuard,
+  request: ToolRequest,
+  result: ToolCallResult,
+): ToolCallResult | Promise<ToolCallResult> {
   let rewrite: RewriteToolMessage | undefined;
   try {
     rewrite = guard.rewriterFor(request);
     if (rewrite === undefined) return result;
     if (!ToolMessage.isInstance(result)) {
-      return rewriteCommandMessages(result, guardedRewrite(guard, request, rewrite)).catch((error: unknown) => failedWhole(guard, request, result, error));
+      return rewriteCommandMessages(result, guardedRewrite(guard, request, rewrite)).catch((error: unknown) =>
+        failedWhole(guard, request, result, error),
+      );
     }
   } catch (error) {
     return failedWhole(guard, request, result, error);
@@ -92,12 +106,22 @@ function rewriteOf(done: ToolMessageRewrite | undefined): ToolMessageRewrite | u
   return done;
 }
 
-async function recovered(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolCallResult> {
+async function recovered(
+  guard: ResultGuard,
+  request: ToolRequest,
+  message: ToolMessage,
+  error: unknown,
+): Promise<ToolCallResult> {
   const fallback = await failedMessage(guard, request, message, error);
   return fallback ? withRewrite(fallback) : message;
 }
 
-async function failedMessage(guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown): Promise<ToolMessageRewrite | undefined> {
+async function failedMessage(
+  guard: ResultGuard,
+  request: ToolRequest,
+  message: ToolMessage,
+  error: unknown,
+): Promise<ToolMessageRewrite | undefined> {
   await signalFailure(guard, request, message.tool_call_id, error);
   try {
     return guard.afterFailure?.(message, request);
@@ -107,12 +131,28 @@ async function failedMessage(guard: ResultGuard, request: ToolRequest, message: 
 }
 
 /** Rewriting the result itself failed (not one message): the tool's result goes on unchanged. */
-async function failedWhole(guard: ResultGuard, request: ToolRequest, result: ToolCallResult, error: unknown): Promise<ToolCallResult> {
+async function failedWhole(
+  guard: ResultGuard,
+  request: ToolRequest,
+  result: ToolCallResult,
+  error: unknown,
+): Promise<ToolCallResult> {
   await signalFailure(guard, request, request.toolCall.id ?? "", error);
   return result;
 }
 
 function signalFailure(guard: ResultGuard, request: ToolRequest, toolCallId: string, error: unknown): Promise<void> {
   const reason = guard.failureReason ?? "guard_failed";
-  return emitSignal({ guard: guard.guard, action: "warn", toolCallId, tool: request.toolCall.name, code: "guard_failed", reason, detail: { error: String(error) } }, guard.onSignal);
+  return emitSignal(
+    {
+      guard: guard.guard,
+      action: "warn",
+      toolCallId,
+      tool: request.toolCall.name,
+      code: "guard_failed",
+      reason,
+      detail: { error: String(error) },
+    },
+    guard.onSignal,
+  );
 }

@@ -2,7 +2,15 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { getConfig } from "@langchain/langgraph";
 import { isSummary } from "../core/messages.js";
 import type { MaybePromise } from "../core/maybePromise.js";
-import { CARRY_KEY, historyOf, recordRemoved, removalKnown, summaryIndex, summaryKey, type GuardState } from "./carry.js";
+import {
+  CARRY_KEY,
+  historyOf,
+  recordRemoved,
+  removalKnown,
+  summaryIndex,
+  summaryKey,
+  type GuardState,
+} from "./carry.js";
 
 /**
  * What a summary removed, found between the summary and the first tool call after it, which
@@ -93,11 +101,16 @@ function keyOf(message: BaseMessage): unknown {
 const MAX_CHECKPOINTS_BACK = 64;
 
 interface CheckpointReader {
-  getTuple(config: unknown): Promise<{ checkpoint: { channel_values: Record<string, unknown> }; parentConfig?: unknown } | undefined>;
+  getTuple(
+    config: unknown,
+  ): Promise<{ checkpoint: { channel_values: Record<string, unknown> }; parentConfig?: unknown } | undefined>;
 }
 
 /** What `summary` removed, from the last checkpoint of the running graph that does not hold it yet. */
-async function removedByCheckpoints(summary: string, messages: readonly BaseMessage[]): Promise<BaseMessage[] | undefined> {
+async function removedByCheckpoints(
+  summary: string,
+  messages: readonly BaseMessage[],
+): Promise<BaseMessage[] | undefined> {
   const configurable = runningConfigurable();
   const saver = configurable?.__pregel_checkpointer as CheckpointReader | undefined;
   if (!configurable || typeof saver?.getTuple !== "function") return undefined;
@@ -106,7 +119,9 @@ async function removedByCheckpoints(summary: string, messages: readonly BaseMess
   const namespace = taskNamespace.split("|").slice(0, -1).join("|");
   const checkpointId = (configurable.checkpoint_map as Record<string, string> | undefined)?.[namespace];
   if (checkpointId === undefined) return undefined;
-  const config = { configurable: { thread_id: configurable.thread_id, checkpoint_ns: namespace, checkpoint_id: checkpointId } };
+  const config = {
+    configurable: { thread_id: configurable.thread_id, checkpoint_ns: namespace, checkpoint_id: checkpointId },
+  };
   try {
     const history = await historyBefore(saver, config, summary);
     return history && before(history, messages);
@@ -124,14 +139,21 @@ function runningConfigurable(): Record<string, unknown> | undefined {
 }
 
 /** The history of the newest checkpoint from `config` back that does not hold the summary `summary` (its key). */
-async function historyBefore(saver: CheckpointReader, config: unknown, summary: string): Promise<readonly BaseMessage[] | undefined> {
+async function historyBefore(
+  saver: CheckpointReader,
+  config: unknown,
+  summary: string,
+): Promise<readonly BaseMessage[] | undefined> {
   let at = config;
   for (let hops = 0; at !== undefined && hops < MAX_CHECKPOINTS_BACK; hops++) {
     const tuple = await saver.getTuple(at);
     if (!tuple) return undefined;
     const values = tuple.checkpoint.channel_values as unknown as GuardState;
     const messages = values.messages;
-    if (Array.isArray(messages) && !(summaryIndex(messages) >= 0 && summaryKey(messages, summaryIndex(messages)) === summary)) {
+    if (
+      Array.isArray(messages) &&
+      !(summaryIndex(messages) >= 0 && summaryKey(messages, summaryIndex(messages)) === summary)
+    ) {
       return checkpointHistory(saver, values, tuple.parentConfig);
     }
     at = tuple.parentConfig;
@@ -144,8 +166,15 @@ async function historyBefore(saver: CheckpointReader, config: unknown, summary: 
  * messages, with what its own summary removed from the carry or, not carried yet, from the
  * checkpoints before it. Replay reads a saved thread's history this way.
  */
-export async function checkpointHistory(saver: CheckpointReader, values: GuardState, parent: unknown): Promise<readonly BaseMessage[]> {
-  const state: GuardState = { messages: values.messages, [CARRY_KEY]: Array.isArray(values[CARRY_KEY]) ? values[CARRY_KEY] : [] };
+export async function checkpointHistory(
+  saver: CheckpointReader,
+  values: GuardState,
+  parent: unknown,
+): Promise<readonly BaseMessage[]> {
+  const state: GuardState = {
+    messages: values.messages,
+    [CARRY_KEY]: Array.isArray(values[CARRY_KEY]) ? values[CARRY_KEY] : [],
+  };
   const { messages } = state;
   const summaryAt = summaryIndex(messages);
   const summary = messages[summaryAt];

@@ -11,7 +11,9 @@ export interface ToolMessageRewrite {
 }
 
 /** A rewrite of one ToolMessage: synchronous when it can tell at once that nothing changes. */
-export type RewriteToolMessage = (message: ToolMessage) => ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined>;
+export type RewriteToolMessage = (
+  message: ToolMessage,
+) => ToolMessageRewrite | undefined | Promise<ToolMessageRewrite | undefined>;
 
 /** The answer that replaces one ToolMessage: the new message, in a Command when it writes state too. */
 export function withRewrite(done: ToolMessageRewrite): ToolCallResult {
@@ -23,7 +25,10 @@ export function withRewrite(done: ToolMessageRewrite): ToolCallResult {
  * answer with Commands that also update state). Everything else in the Command (other messages,
  * state keys, goto) is kept; with nothing rewritten the same object comes back.
  */
-export async function rewriteCommandMessages(result: ToolCallResult, rewrite: RewriteToolMessage): Promise<ToolCallResult> {
+export async function rewriteCommandMessages(
+  result: ToolCallResult,
+  rewrite: RewriteToolMessage,
+): Promise<ToolCallResult> {
   if (!isCommand(result)) return result;
   const command = result as Command;
   const update = command.update;

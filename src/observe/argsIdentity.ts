@@ -46,7 +46,11 @@ export function argsKeyOf(name: string, args: unknown, hash: Hasher): string {
  * The call's normalised identity, and whether normalising changed the arguments at all: when it
  * did not, the hash of the exact arguments is the same, and need not be computed twice.
  */
-export function argsIdentity(name: string, args: unknown, hash: Hasher): { argsKey: string; digest: string; exact: boolean } {
+export function argsIdentity(
+  name: string,
+  args: unknown,
+  hash: Hasher,
+): { argsKey: string; digest: string; exact: boolean } {
   const value = args ?? {};
   const normalised = normaliseArgs(value);
   const digest = hash(canonicalJson(normalised));
@@ -153,11 +157,15 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
   if (typeof value === "string") {
     const text = normaliseText(value.length > MAX_TEXT_CHARS ? value.slice(0, MAX_TEXT_CHARS) : value);
     const words = text.match(WORD) ?? [];
-    if (words.length >= FREE_TEXT_WORDS && words.filter((word) => HAS_LETTER.test(word)).length >= FREE_TEXT_WORDS - 1) {
+    if (
+      words.length >= FREE_TEXT_WORDS &&
+      words.filter((word) => HAS_LETTER.test(word)).length >= FREE_TEXT_WORDS - 1
+    ) {
       const prose = isProse(text, words);
       // What an instruction quotes (the query typed, the element clicked, the file named) is a
       // value, not wording: it must match exactly.
-      if (prose) for (const quoted of quotedIn(text)) shape.leaves.add(`${path}'=${(quoted.match(WORD) ?? []).join(" ")}`);
+      if (prose)
+        for (const quoted of quotedIn(text)) shape.leaves.add(`${path}'=${(quoted.match(WORD) ?? []).join(" ")}`);
       const entry = shape.texts.get(path) ?? { words: new Set<string>(), sequence: [], prose };
       for (const word of words) entry.words.add(word);
       entry.sequence.push(...words);
@@ -213,7 +221,9 @@ function sameOrNested(a: Set<string>, b: Set<string>): boolean {
 export function similarText(a: TextWords, b: TextWords): boolean {
   if (!a.prose || !b.prose) {
     if (a.words.size !== b.words.size) return false;
-    return jaccard(a.words, b.words).similarity === 1 && jaccard(pairsOf(a), pairsOf(b)).similarity >= CODE_PAIR_SIMILARITY;
+    return (
+      jaccard(a.words, b.words).similarity === 1 && jaccard(pairsOf(a), pairsOf(b)).similarity >= CODE_PAIR_SIMILARITY
+    );
   }
   const [fewer, more] = a.words.size <= b.words.size ? [a.words.size, b.words.size] : [b.words.size, a.words.size];
   // Jaccard similarity cannot exceed the ratio of the sizes.

@@ -28,7 +28,8 @@ function writeObject(object: object, path: object[]): string {
     for (let i = 0; i < object.length; i++) out += (i ? "," : "") + write(object[i], path);
     return `${out}]`;
   }
-  if (object instanceof Date) return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString());
+  if (object instanceof Date)
+    return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString());
   if (object instanceof Map) {
     const entries = [...object.entries()].map(([k, v]) => `[${write(k, path)},${write(v, path)}]`).sort();
     return `{"$map":[${entries.join(",")}]}`;

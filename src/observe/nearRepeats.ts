@@ -93,7 +93,6 @@ export class NearRepeats {
     return out;
   }
 
-
   /**
    * Whether a call with `shape` is the attempt that failed at `index` again: that call failed,
    * its error names some of its arguments' values (the flight, the file, the id), and `shape`

@@ -147,9 +147,10 @@ export function makeSetMembershipDelta(listField: string, itemKey?: string): Del
   const identities = (view: CallResultView): string[] => {
     const list = listOf(view.args, listField) ?? listOf(parseJson(view.text), listField) ?? [];
     return list.map((item) => {
-      const key = itemKey !== undefined && item !== null && typeof item === "object"
-        ? (item as Record<string, unknown>)[itemKey]
-        : item;
+      const key =
+        itemKey !== undefined && item !== null && typeof item === "object"
+          ? (item as Record<string, unknown>)[itemKey]
+          : item;
       return canonicalJson(key);
     });
   };

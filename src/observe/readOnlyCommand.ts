@@ -33,13 +33,67 @@ const MAX_COMMAND_CHARS = 2000;
 
 /** Programs that only read what they are pointed at and print it. */
 const READERS = new Set([
-  "cat", "grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "ls", "ll", "head", "tail", "wc", "nl", "sed", "awk", "sort", "uniq",
-  "cut", "tr", "diff", "cmp", "file", "stat", "tree", "pwd", "echo", "printf", "which", "type", "du", "df", "realpath", "dirname",
-  "basename", "less", "more", "od", "xxd", "hexdump", "strings", "column", "true", "readlink", "date",
+  "cat",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "find",
+  "ls",
+  "ll",
+  "head",
+  "tail",
+  "wc",
+  "nl",
+  "sed",
+  "awk",
+  "sort",
+  "uniq",
+  "cut",
+  "tr",
+  "diff",
+  "cmp",
+  "file",
+  "stat",
+  "tree",
+  "pwd",
+  "echo",
+  "printf",
+  "which",
+  "type",
+  "du",
+  "df",
+  "realpath",
+  "dirname",
+  "basename",
+  "less",
+  "more",
+  "od",
+  "xxd",
+  "hexdump",
+  "strings",
+  "column",
+  "true",
+  "readlink",
+  "date",
 ]);
 
 /** git subcommands that only read the repository. */
-const GIT_READERS = new Set(["status", "diff", "log", "show", "grep", "blame", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog"]);
+const GIT_READERS = new Set([
+  "status",
+  "diff",
+  "log",
+  "show",
+  "grep",
+  "blame",
+  "ls-files",
+  "ls-tree",
+  "rev-parse",
+  "describe",
+  "shortlog",
+]);
 
 // Quoted text is an argument (a pattern, a message): it runs nothing and redirects nothing.
 const QUOTED = /'[^']*'|"(?:[^"\\]|\\.)*"/g;
@@ -53,7 +107,10 @@ function readsOnly(command: string): boolean {
   // A here-document feeds text to a program; it is read-only only if that program is.
   if (WRITES.test(bare)) return false;
   for (const part of bare.split(SEPARATORS)) {
-    const words = part.trim().split(/\s+/).filter((w) => w.length > 0 && !/^\w+=/.test(w));
+    const words = part
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w.length > 0 && !/^\w+=/.test(w));
     if (words.length === 0) continue;
     const program = words[0]!.replace(/^.*\//, "");
     if (program === "cd") continue;

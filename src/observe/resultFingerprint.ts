@@ -10,6 +10,10 @@ const normaliseDefault = volatileNormaliser(DEFAULT_VOLATILE_PATTERNS);
  * preview) records this fingerprint of the original under
  * `response_metadata.harness_kit.original`, so the loop guards keep comparing real results.
  */
-export function resultFingerprint(content: unknown, hash: Hasher, normalise: (text: string) => string = normaliseDefault): string {
+export function resultFingerprint(
+  content: unknown,
+  hash: Hasher,
+  normalise: (text: string) => string = normaliseDefault,
+): string {
   return hash(normalise(contentText(content)));
 }

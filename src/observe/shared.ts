@@ -56,7 +56,11 @@ export function observationsNow(
  * `judge` applied to a history's observations: at once when the hasher is loaded (a guard's hook
  * runs on every step, and a promise per hook costs more than the update itself), else once it is.
  */
-export function withObservations<T>(messages: readonly unknown[], options: ObservationOptions, judge: (observed: Observed) => T): T | Promise<T> {
+export function withObservations<T>(
+  messages: readonly unknown[],
+  options: ObservationOptions,
+  judge: (observed: Observed) => T,
+): T | Promise<T> {
   const observed = observationsNow(messages, options);
   return observed ? judge(observed) : observationsFor(messages, options).then(judge);
 }

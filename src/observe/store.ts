@@ -208,7 +208,12 @@ const ANY_ARGS = "#*";
 const NO_OCCURRENCES: readonly number[] = Object.freeze([]);
 
 /** What counts as the same call: the tool alone when it has a delta override, else tool + normalised arguments. */
-export function callKeyOf(name: string, args: unknown, hash: Hasher, deltaOverrides: ObservationOptions["deltaOverrides"]): string {
+export function callKeyOf(
+  name: string,
+  args: unknown,
+  hash: Hasher,
+  deltaOverrides: ObservationOptions["deltaOverrides"],
+): string {
   return deltaOverrides?.[name] ? `${name}${ANY_ARGS}` : argsKeyOf(name, args, hash);
 }
 

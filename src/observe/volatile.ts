@@ -18,7 +18,10 @@ const VISIT_NOTICE_LINE =
  */
 const LINE_HINTS = new WeakMap<RegExp, RegExp>([
   // case-sensitive and without the first letter: the fastest scan for the notice's two words
-  [VISIT_NOTICE_LINE, /(?:reviously|lready|ast|ecently) (?:visited|loaded|accessed|fetched|retrieved|refreshed|viewed|seen|opened|checked|requested)/],
+  [
+    VISIT_NOTICE_LINE,
+    /(?:reviously|lready|ast|ecently) (?:visited|loaded|accessed|fetched|retrieved|refreshed|viewed|seen|opened|checked|requested)/,
+  ],
 ]);
 
 export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([

@@ -59,10 +59,16 @@ export class AgentFilesOffloadStore implements OffloadStore {
       const result = fields(await this.backend.write(path, content));
       if (typeof result.error === "string") throw new OffloadStoreError(STORE, key, result.error);
       const filesUpdate = result.filesUpdate;
-      return filesUpdate && typeof filesUpdate === "object" ? { readHint, lineReader, stateUpdate: { files: filesUpdate } } : { readHint, lineReader };
+      return filesUpdate && typeof filesUpdate === "object"
+        ? { readHint, lineReader, stateUpdate: { files: filesUpdate } }
+        : { readHint, lineReader };
     }
     if (!("files" in context.state)) {
-      throw new OffloadStoreError(STORE, key, "this agent has no files state; use this store inside createDeepAgent or pass its backend");
+      throw new OffloadStoreError(
+        STORE,
+        key,
+        "this agent has no files state; use this store inside createDeepAgent or pass its backend",
+      );
     }
     const now = new Date().toISOString();
     return {
@@ -109,5 +115,8 @@ export class AgentFilesOffloadStore implements OffloadStore {
 
 /** Read by the model after "To read it, ": deepagents' `read_file` call for a window of lines. */
 function readFileWindows(path: string): LineReader {
-  return { tool: "read_file", window: (offset, limit) => `use read_file with file_path "${path}", offset ${offset} and limit ${limit}` };
+  return {
+    tool: "read_file",
+    window: (offset, limit) => `use read_file with file_path "${path}", offset ${offset} and limit ${limit}`,
+  };
 }

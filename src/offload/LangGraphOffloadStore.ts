@@ -39,13 +39,18 @@ export class LangGraphOffloadStore implements OffloadStore {
   }
 
   async put(key: string, content: string, context: OffloadContext): Promise<void> {
-    await this.store.put(this.namespaceFor(context.threadId), key, {
-      content,
-      tool: context.toolName,
-      toolCallId: context.toolCallId,
-      threadId: context.threadId ?? null,
-      chars: content.length,
-    }, false);
+    await this.store.put(
+      this.namespaceFor(context.threadId),
+      key,
+      {
+        content,
+        tool: context.toolName,
+        toolCallId: context.toolCallId,
+        threadId: context.threadId ?? null,
+        chars: content.length,
+      },
+      false,
+    );
   }
 
   async get(key: string, context: OffloadContext): Promise<string | undefined> {

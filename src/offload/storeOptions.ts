@@ -8,7 +8,11 @@ import { DEFAULT_STORE_TIMEOUT_MS } from "./timeouts.js";
 /** An OffloadStore option: an object with `put` and `get`. */
 export const offloadStore = () =>
   z.custom<OffloadStore>(
-    (value) => value !== null && typeof value === "object" && typeof (value as OffloadStore).put === "function" && typeof (value as OffloadStore).get === "function",
+    (value) =>
+      value !== null &&
+      typeof value === "object" &&
+      typeof (value as OffloadStore).put === "function" &&
+      typeof (value as OffloadStore).get === "function",
     "must be an OffloadStore (put and get)",
   );
 
@@ -16,4 +20,6 @@ export const offloadStore = () =>
 export const storeTimeoutMs = () =>
   wholeNumber()
     .default(DEFAULT_STORE_TIMEOUT_MS)
-    .describe("How long to wait for the store, in ms, when offloading and when the retrieval tool reads back; a store that does not answer in time counts as failed, and the run goes on without it.");
+    .describe(
+      "How long to wait for the store, in ms, when offloading and when the retrieval tool reads back; a store that does not answer in time counts as failed, and the run goes on without it.",
+    );

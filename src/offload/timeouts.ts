@@ -20,7 +20,13 @@ export class OffloadTimeoutError extends OffloadStoreError {
  * never settles must not hold the run. The work itself cannot be cancelled and may still settle
  * later; its result is then ignored (a late rejection is caught, so it is not unhandled).
  */
-export function withStoreTimeout<T>(work: Promise<T>, timeoutMs: number, store: string, key: string, operation: "put" | "read"): Promise<T> {
+export function withStoreTimeout<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  store: string,
+  key: string,
+  operation: "put" | "read",
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new OffloadTimeoutError(store, key, operation, timeoutMs)), timeoutMs);

@@ -20,7 +20,9 @@ import { simulateUsage } from "./simulateUsage.js";
 // and the constructor can never disagree: the options JSON can express, strict (a misspelt key
 // is an error), and for the progress guard the JSON forms of its two non-JSON options. A rule
 // between options (warnAt <= stopAt) is the constructor's, met when the stack is built.
-const loopGuardConfig = loopGuardFields.pick({ warnAt: true, stopAt: true, window: true, ignoreTools: true, exitBehavior: true, observeOnly: true }).strict();
+const loopGuardConfig = loopGuardFields
+  .pick({ warnAt: true, stopAt: true, window: true, ignoreTools: true, exitBehavior: true, observeOnly: true })
+  .strict();
 
 const progressGuardConfig = progressGuardOptions
   .pick({
@@ -38,12 +40,22 @@ const progressGuardConfig = progressGuardOptions
     /** Regular expressions as `"source"` (flag g) or `"/source/flags"`. */
     volatilePatterns: z.array(z.string()).optional(),
     /** Per tool: `{"setMembership": "<list field>", "itemKey"?: "<id field>"}` (makeSetMembershipDelta). */
-    deltaOverrides: z.record(z.string(), z.strictObject({ setMembership: z.string(), itemKey: z.string().optional() })).optional(),
+    deltaOverrides: z
+      .record(z.string(), z.strictObject({ setMembership: z.string(), itemKey: z.string().optional() }))
+      .optional(),
   })
   .strict();
 
 const runawayGuardConfig = runawayGuardFields
-  .pick({ warnAt: true, blockAt: true, stopAt: true, minInputTokens: true, maxRunTokens: true, maxThreadTokens: true, observeOnly: true })
+  .pick({
+    warnAt: true,
+    blockAt: true,
+    stopAt: true,
+    minInputTokens: true,
+    maxRunTokens: true,
+    maxThreadTokens: true,
+    observeOnly: true,
+  })
   .strict();
 
 /**
@@ -82,7 +94,9 @@ export interface ReplaySetup {
  * then the progress guard outside the identical-call guard, so a repeat it refuses never counts
  * as another identical call.
  */
-export const DEFAULT_REPLAY_CONFIG: ReplayConfig = { guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} } };
+export const DEFAULT_REPLAY_CONFIG: ReplayConfig = {
+  guards: { RunawayGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} },
+};
 
 /** The order replay assumes without `--config`: a thread saved by another stack needs its own. */
 const DEFAULT_ORDER_SOURCE = "recommendedGuards' order, no --config given";
@@ -98,7 +112,10 @@ export interface ReplaySetupRequest {
 }
 
 export function replaySetupFor(request: ReplaySetupRequest): ReplaySetup {
-  const setup = request.configFile !== undefined ? loadReplayConfig(request.configFile) : buildReplaySetup(DEFAULT_REPLAY_CONFIG, undefined, DEFAULT_ORDER_SOURCE);
+  const setup =
+    request.configFile !== undefined
+      ? loadReplayConfig(request.configFile)
+      : buildReplaySetup(DEFAULT_REPLAY_CONFIG, undefined, DEFAULT_ORDER_SOURCE);
   if (request.policy) {
     setup.stack = withPolicyGuard(setup.stack, policyGuardFromFile(request.policy.file, request.policy.context));
     setup.orderSource += ", with PolicyGuardMiddleware where recommendedGuards puts it";
@@ -137,7 +154,11 @@ export function buildReplaySetup(
   return stackFor(parseOptions("replay config", replayConfig, config), order, orderSource);
 }
 
-function stackFor(config: z.output<typeof replayConfig>, order: (keyof ReplayConfig["guards"])[], orderSource: string): ReplaySetup {
+function stackFor(
+  config: z.output<typeof replayConfig>,
+  order: (keyof ReplayConfig["guards"])[],
+  orderSource: string,
+): ReplaySetup {
   const stack: StackedGuard[] = [];
   let observation: ObservationOptions = {};
   for (const name of order) {
@@ -147,7 +168,11 @@ function stackFor(config: z.output<typeof replayConfig>, order: (keyof ReplayCon
       stack.push({ guard: new RunawayGuardMiddleware(options), observeOnly: options.observeOnly, exitBehavior: "end" });
     } else if (name === "LoopGuardMiddleware") {
       const options = config.guards.LoopGuardMiddleware!;
-      stack.push({ guard: new LoopGuardMiddleware(options), observeOnly: options.observeOnly, exitBehavior: options.exitBehavior });
+      stack.push({
+        guard: new LoopGuardMiddleware(options),
+        observeOnly: options.observeOnly,
+        exitBehavior: options.exitBehavior,
+      });
     } else {
       const { volatilePatterns, deltaOverrides, ...rest } = config.guards.ProgressAwareLoopGuardMiddleware!;
       observation = {
@@ -174,7 +199,13 @@ function toRegExp(text: string): RegExp {
   }
 }
 
-function toDeltaOverrides(spec: Record<string, { setMembership: string; itemKey?: string }>): Record<string, DeltaFunction> {
-  return Object.fromEntries(Object.entries(spec).map(([tool, { setMembership, itemKey }]) => [tool, makeSetMembershipDelta(setMembership, itemKey)]));
+function toDeltaOverrides(
+  spec: Record<string, { setMembership: string; itemKey?: string }>,
+): Record<string, DeltaFunction> {
+  return Object.fromEntries(
+    Object.entries(spec).map(([tool, { setMembership, itemKey }]) => [
+      tool,
+      makeSetMembershipDelta(setMembership, itemKey),
+    ]),
+  );
 }
-

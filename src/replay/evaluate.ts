@@ -81,10 +81,17 @@ export async function evaluateSource(source: ThreadSource, setup: ReplaySetup): 
   const replay = await replayThread(messages, setup.stack);
   const facts: ThreadFacts = { origin: source };
   if (setup.profileThreads) {
-    const minInputTokens = guardThresholds(setup.config).runaway?.minInputTokens ?? runawayGuardOptions.parse({}).minInputTokens;
+    const minInputTokens =
+      guardThresholds(setup.config).runaway?.minInputTokens ?? runawayGuardOptions.parse({}).minInputTokens;
     facts.profile = await profileThread(messages, setup.observation, minInputTokens);
   }
-  return { kind: "replayed", thread: { id: thread.id, source: thread.source }, empty: thread.messages.length === 0, replay, facts };
+  return {
+    kind: "replayed",
+    thread: { id: thread.id, source: thread.source },
+    empty: thread.messages.length === 0,
+    replay,
+    facts,
+  };
 }
 
 /** Totals of a run, fed the outcome of each source in source order; the clock starts when it is made. */
@@ -155,14 +162,22 @@ export function startTally(setup: ReplaySetup, total: number, hooks: EvalHooks =
 }
 
 /** Replays every source through the guard stack, one after another in this thread, and totals what the guards would have done. */
-export async function evaluateSources(sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks = {}): Promise<EvalSummary> {
+export async function evaluateSources(
+  sources: readonly ThreadSource[],
+  setup: ReplaySetup,
+  hooks: EvalHooks = {},
+): Promise<EvalSummary> {
   const tally = startTally(setup, sources.length, hooks);
   for (const source of sources) tally.record(await evaluateSource(source, setup));
   return tally.finish();
 }
 
 /** How a run replays its sources: `evaluateSources`, or `evaluateSourcesInWorkers` bound to its workers. */
-export type SourcesEvaluator = (sources: readonly ThreadSource[], setup: ReplaySetup, hooks: EvalHooks) => Promise<EvalSummary>;
+export type SourcesEvaluator = (
+  sources: readonly ThreadSource[],
+  setup: ReplaySetup,
+  hooks: EvalHooks,
+) => Promise<EvalSummary>;
 
 /**
  * Finds the threads a search names and replays them all (see `evaluateSources`); a path or a

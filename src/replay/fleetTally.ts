@@ -75,7 +75,9 @@ export class FleetTally {
     withOutcomes: boolean,
   ) {
     this.all = emptyGroup(guards);
-    this.byOutcome = withOutcomes ? { success: emptyGroup(guards), failure: emptyGroup(guards), unknown: emptyGroup(guards) } : undefined;
+    this.byOutcome = withOutcomes
+      ? { success: emptyGroup(guards), failure: emptyGroup(guards), unknown: emptyGroup(guards) }
+      : undefined;
   }
 
   add(thread: ThreadLabel, replay: ReplayResult, facts: ThreadFacts, outcome?: RunOutcome): void {
@@ -105,7 +107,12 @@ export class FleetTally {
   }
 
   report(): FleetReport {
-    return { all: this.all, ...(this.byOutcome ? { byOutcome: this.byOutcome } : {}), topWasted: this.topWasted, topRunaway: this.topRunaway };
+    return {
+      all: this.all,
+      ...(this.byOutcome ? { byOutcome: this.byOutcome } : {}),
+      topWasted: this.topWasted,
+      topRunaway: this.topRunaway,
+    };
   }
 
   private groupsOf(outcome: RunOutcome | undefined): FleetGroup[] {

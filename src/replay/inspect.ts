@@ -5,7 +5,13 @@ import { loadHasher } from "../observe/hash.js";
 import { buildObservations, fingerprintArgs } from "../observe/store.js";
 import type { LoadedThread } from "./threads.js";
 import { messagesToReplay, type ReplaySetup } from "./config.js";
-import { replayThread, type ReplayedDecision, type ReplayResult, type ReplayStop, type UnreproducedAnswer } from "./replayThread.js";
+import {
+  replayThread,
+  type ReplayedDecision,
+  type ReplayResult,
+  type ReplayStop,
+  type UnreproducedAnswer,
+} from "./replayThread.js";
 import type { OrderEvidence } from "./stackOrder.js";
 import { loadThreadSource, type ThreadSource } from "./sources.js";
 
@@ -52,7 +58,10 @@ export interface InspectReport {
 }
 
 /** Loads one thread and inspects it; `thread` holds the messages judged (with simulated usage when the setup asks for it). */
-export async function inspectSource(source: ThreadSource, setup: ReplaySetup): Promise<{ thread: LoadedThread; report: InspectReport }> {
+export async function inspectSource(
+  source: ThreadSource,
+  setup: ReplaySetup,
+): Promise<{ thread: LoadedThread; report: InspectReport }> {
   const loaded = await loadThreadSource(source);
   const thread = { ...loaded, messages: messagesToReplay(loaded.messages, setup) };
   return { thread, report: await inspectThread(thread, setup) };
@@ -94,7 +103,13 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
     }
   });
   for (const { callIndex, guard, action, reason, shadowedBy, afterStop } of replay.decisions) {
-    rows[callIndex]?.decisions.push({ guard, action, reason, ...(shadowedBy ? { shadowedBy } : {}), ...(afterStop ? { afterStop } : {}) });
+    rows[callIndex]?.decisions.push({
+      guard,
+      action,
+      reason,
+      ...(shadowedBy ? { shadowedBy } : {}),
+      ...(afterStop ? { afterStop } : {}),
+    });
   }
   const shrinks = contextShrinksIn(thread.messages);
   return {
@@ -114,5 +129,7 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
 
 /** The order replayed, as the output names it. */
 function orderSourceOf(replay: ReplayResult, setup: ReplaySetup): string {
-  return replay.orderEvidence.length > 0 ? `read from the thread's recorded answers, else ${setup.orderSource}` : setup.orderSource;
+  return replay.orderEvidence.length > 0
+    ? `read from the thread's recorded answers, else ${setup.orderSource}`
+    : setup.orderSource;
 }

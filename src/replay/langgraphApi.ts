@@ -27,7 +27,10 @@ export const THREAD_PAGE = 1000;
  * the threads updated at or after it, newest first (the listing stops at the first older one).
  * Only ids are asked for: a thread's state is read when it is replayed.
  */
-export async function* langGraphThreadIds(server: LangGraphServer, options: { since?: Date; pageSize?: number } = {}): AsyncGenerator<string> {
+export async function* langGraphThreadIds(
+  server: LangGraphServer,
+  options: { since?: Date; pageSize?: number } = {},
+): AsyncGenerator<string> {
   const client = await clientFor(server);
   const { since, pageSize = THREAD_PAGE } = options;
   for (let offset = 0; ; offset += pageSize) {
@@ -66,11 +69,18 @@ export async function loadLangGraphThread(server: LangGraphServer, threadId: str
     getTuple: async (checkpoint: unknown) => {
       const earlier = await client.threads.getState(threadId, checkpoint as Checkpoint);
       const channelValues = guardStateOf(earlier.values, source);
-      return { checkpoint: { channel_values: (channelValues ?? {}) as Record<string, unknown> }, parentConfig: earlier.parent_checkpoint ?? undefined };
+      return {
+        checkpoint: { channel_values: (channelValues ?? {}) as Record<string, unknown> },
+        parentConfig: earlier.parent_checkpoint ?? undefined,
+      };
     },
   };
   try {
-    return { id: threadId, messages: [...(await checkpointHistory(reader, values, state.parent_checkpoint ?? undefined))] as BaseMessage[], source };
+    return {
+      id: threadId,
+      messages: [...(await checkpointHistory(reader, values, state.parent_checkpoint ?? undefined))] as BaseMessage[],
+      source,
+    };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
     throw new ThreadLoadError(source, `cannot read the thread's history (${firstLineOf(error)})`);
@@ -84,7 +94,9 @@ function guardStateOf(values: unknown, source: string): GuardState | undefined {
   const carried = channels[CARRY_KEY];
   return {
     messages: parseThread(channels.messages, source).messages,
-    ...(Array.isArray(carried) ? { [CARRY_KEY]: parseThread(carried, `${source} (carried history)`).messages as GuardState[typeof CARRY_KEY] } : {}),
+    ...(Array.isArray(carried)
+      ? { [CARRY_KEY]: parseThread(carried, `${source} (carried history)`).messages as GuardState[typeof CARRY_KEY] }
+      : {}),
   };
 }
 
@@ -107,7 +119,10 @@ async function openClient(server: LangGraphServer): Promise<Client> {
   try {
     ({ Client } = (await import(SDK)) as SdkModule);
   } catch {
-    throw new ThreadLoadError(redacted(server.url), "reading threads from a LangGraph server needs the package @langchain/langgraph-sdk");
+    throw new ThreadLoadError(
+      redacted(server.url),
+      "reading threads from a LangGraph server needs the package @langchain/langgraph-sdk",
+    );
   }
   // `null` keeps the SDK from reading a key from the environment itself: the CLI chose it.
   return new Client({ apiUrl: server.url, apiKey: server.apiKey ?? null, callerOptions: { maxRetries: 1 } });

@@ -25,7 +25,12 @@ const MEASURING = buildReplaySetup({
  * reported, or simulated): its runs' decision points, its runaway factor at each, and the counts
  * its loop guards reach when nothing stops them.
  */
-export async function measureThread(id: string, successful: boolean, messages: readonly BaseMessage[], minInputTokens: number = runawayGuardOptions.parse({}).minInputTokens): Promise<ThreadMeasures> {
+export async function measureThread(
+  id: string,
+  successful: boolean,
+  messages: readonly BaseMessage[],
+  minInputTokens: number = runawayGuardOptions.parse({}).minInputTokens,
+): Promise<ThreadMeasures> {
   const { runs, tokens, peakRunawayFactor } = spendOf(messages, minInputTokens);
   let peakIdenticalCalls = 0;
   let peakWasted = 0;
@@ -33,9 +38,11 @@ export async function measureThread(id: string, successful: boolean, messages: r
   for (const { guard, detail, shadowedBy } of decisions) {
     // Live, a guard never sees a call an outer guard answered.
     if (shadowedBy || !detail) continue;
-    if (guard === "LoopGuardMiddleware" && typeof detail.count === "number") peakIdenticalCalls = Math.max(peakIdenticalCalls, detail.count);
+    if (guard === "LoopGuardMiddleware" && typeof detail.count === "number")
+      peakIdenticalCalls = Math.max(peakIdenticalCalls, detail.count);
     // The progress guard stops only once a directive was ignored (`refused` > 0).
-    if (guard === "ProgressAwareLoopGuardMiddleware" && typeof detail.wasted === "number" && Number(detail.refused) > 0) peakWasted = Math.max(peakWasted, detail.wasted);
+    if (guard === "ProgressAwareLoopGuardMiddleware" && typeof detail.wasted === "number" && Number(detail.refused) > 0)
+      peakWasted = Math.max(peakWasted, detail.wasted);
   }
   return { id, successful, runs, tokens, peakRunawayFactor, peakIdenticalCalls, peakWasted };
 }
@@ -45,7 +52,10 @@ export async function measureThread(id: string, successful: boolean, messages: r
  * the run spent after, counted as replay counts a stop's tokens (`ReplayStop.tokensAfter`); and
  * the highest runaway factor, as the guard measures it before the turn's calls run.
  */
-function spendOf(messages: readonly BaseMessage[], minInputTokens: number): Pick<ThreadMeasures, "runs" | "tokens" | "peakRunawayFactor"> {
+function spendOf(
+  messages: readonly BaseMessage[],
+  minInputTokens: number,
+): Pick<ThreadMeasures, "runs" | "tokens" | "peakRunawayFactor"> {
   const runs: DecisionPoint[][] = [];
   let run: { points: DecisionPoint[]; spentAt: number[] } = { points: [], spentAt: [] };
   let runSpent = 0;

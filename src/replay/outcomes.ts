@@ -19,7 +19,8 @@ export function readOutcomes(file: string): { outcomes: Map<string, boolean>; un
   if (!isObject(value)) throw fail('expected an object: thread id -> outcome, or {"threads": [{"thread", "outcome"}]}');
   const entries: [string, unknown][] = Array.isArray(value.threads)
     ? value.threads.map((entry, i) => {
-        if (!isObject(entry) || typeof entry.thread !== "string") throw fail(`threads.${i}: expected {"thread": "<id>", "outcome": ...}`);
+        if (!isObject(entry) || typeof entry.thread !== "string")
+          throw fail(`threads.${i}: expected {"thread": "<id>", "outcome": ...}`);
         return [entry.thread, entry.outcome];
       })
     : Object.entries(value);
@@ -36,7 +37,8 @@ export function readOutcomes(file: string): { outcomes: Map<string, boolean>; un
 /** `readOutcomes` where every outcome must say: the first that does not is the file's error. */
 export function readAllOutcomes(file: string): Map<string, boolean> {
   const { outcomes, unclear } = readOutcomes(file);
-  if (unclear.length > 0) throw new ReplayConfigError(file, `the outcome of "${unclear[0]}" is neither success nor failure`);
+  if (unclear.length > 0)
+    throw new ReplayConfigError(file, `the outcome of "${unclear[0]}" is neither success nor failure`);
   return outcomes;
 }
 
@@ -44,7 +46,12 @@ export function readAllOutcomes(file: string): Map<string, boolean> {
 export function successOf(outcome: unknown): boolean | undefined {
   if (typeof outcome === "boolean") return outcome;
   if (outcome === 1 || outcome === 0) return outcome === 1;
-  if (typeof outcome === "string") return SUCCESS_WORDS.has(outcome.toLowerCase()) ? true : FAILURE_WORDS.has(outcome.toLowerCase()) ? false : undefined;
+  if (typeof outcome === "string")
+    return SUCCESS_WORDS.has(outcome.toLowerCase())
+      ? true
+      : FAILURE_WORDS.has(outcome.toLowerCase())
+        ? false
+        : undefined;
   if (!isObject(outcome)) return undefined;
   for (const key of ["resolved", "success", "reward"]) if (key in outcome) return successOf(outcome[key]) ?? false;
   return false;
@@ -57,7 +64,10 @@ const FAILURE_WORDS = new Set(["failure", "failed", "fail", "unresolved"]);
  * The outcome of a thread: by its id, else by the tail of the path it was read from (without
  * `.json`), so an index keyed `tau-bench-airline/task8-trial1` names `threads/tau-bench-airline/task8-trial1.json`.
  */
-export function outcomeOf(outcomes: ReadonlyMap<string, boolean>, thread: { id: string; source: string }): boolean | undefined {
+export function outcomeOf(
+  outcomes: ReadonlyMap<string, boolean>,
+  thread: { id: string; source: string },
+): boolean | undefined {
   const byId = outcomes.get(thread.id);
   if (byId !== undefined) return byId;
   const parts = thread.source.replace(/\.jsonl?$/i, "").split(/[\\/]/);
@@ -69,7 +79,11 @@ export function outcomeOf(outcomes: ReadonlyMap<string, boolean>, thread: { id: 
 }
 
 /** `outcomeOf` for a replayed thread, as the fleet report groups it. */
-export function runOutcomeOf(outcomes: ReadonlyMap<string, boolean>, thread: ThreadLabel, origin: ThreadSource): RunOutcome | undefined {
+export function runOutcomeOf(
+  outcomes: ReadonlyMap<string, boolean>,
+  thread: ThreadLabel,
+  origin: ThreadSource,
+): RunOutcome | undefined {
   const successful = outcomeOf(outcomes, { id: thread.id, source: origin.kind === "file" ? origin.path : "" });
   return successful === undefined ? undefined : successful ? "success" : "failure";
 }

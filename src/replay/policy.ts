@@ -32,7 +32,12 @@ export function policyGuardFromFile(file: string, context: unknown): StackedGuar
  * Live, the policy judges the whole batch (a rule may read the calls before this one), then lets
  * the repair middleware answer the calls its review found unusable: `pending` holds the others.
  */
-async function judgeLikeLive(guard: PolicyGuardMiddleware, messages: readonly BaseMessage[], pending: readonly ToolCallView[], context: unknown): Promise<CallDecision[]> {
+async function judgeLikeLive(
+  guard: PolicyGuardMiddleware,
+  messages: readonly BaseMessage[],
+  pending: readonly ToolCallView[],
+  context: unknown,
+): Promise<CallDecision[]> {
   const judged = new Set(pending.map((call) => call.id));
   const decisions = await guard.evaluate(messages, toolCallsOf(messages[messages.length - 1]), context);
   return decisions.filter(({ call }) => judged.has(call.id));

@@ -28,7 +28,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 export async function listPostgresThreads(url: string): Promise<string[]> {
   const pool = await poolFor(url);
-  const rows = await query(url, pool, "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id");
+  const rows = await query(
+    url,
+    pool,
+    "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id",
+  );
   return rows.map((row) => String(row.thread_id));
 }
 
@@ -45,15 +49,27 @@ export async function loadPostgresThread(url: string, threadId: string): Promise
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
   }
   if (!tuple) {
-    const known = await query(url, pool, "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6");
+    const known = await query(
+      url,
+      pool,
+      "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6",
+    );
     const names = known.map((row) => String(row.thread_id));
-    const listing = names.length === 0 ? "the database holds no threads" : `threads in the database: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
+    const listing =
+      names.length === 0
+        ? "the database holds no threads"
+        : `threads in the database: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
     throw new ThreadLoadError(source, `no thread "${threadId}" (${listing})`);
   }
   const values = tuple.checkpoint.channel_values as unknown as GuardState;
-  if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
+  if (!Array.isArray(values.messages))
+    throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
   // After a summary, the guards judged the history they carried: replay judges the same.
-  return { id: threadId, messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[], source };
+  return {
+    id: threadId,
+    messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[],
+    source,
+  };
 }
 
 // One pool per database for the whole command; idle pools let the process exit on their own.
@@ -75,12 +91,21 @@ async function openPool(url: string): Promise<PgPool> {
     Pool = ((await import(DRIVER)) as { default: { Pool: PoolConstructor } }).default.Pool;
     await import(SAVER);
   } catch {
-    throw new ThreadLoadError(redacted(url), "reading Postgres checkpoints needs the packages @langchain/langgraph-checkpoint-postgres and pg");
+    throw new ThreadLoadError(
+      redacted(url),
+      "reading Postgres checkpoints needs the packages @langchain/langgraph-checkpoint-postgres and pg",
+    );
   }
-  const pool = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, allowExitOnIdle: true });
+  const pool = new Pool({
+    connectionString: url,
+    max: 2,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    allowExitOnIdle: true,
+  });
   pool.on("error", () => undefined); // a dropped idle connection: the next query reports it
   const [table] = await query(url, pool, "SELECT to_regclass('checkpoints') IS NOT NULL AS found");
-  if (table?.found !== true) throw new ThreadLoadError(redacted(url), "not a LangGraph checkpoint database (no checkpoints table)");
+  if (table?.found !== true)
+    throw new ThreadLoadError(redacted(url), "not a LangGraph checkpoint database (no checkpoints table)");
   return pool;
 }
 

@@ -6,6 +6,8 @@ export function readJsonFile(path: string, fail: (reason: string) => Error): unk
   try {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw fail(error instanceof SyntaxError ? `bad JSON (${error.message})` : `cannot read the file (${firstLineOf(error)})`);
+    throw fail(
+      error instanceof SyntaxError ? `bad JSON (${error.message})` : `cannot read the file (${firstLineOf(error)})`,
+    );
   }
 }

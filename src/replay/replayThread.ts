@@ -1,6 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, Decision } from "../core/decision.js";
-import { isStampedTurn, markOf, reachedGuards, toolRan, withWouldBeRefusals, wouldBeRefusalsOf, type WouldBeRefusal } from "../core/marks.js";
+import {
+  isStampedTurn,
+  markOf,
+  reachedGuards,
+  toolRan,
+  withWouldBeRefusals,
+  wouldBeRefusalsOf,
+  type WouldBeRefusal,
+} from "../core/marks.js";
 import { fields, type Loose } from "../core/fields.js";
 import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
@@ -135,7 +143,10 @@ export interface JudgedBatch {
  * judged as recorded. A call a live guard answered counts as not run (its mark says so), and
  * never reached the guards that would have answered it too (see `actOn`).
  */
-export async function replayThread(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<ReplayResult> {
+export async function replayThread(
+  messages: readonly BaseMessage[],
+  stack: readonly StackedGuard[],
+): Promise<ReplayResult> {
   const { toolCalls, batches } = await judgeBatches(messages, stack);
   const { order, evidence } = liveOrder(batches, stack);
   const decisions: ReplayedDecision[] = [];
@@ -151,10 +162,20 @@ export async function replayThread(messages: readonly BaseMessage[], stack: read
     unreproduced.push(...unreproducedAnswers(batch, answers, order));
     if (stop) stops.push((stopped = replayStop(messages, batch, stop)));
   }
-  return { toolCalls, decisions, order: order.map(({ guard }) => guard.name), orderEvidence: evidence, unreproduced, stops };
+  return {
+    toolCalls,
+    decisions,
+    order: order.map(({ guard }) => guard.name),
+    orderEvidence: evidence,
+    unreproduced,
+    stops,
+  };
 }
 
-async function judgeBatches(messages: readonly BaseMessage[], stack: readonly StackedGuard[]): Promise<{ toolCalls: number; batches: JudgedBatch[] }> {
+async function judgeBatches(
+  messages: readonly BaseMessage[],
+  stack: readonly StackedGuard[],
+): Promise<{ toolCalls: number; batches: JudgedBatch[] }> {
   const batches: JudgedBatch[] = [];
   // The history so far, grown in place: the same message objects in the same array keep the
   // shared observation store incremental, as it is in a live run.
@@ -180,7 +201,8 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
       judgements.set(guard.name, decisions);
       if (guard.evaluateTurn) turnJudgements.set(guard.name, await guard.evaluateTurn(history));
       for (const { call, decision } of decisions) {
-        if (refuses(decision, false)) refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
+        if (refuses(decision, false))
+          refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
       }
     }
     batches.push({
@@ -206,14 +228,22 @@ async function judgeBatches(messages: readonly BaseMessage[], stack: readonly St
  * is where a live guard stops a model that repeats. The refusals recorded for the replayed
  * guards are replaced by the replay's own; the message is copied only when they differ.
  */
-function asJudged(message: BaseMessage, refusals: ReadonlyMap<string, WouldBeRefusal[]>, replayed: ReadonlySet<string>, stamped: boolean): BaseMessage {
+function asJudged(
+  message: BaseMessage,
+  refusals: ReadonlyMap<string, WouldBeRefusal[]>,
+  replayed: ReadonlySet<string>,
+  stamped: boolean,
+): BaseMessage {
   const id = toolCallIdOf(message);
   const recorded = wouldBeRefusalsOf(message);
   const own = id !== undefined && toolRan(message, stamped) ? (refusals.get(id) ?? []) : [];
   const wanted = [...recorded.filter((r) => !replayed.has(r.guard)), ...own];
   if (sameRefusals(recorded, wanted)) return message;
   const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message);
-  (copy as { response_metadata: Loose }).response_metadata = withWouldBeRefusals(fields(message).response_metadata as Loose | undefined, wanted);
+  (copy as { response_metadata: Loose }).response_metadata = withWouldBeRefusals(
+    fields(message).response_metadata as Loose | undefined,
+    wanted,
+  );
   return copy;
 }
 
@@ -226,7 +256,11 @@ function sameRefusals(a: readonly WouldBeRefusal[], b: readonly WouldBeRefusal[]
  * their tools: a guard (its mark names it), or, in a turn a guard stamped, something before the
  * tools node, where no guard met the call (core/marks.ts `reachedGuards`).
  */
-function recordedAnswers(messages: readonly BaseMessage[], at: number, calls: readonly ToolCallView[]): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards"> {
+function recordedAnswers(
+  messages: readonly BaseMessage[],
+  at: number,
+  calls: readonly ToolCallView[],
+): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards"> {
   const ids = new Set(calls.map((call) => call.id));
   const stamped = isStampedTurn(messages[at]);
   const answeredLive = new Map<string, string>();
@@ -261,7 +295,10 @@ interface BatchDecision {
  * shadowed by the one that answered it. Where the stack's guard only warns, the thread cannot
  * tell whether the call reached it, and its warning stands.
  */
-function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: BatchDecision[]; answers: Map<string, string>; stop?: BatchDecision } {
+function actOn(
+  batch: JudgedBatch,
+  order: readonly StackedGuard[],
+): { acted: BatchDecision[]; answers: Map<string, string>; stop?: BatchDecision } {
   const acted: BatchDecision[] = [];
   const answers = new Map<string, string>([...batch.answeredBeforeGuards].map((id) => [id, ANOTHER_MIDDLEWARE]));
   const outside = answeredOutside(batch, order);
@@ -272,7 +309,13 @@ function actOn(batch: JudgedBatch, order: readonly StackedGuard[]): { acted: Bat
     // As live: a turn none of whose judged calls reach a turn-judging guard is judged as a whole.
     const turn = batch.turnJudgements.get(guard.name);
     if (turn && !batch.judged.some(open)) {
-      if (turn.action !== "allow") acted.push({ guard: guard.name, call: batch.calls[0]!, decision: turn, ...(stoppedBy ? { shadowedBy: stoppedBy } : {}) });
+      if (turn.action !== "allow")
+        acted.push({
+          guard: guard.name,
+          call: batch.calls[0]!,
+          decision: turn,
+          ...(stoppedBy ? { shadowedBy: stoppedBy } : {}),
+        });
       if (!stoppedBy && stopsRun(turn, mode)) {
         stoppedBy = guard.name;
         stop = { guard: guard.name, call: batch.calls[0]!, decision: turn };
@@ -313,7 +356,11 @@ function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Ma
   return new Map([...batch.answeredLive].filter(([, guard]) => !replayed.has(guard)));
 }
 
-function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedBy }: BatchDecision, afterStop: string | undefined): ReplayedDecision {
+function replayedDecision(
+  batch: JudgedBatch,
+  { guard, call, decision, shadowedBy }: BatchDecision,
+  afterStop: string | undefined,
+): ReplayedDecision {
   return {
     guard,
     action: decision.action,
@@ -330,7 +377,13 @@ function replayedDecision(batch: JudgedBatch, { guard, call, decision, shadowedB
 }
 
 function callIndexOf(batch: JudgedBatch, call: ToolCallView): number {
-  return batch.firstCallIndex + Math.max(0, batch.calls.findIndex((c) => c.id === call.id));
+  return (
+    batch.firstCallIndex +
+    Math.max(
+      0,
+      batch.calls.findIndex((c) => c.id === call.id),
+    )
+  );
 }
 
 function userMessageBetween(messages: readonly BaseMessage[], from: number, to: number): boolean {
@@ -342,7 +395,11 @@ function userMessageBetween(messages: readonly BaseMessage[], from: number, to: 
  * The stop of `batch` with what the recorded run spent after it: every model call after the
  * stopped turn, up to the next user message, which a live stop would have saved.
  */
-function replayStop(messages: readonly BaseMessage[], batch: JudgedBatch, { guard, call, decision }: BatchDecision): ReplayStop {
+function replayStop(
+  messages: readonly BaseMessage[],
+  batch: JudgedBatch,
+  { guard, call, decision }: BatchDecision,
+): ReplayStop {
   let context = 0;
   for (let i = 0; i <= batch.messageIndex; i++) context += estimatedChars(messages[i]);
   let modelCallsAfter = 0;
@@ -382,14 +439,24 @@ function replayStop(messages: readonly BaseMessage[], batch: JudgedBatch, { guar
 }
 
 /** The recorded answers of guards in the stack that the replay gives otherwise (guards outside the stack cannot be checked). */
-function unreproducedAnswers(batch: JudgedBatch, answers: ReadonlyMap<string, string>, order: readonly StackedGuard[]): UnreproducedAnswer[] {
+function unreproducedAnswers(
+  batch: JudgedBatch,
+  answers: ReadonlyMap<string, string>,
+  order: readonly StackedGuard[],
+): UnreproducedAnswer[] {
   const replayed = new Set(order.map(({ guard }) => guard.name));
   const out: UnreproducedAnswer[] = [];
   for (const [toolCallId, live] of batch.answeredLive) {
     const replayedBy = answers.get(toolCallId);
     if (!replayed.has(live) || replayedBy === live) continue;
     const tool = batch.calls.find((call) => call.id === toolCallId)!.name;
-    out.push({ toolCallId, tool, messageIndex: batch.messageIndex, live, ...(replayedBy ? { replayed: replayedBy } : {}) });
+    out.push({
+      toolCallId,
+      tool,
+      messageIndex: batch.messageIndex,
+      live,
+      ...(replayedBy ? { replayed: replayedBy } : {}),
+    });
   }
   return out;
 }

@@ -31,7 +31,8 @@ type Usage = { input_tokens: number; output_tokens: number; total_tokens: number
 
 /** A copy of an AI message with usage: a message instance stays an instance, a plain dict a dict. */
 function withUsage(message: BaseMessage, usage: Usage): BaseMessage {
-  if (!AIMessage.isInstance(message)) return { ...(message as object), usage_metadata: usage } as unknown as BaseMessage;
+  if (!AIMessage.isInstance(message))
+    return { ...(message as object), usage_metadata: usage } as unknown as BaseMessage;
   return new AIMessage({
     content: message.content,
     tool_calls: message.tool_calls,

@@ -58,7 +58,9 @@ export interface ThreadSearch {
 }
 
 /** Every source a search names, and what could not be found (a missing path, an unreadable database). */
-export async function findThreadSources(search: ThreadSearch): Promise<{ sources: ThreadSource[]; problems: ThreadLoadError[] }> {
+export async function findThreadSources(
+  search: ThreadSearch,
+): Promise<{ sources: ThreadSource[]; problems: ThreadLoadError[] }> {
   const { files, problems } = collectThreadFiles(search.paths);
   const sources: ThreadSource[] = files.map((path) => ({ kind: "file", path }));
   const { sqlite, postgres, langgraphApi, since, threadId } = search;
@@ -71,10 +73,22 @@ export async function findThreadSources(search: ThreadSearch): Promise<{ sources
       problems.push(error);
     }
   };
-  if (sqlite !== undefined) await addThreadsOf(() => listCheckpointThreads(sqlite), (id) => ({ kind: "sqlite", db: sqlite, threadId: id }));
-  if (postgres !== undefined) await addThreadsOf(() => listPostgresThreads(postgres), (id) => ({ kind: "postgres", url: postgres, threadId: id }));
+  if (sqlite !== undefined)
+    await addThreadsOf(
+      () => listCheckpointThreads(sqlite),
+      (id) => ({ kind: "sqlite", db: sqlite, threadId: id }),
+    );
+  if (postgres !== undefined)
+    await addThreadsOf(
+      () => listPostgresThreads(postgres),
+      (id) => ({ kind: "postgres", url: postgres, threadId: id }),
+    );
   // Page by page: only ids are listed here, each thread's state is read when it is replayed.
-  if (langgraphApi !== undefined) await addThreadsOf(() => idsOf(langGraphThreadIds(langgraphApi, since ? { since } : {})), (id) => ({ kind: "langgraph-api", server: langgraphApi, threadId: id }));
+  if (langgraphApi !== undefined)
+    await addThreadsOf(
+      () => idsOf(langGraphThreadIds(langgraphApi, since ? { since } : {})),
+      (id) => ({ kind: "langgraph-api", server: langgraphApi, threadId: id }),
+    );
   return { sources, problems };
 }
 
@@ -110,11 +124,12 @@ function isPlainMessageDict(message: unknown): boolean {
   return (
     message.type === "ai" &&
     Array.isArray(message.tool_calls) &&
-    message.tool_calls.every((call) => isObject(call) && typeof call.id === "string" && typeof call.name === "string" && isObject(call.args))
+    message.tool_calls.every(
+      (call) => isObject(call) && typeof call.id === "string" && typeof call.name === "string" && isObject(call.args),
+    )
   );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
-

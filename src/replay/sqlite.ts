@@ -27,7 +27,9 @@ type SaverModule = typeof import("@langchain/langgraph-checkpoint-sqlite");
 export async function listCheckpointThreads(path: string): Promise<string[]> {
   const db = await openCheckpointDatabase(path);
   try {
-    const rows = db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id").all();
+    const rows = db
+      .prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id")
+      .all();
     return rows.map((row) => String((row as { thread_id: unknown }).thread_id));
   } finally {
     db.close();
@@ -43,15 +45,25 @@ export async function loadCheckpointThread(path: string, threadId: string): Prom
     const saver = new SqliteSaver(db as never);
     const tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
     if (!tuple) {
-      const known = db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6").all();
+      const known = db
+        .prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id LIMIT 6")
+        .all();
       const names = known.map((row) => String((row as { thread_id: unknown }).thread_id));
-      const listing = names.length === 0 ? "the file holds no threads" : `threads in the file: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
+      const listing =
+        names.length === 0
+          ? "the file holds no threads"
+          : `threads in the file: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
       throw new ThreadLoadError(source, `no thread "${threadId}" (${listing})`);
     }
     const values = tuple.checkpoint.channel_values as unknown as GuardState;
-    if (!Array.isArray(values.messages)) throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
+    if (!Array.isArray(values.messages))
+      throw new ThreadLoadError(source, "the latest checkpoint has no messages channel");
     // After a summary, the guards judged the history they carried: replay judges the same.
-    return { id: threadId, messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[], source };
+    return {
+      id: threadId,
+      messages: [...(await checkpointHistory(saver, values, tuple.parentConfig))] as BaseMessage[],
+      source,
+    };
   } catch (error) {
     if (error instanceof ThreadLoadError) throw error;
     throw new ThreadLoadError(source, `cannot read the checkpoint (${firstLineOf(error)})`);
@@ -67,13 +79,17 @@ async function openCheckpointDatabase(path: string): Promise<SqliteDatabase> {
     Database = ((await import(DRIVER)) as { default: DatabaseConstructor }).default;
     await import(SAVER);
   } catch {
-    throw new ThreadLoadError(path, "reading SQLite checkpoints needs the packages @langchain/langgraph-checkpoint-sqlite and better-sqlite3");
+    throw new ThreadLoadError(
+      path,
+      "reading SQLite checkpoints needs the packages @langchain/langgraph-checkpoint-sqlite and better-sqlite3",
+    );
   }
   let db: SqliteDatabase | undefined;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").all();
-    if (tables.length === 0) throw new ThreadLoadError(path, "not a LangGraph checkpoint database (no checkpoints table)");
+    if (tables.length === 0)
+      throw new ThreadLoadError(path, "not a LangGraph checkpoint database (no checkpoints table)");
     return db;
   } catch (error) {
     db?.close();
@@ -81,4 +97,3 @@ async function openCheckpointDatabase(path: string): Promise<SqliteDatabase> {
     throw new ThreadLoadError(path, `not a readable SQLite database (${firstLineOf(error)})`);
   }
 }
-

@@ -19,11 +19,16 @@ export interface OrderEvidence {
  * answers contradict each other, the given order wins and the replay reports the answers it
  * does not reproduce. `evidence` holds what moved a guard.
  */
-export function liveOrder(batches: readonly JudgedBatch[], stack: readonly StackedGuard[]): { order: StackedGuard[]; evidence: OrderEvidence[] } {
+export function liveOrder(
+  batches: readonly JudgedBatch[],
+  stack: readonly StackedGuard[],
+): { order: StackedGuard[]; evidence: OrderEvidence[] } {
   const proven = provenPairs(batches, stack);
   const order = stableOrder(stack, proven);
   const at = (orderOf: readonly StackedGuard[], name: string) => orderOf.findIndex(({ guard }) => guard.name === name);
-  const evidence = proven.filter(({ outer, inner }) => at(stack, outer) > at(stack, inner) && at(order, outer) < at(order, inner));
+  const evidence = proven.filter(
+    ({ outer, inner }) => at(stack, outer) > at(stack, inner) && at(order, outer) < at(order, inner),
+  );
   return { order, evidence };
 }
 
@@ -36,7 +41,8 @@ function provenPairs(batches: readonly JudgedBatch[], stack: readonly StackedGua
       if (!inStack.has(outer)) continue;
       for (const { guard, ...mode } of stack) {
         const key = `${outer}\u0000${guard.name}`;
-        if (guard.name === outer || pairs.has(key) || !wouldAnswer(batch.judgements.get(guard.name)!, toolCallId, mode)) continue;
+        if (guard.name === outer || pairs.has(key) || !wouldAnswer(batch.judgements.get(guard.name)!, toolCallId, mode))
+          continue;
         pairs.set(key, { outer, inner: guard.name, toolCallId });
       }
     }
@@ -46,7 +52,10 @@ function provenPairs(batches: readonly JudgedBatch[], stack: readonly StackedGua
 
 /** Whether a guard would have answered the call, had it reached it: it refuses the call, or stops the batch. */
 function wouldAnswer(decisions: readonly CallDecision[], toolCallId: string, mode: GuardMode): boolean {
-  return batchStop(decisions, mode) !== undefined || decisions.some(({ call, decision }) => call.id === toolCallId && refuses(decision, mode.observeOnly));
+  return (
+    batchStop(decisions, mode) !== undefined ||
+    decisions.some(({ call, decision }) => call.id === toolCallId && refuses(decision, mode.observeOnly))
+  );
 }
 
 /**
@@ -57,7 +66,10 @@ function stableOrder(stack: readonly StackedGuard[], pairs: readonly OrderEviden
   const remaining = [...stack];
   const order: StackedGuard[] = [];
   while (remaining.length > 0) {
-    const free = remaining.findIndex(({ guard }) => !pairs.some(({ outer, inner }) => inner === guard.name && remaining.some((g) => g.guard.name === outer)));
+    const free = remaining.findIndex(
+      ({ guard }) =>
+        !pairs.some(({ outer, inner }) => inner === guard.name && remaining.some((g) => g.guard.name === outer)),
+    );
     order.push(...remaining.splice(Math.max(0, free), 1));
   }
   return order;

@@ -64,16 +64,28 @@ export function peakRunTokens(thread: ThreadMeasures): number {
  * a successful thread reached, so none of them would have been stopped by the measure it read.
  * Without successful threads there is nothing to fit: undefined.
  */
-export function suggestSettings(threads: readonly ThreadMeasures[], margins: Margins = DEFAULT_MARGINS): SuggestedSettings | undefined {
+export function suggestSettings(
+  threads: readonly ThreadMeasures[],
+  margins: Margins = DEFAULT_MARGINS,
+): SuggestedSettings | undefined {
   const successful = threads.filter((t) => t.successful);
   if (successful.length === 0) return undefined;
   const most = (of: (t: ThreadMeasures) => number) => Math.max(...successful.map(of));
-  const stopAt = factorAbove(most((t) => t.peakRunawayFactor), margins.factor);
+  const stopAt = factorAbove(
+    most((t) => t.peakRunawayFactor),
+    margins.factor,
+  );
   return {
     maxRunTokens: tokensAbove(most(peakRunTokens), margins.tokens),
     runaway: runawayTiers(stopAt),
-    progressStopAt: countAbove(most((t) => t.peakWasted), margins.count),
-    loopStopAt: countAbove(most((t) => t.peakIdenticalCalls), margins.count),
+    progressStopAt: countAbove(
+      most((t) => t.peakWasted),
+      margins.count,
+    ),
+    loopStopAt: countAbove(
+      most((t) => t.peakIdenticalCalls),
+      margins.count,
+    ),
   };
 }
 
@@ -84,7 +96,7 @@ export function runawayTiers(stopAt: number): SuggestedSettings["runaway"] {
 
 /** A cap over `peak` by at least `margin` of it, and at least one token over, rounded up to 1,000 tokens. */
 export function tokensAbove(peak: number, margin: number): number {
-  return Math.ceil((Math.max(peak * (1 + margin), peak + 1)) / 1_000) * 1_000;
+  return Math.ceil(Math.max(peak * (1 + margin), peak + 1) / 1_000) * 1_000;
 }
 
 /** A factor over `peak` by at least `margin` of it, rounded up to a half. */
@@ -109,11 +121,19 @@ export interface StopTally {
 }
 
 export function emptyTally(): StopTally {
-  return { successful: { threads: 0, stopped: 0, tokens: 0, tokensAfterStops: 0 }, failed: { threads: 0, stopped: 0, tokens: 0, tokensAfterStops: 0 } };
+  return {
+    successful: { threads: 0, stopped: 0, tokens: 0, tokensAfterStops: 0 },
+    failed: { threads: 0, stopped: 0, tokens: 0, tokensAfterStops: 0 },
+  };
 }
 
 /** Adds one thread: whether it was stopped, and the tokens its runs spent after their stops. */
-export function tally(into: StopTally, thread: Pick<ThreadMeasures, "successful" | "tokens">, stopped: boolean, tokensAfterStops: number): StopTally {
+export function tally(
+  into: StopTally,
+  thread: Pick<ThreadMeasures, "successful" | "tokens">,
+  stopped: boolean,
+  tokensAfterStops: number,
+): StopTally {
   const side = thread.successful ? into.successful : into.failed;
   side.threads++;
   side.tokens += thread.tokens;
@@ -147,7 +167,10 @@ export function capTally(threads: readonly ThreadMeasures[], cap: number): StopT
  * allowed is the best). With no more successful threads than that, any cap is allowed: 1 token.
  */
 export function bestPlainCap(threads: readonly ThreadMeasures[], successfulStops: number): number {
-  const peaks = threads.filter((t) => t.successful).map(peakRunTokens).sort((a, b) => b - a);
+  const peaks = threads
+    .filter((t) => t.successful)
+    .map(peakRunTokens)
+    .sort((a, b) => b - a);
   const spared = peaks[successfulStops];
   return spared === undefined ? 1 : Math.floor(spared) + 1;
 }
@@ -162,7 +185,9 @@ export function halfOf(threadId: string): 0 | 1 {
 }
 
 export function taskIdOf(threadId: string): string {
-  const base = threadId.slice(Math.max(threadId.lastIndexOf("/"), threadId.lastIndexOf("\\")) + 1).replace(/\.json$/i, "");
+  const base = threadId
+    .slice(Math.max(threadId.lastIndexOf("/"), threadId.lastIndexOf("\\")) + 1)
+    .replace(/\.json$/i, "");
   return base.replace(/-(trial|run)\d+$/, "");
 }
 
@@ -187,16 +212,30 @@ export interface SuccessfulStop {
  * measure alone can still meet a stop that only the guards together reach (a refusal of one
  * guard makes another's count grow). Unchanged when the stop names no threshold of ours.
  */
-export function raiseOver(settings: SuggestedSettings, stop: SuccessfulStop, margins: Margins = DEFAULT_MARGINS): SuggestedSettings {
+export function raiseOver(
+  settings: SuggestedSettings,
+  stop: SuccessfulStop,
+  margins: Margins = DEFAULT_MARGINS,
+): SuggestedSettings {
   const detail = stop.detail ?? {};
   const number = (key: string) => (typeof detail[key] === "number" ? (detail[key] as number) : undefined);
   if (stop.guard === "RunawayGuardMiddleware") {
     const tokens = number("tokens");
-    if (detail.cap === "maxRunTokens" && tokens !== undefined) return { ...settings, maxRunTokens: Math.max(settings.maxRunTokens, tokensAbove(tokens, margins.tokens)) };
+    if (detail.cap === "maxRunTokens" && tokens !== undefined)
+      return { ...settings, maxRunTokens: Math.max(settings.maxRunTokens, tokensAbove(tokens, margins.tokens)) };
     const factor = number("runawayFactor");
-    if (factor !== undefined) return { ...settings, runaway: runawayTiers(Math.max(settings.runaway.stopAt, factorAbove(factor, margins.factor))) };
+    if (factor !== undefined)
+      return {
+        ...settings,
+        runaway: runawayTiers(Math.max(settings.runaway.stopAt, factorAbove(factor, margins.factor))),
+      };
   }
-  const count = stop.guard === "LoopGuardMiddleware" ? number("count") : stop.guard === "ProgressAwareLoopGuardMiddleware" ? number("wasted") : undefined;
+  const count =
+    stop.guard === "LoopGuardMiddleware"
+      ? number("count")
+      : stop.guard === "ProgressAwareLoopGuardMiddleware"
+        ? number("wasted")
+        : undefined;
   if (count === undefined) return settings;
   return stop.guard === "LoopGuardMiddleware"
     ? { ...settings, loopStopAt: Math.max(settings.loopStopAt, countAbove(count, margins.count)) }

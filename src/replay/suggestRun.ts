@@ -41,9 +41,13 @@ export interface Fit {
  * way eval replays them: while the whole stack still stops a successful thread, the threshold
  * that stopped it is raised over it (`raiseOver`). Undefined without a successful thread.
  */
-export async function fitThresholds(threads: readonly LabelledThread[], margins: Margins = DEFAULT_MARGINS): Promise<Fit | undefined> {
+export async function fitThresholds(
+  threads: readonly LabelledThread[],
+  margins: Margins = DEFAULT_MARGINS,
+): Promise<Fit | undefined> {
   const measures: ThreadMeasures[] = [];
-  for (const thread of threads) measures.push(await measureThread(thread.id, thread.successful, await thread.messages()));
+  for (const thread of threads)
+    measures.push(await measureThread(thread.id, thread.successful, await thread.messages()));
   let settings = suggestSettings(measures, margins);
   if (!settings) return undefined;
   const successful = threads.filter((t) => t.successful);
@@ -57,8 +61,14 @@ export async function fitThresholds(threads: readonly LabelledThread[], margins:
       if (stops.length === 0) continue;
       stopped++;
       for (const stop of stops) {
-        const decision = decisions.find((d) => d.guard === stop.guard && d.toolCallId === stop.toolCallId && d.action === "stop");
-        settings = raiseOver(settings, { guard: stop.guard, ...(decision?.detail ? { detail: decision.detail } : {}) }, margins);
+        const decision = decisions.find(
+          (d) => d.guard === stop.guard && d.toolCallId === stop.toolCallId && d.action === "stop",
+        );
+        settings = raiseOver(
+          settings,
+          { guard: stop.guard, ...(decision?.detail ? { detail: decision.detail } : {}) },
+          margins,
+        );
       }
     }
     if (stopped === 0 || settings === before) break;
@@ -67,12 +77,21 @@ export async function fitThresholds(threads: readonly LabelledThread[], margins:
 }
 
 /** What a replay of each thread through `stack` stops, by outcome, with the tokens the runs spent after their stops. */
-export async function scoreStack(threads: readonly LabelledThread[], stack: readonly StackedGuard[], onThread?: (thread: LabelledThread, replay: ReplayResult) => void): Promise<StopTally> {
+export async function scoreStack(
+  threads: readonly LabelledThread[],
+  stack: readonly StackedGuard[],
+  onThread?: (thread: LabelledThread, replay: ReplayResult) => void,
+): Promise<StopTally> {
   const out = emptyTally();
   for (const thread of threads) {
     const messages = await thread.messages();
     const replay = await replayThread(messages, stack);
-    tally(out, { successful: thread.successful, tokens: modelCallTokens(messages) }, replay.stops.length > 0, replay.stops.reduce((sum, stop) => sum + stop.tokensAfter, 0));
+    tally(
+      out,
+      { successful: thread.successful, tokens: modelCallTokens(messages) },
+      replay.stops.length > 0,
+      replay.stops.reduce((sum, stop) => sum + stop.tokensAfter, 0),
+    );
     onThread?.(thread, replay);
   }
   return out;
@@ -103,7 +122,10 @@ export interface SuggestReport {
  * `halfOf`) and scores them, the default stack, the suggested cap alone and the best plain cap on
  * the threads scored (with `fitHalf`, the other half). Undefined when no fitted thread succeeded.
  */
-export async function suggestThresholds(threads: readonly LabelledThread[], options: { fitHalf?: 0 | 1; margins?: Margins } = {}): Promise<SuggestReport | undefined> {
+export async function suggestThresholds(
+  threads: readonly LabelledThread[],
+  options: { fitHalf?: 0 | 1; margins?: Margins } = {},
+): Promise<SuggestReport | undefined> {
   const { fitHalf } = options;
   const fitted = fitHalf === undefined ? threads : threads.filter((t) => halfOf(t.id) === fitHalf);
   const scored = fitHalf === undefined ? threads : threads.filter((t) => halfOf(t.id) !== fitHalf);
@@ -111,18 +133,25 @@ export async function suggestThresholds(threads: readonly LabelledThread[], opti
   if (!fit) return undefined;
   const measured = new Map(fit.measures.map((m) => [m.id, m]));
   const scoredMeasures: ThreadMeasures[] = [];
-  for (const thread of scored) scoredMeasures.push(measured.get(thread.id) ?? (await measureThread(thread.id, thread.successful, await thread.messages())));
+  for (const thread of scored)
+    scoredMeasures.push(
+      measured.get(thread.id) ?? (await measureThread(thread.id, thread.successful, await thread.messages())),
+    );
   const suggestedBy: SuggestReport["suggestedBy"] = {};
-  const suggested = await scoreStack(scored, buildReplaySetup(suggestedConfig(fit.settings) as ReplayConfig).stack, (thread, replay) => {
-    for (const stop of replay.stops) {
-      const by = (suggestedBy[stopperOf(stop)] ??= { failed: 0, failedTokens: 0, successful: 0 });
-      if (thread.successful) by.successful++;
-      else {
-        by.failed++;
-        by.failedTokens += stop.tokensAfter;
+  const suggested = await scoreStack(
+    scored,
+    buildReplaySetup(suggestedConfig(fit.settings) as ReplayConfig).stack,
+    (thread, replay) => {
+      for (const stop of replay.stops) {
+        const by = (suggestedBy[stopperOf(stop)] ??= { failed: 0, failedTokens: 0, successful: 0 });
+        if (thread.successful) by.successful++;
+        else {
+          by.failed++;
+          by.failedTokens += stop.tokensAfter;
+        }
       }
-    }
-  });
+    },
+  );
   const cap = bestPlainCap(scoredMeasures, suggested.successful.stopped);
   return {
     fitted: { threads: fitted.length, successful: fitted.filter((t) => t.successful).length },

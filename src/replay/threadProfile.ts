@@ -20,7 +20,11 @@ export interface ThreadProfile {
 }
 
 /** `minInputTokens`: the runaway guard's floor for a run's input, so the factor is the one it would compute. */
-export async function profileThread(messages: readonly BaseMessage[], observation: ObservationOptions, minInputTokens: number): Promise<ThreadProfile> {
+export async function profileThread(
+  messages: readonly BaseMessage[],
+  observation: ObservationOptions,
+  minInputTokens: number,
+): Promise<ThreadProfile> {
   // The guards' own store of this history when the options are theirs: replay has filled it already.
   const shared = Object.keys(observation).length === 0 ? DEFAULT_OBSERVATION_OPTIONS : observation;
   const { observations } = (await observationsFor(messages, shared)).store;

@@ -73,7 +73,11 @@ export function parseThread(json: unknown, source = "<inline thread>"): LoadedTh
   if (!Array.isArray(rawMessages)) {
     throw new ThreadLoadError(source, "no messages array (expected an array or an object with a `messages` array)");
   }
-  return threadOf(file, rawMessages.map((raw, index) => toMessage(raw, index, source)), source);
+  return threadOf(
+    file,
+    rawMessages.map((raw, index) => toMessage(raw, index, source)),
+    source,
+  );
 }
 
 /** A thread of `messages` read from a file's parsed value, which names its `id` and `outcome` when it is an object. */
@@ -125,7 +129,8 @@ function fromDict(type: string, fields: Loose, fail: (reason: string) => ThreadL
   if (fields.content !== undefined && typeof fields.content !== "string" && !Array.isArray(fields.content)) {
     throw fail(`has content that is ${describe(fields.content)}, not a string or an array of blocks`);
   }
-  if (type === "tool" && typeof fields.tool_call_id !== "string") throw fail("is a tool message without a tool_call_id");
+  if (type === "tool" && typeof fields.tool_call_id !== "string")
+    throw fail("is a tool message without a tool_call_id");
   const message = { ...fields, type, content: fields.content ?? "" };
   if (type === "ai") Object.assign(message, normaliseToolCalls(fields, fail));
   return coerceMessageLikeToMessage(message as never);
@@ -152,7 +157,12 @@ function normaliseToolCalls(
     if (isObject(call.function)) {
       const name = typeof call.function.name === "string" ? call.function.name : undefined;
       const args = call.function.arguments;
-      const parsed = typeof args === "string" ? parseArguments(args) : isObject(args) ? { args } : { error: "arguments are missing" };
+      const parsed =
+        typeof args === "string"
+          ? parseArguments(args)
+          : isObject(args)
+            ? { args }
+            : { error: "arguments are missing" };
       if ("args" in parsed && name !== undefined) {
         toolCalls.push({ type: "tool_call", name, args: parsed.args, id });
       } else {
@@ -192,4 +202,3 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
-

@@ -16,7 +16,11 @@ export interface GuardThresholds {
 }
 
 export function guardThresholds(config: ReplayConfig): GuardThresholds {
-  const { RunawayGuardMiddleware: runaway, LoopGuardMiddleware: loop, ProgressAwareLoopGuardMiddleware: progress } = config.guards;
+  const {
+    RunawayGuardMiddleware: runaway,
+    LoopGuardMiddleware: loop,
+    ProgressAwareLoopGuardMiddleware: progress,
+  } = config.guards;
   return {
     ...(runaway
       ? {
@@ -28,7 +32,14 @@ export function guardThresholds(config: ReplayConfig): GuardThresholds {
           },
         }
       : {}),
-    ...(loop ? { loop: { warnAt: loop.warnAt ?? LOOP_GUARD_DEFAULTS.warnAt, stopAt: loop.stopAt ?? LOOP_GUARD_DEFAULTS.stopAt } } : {}),
+    ...(loop
+      ? {
+          loop: {
+            warnAt: loop.warnAt ?? LOOP_GUARD_DEFAULTS.warnAt,
+            stopAt: loop.stopAt ?? LOOP_GUARD_DEFAULTS.stopAt,
+          },
+        }
+      : {}),
     ...(progress ? { progress: { stopAt: progress.stopAt ?? PROGRESS_GUARD_DEFAULTS.stopAt } } : {}),
   };
 }

@@ -3,7 +3,14 @@ import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { replaySetupFor, type ReplaySetup, type ReplaySetupRequest } from "./config.js";
-import { evaluateSource, evaluateSources, startTally, type EvalHooks, type EvalSummary, type ThreadOutcome } from "./evaluate.js";
+import {
+  evaluateSource,
+  evaluateSources,
+  startTally,
+  type EvalHooks,
+  type EvalSummary,
+  type ThreadOutcome,
+} from "./evaluate.js";
 import { redacted } from "./postgres.js";
 import type { ThreadSource } from "./sources.js";
 
@@ -104,7 +111,11 @@ export function serveReplayWorker(): void {
 }
 
 /** Each source's outcome; an unexpected failure ends the batch, as it would end a replay in one thread. */
-async function replayBatch(sources: readonly ThreadSource[], setup: ReplaySetup, between?: () => Promise<void>): Promise<BatchOutcome[]> {
+async function replayBatch(
+  sources: readonly ThreadSource[],
+  setup: ReplaySetup,
+  between?: () => Promise<void>,
+): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = [];
   for (const source of sources) {
     try {
@@ -124,7 +135,12 @@ async function replayBatch(sources: readonly ThreadSource[], setup: ReplaySetup,
  * does. The time reported includes starting the workers. One thread, or one source, replays here
  * alone.
  */
-export async function evaluateSourcesInWorkers(sources: readonly ThreadSource[], setup: ReplaySetup, plan: WorkerPlan, hooks: EvalHooks = {}): Promise<EvalSummary> {
+export async function evaluateSourcesInWorkers(
+  sources: readonly ThreadSource[],
+  setup: ReplaySetup,
+  plan: WorkerPlan,
+  hooks: EvalHooks = {},
+): Promise<EvalSummary> {
   const threads = Math.min(plan.workers, sources.length);
   if (threads <= 1) return evaluateSources(sources, setup, hooks);
   const tally = startTally(setup, sources.length, hooks);
@@ -161,7 +177,8 @@ export async function evaluateSourcesInWorkers(sources: readonly ThreadSource[],
         const next = arrived.get(recorded)!;
         arrived.delete(recorded);
         for (const outcome of next) {
-          if (outcome.kind === "crashed") throw new ReplayWorkerError(`replaying ${outcome.source} failed: ${outcome.error}`);
+          if (outcome.kind === "crashed")
+            throw new ReplayWorkerError(`replaying ${outcome.source} failed: ${outcome.error}`);
           tally.record(outcome);
         }
         recorded++;
@@ -185,13 +202,16 @@ export async function evaluateSourcesInWorkers(sources: readonly ThreadSource[],
     workers.push(worker);
     worker.on("message", (reply: WorkerReply) => {
       if (over) return;
-      if (reply.kind === "setupFailed") return fail(new ReplayWorkerError(`${name} could not set up the guards: ${reply.error}`));
+      if (reply.kind === "setupFailed")
+        return fail(new ReplayWorkerError(`${name} could not set up the guards: ${reply.error}`));
       if (reply.kind === "batch") arrive(reply.batch, reply.outcomes);
       handOut(worker);
       if (reply.kind === "ready") for (let k = 1; k < IN_FLIGHT; k++) handOut(worker);
     });
     worker.on("error", (error) => fail(new ReplayWorkerError(`${name} stopped: ${describe(error)}`)));
-    worker.on("exit", (code) => fail(new ReplayWorkerError(`${name} exited (code ${code}) before its threads were replayed`)));
+    worker.on("exit", (code) =>
+      fail(new ReplayWorkerError(`${name} exited (code ${code}) before its threads were replayed`)),
+    );
   }
 
   try {

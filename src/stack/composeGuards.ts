@@ -26,8 +26,14 @@ export class ComposedGuards extends MiddlewareBase {
     this.members = members;
     const list = members as readonly Member[];
     this.tools = list.flatMap((m) => m.tools ?? []);
-    this.wrapToolCall = nest(list.flatMap((m) => (m.wrapToolCall ? [m.wrapToolCall] : [])), "tool");
-    this.wrapModelCall = nest(list.flatMap((m) => (m.wrapModelCall ? [m.wrapModelCall] : [])), "model");
+    this.wrapToolCall = nest(
+      list.flatMap((m) => (m.wrapToolCall ? [m.wrapToolCall] : [])),
+      "tool",
+    );
+    this.wrapModelCall = nest(
+      list.flatMap((m) => (m.wrapModelCall ? [m.wrapModelCall] : [])),
+      "model",
+    );
   }
 }
 
@@ -43,7 +49,10 @@ function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined 
       checked = true;
       warnOfBuiltinsBefore(kind);
     }
-    const at = (i: number) => (req: unknown): Promise<unknown> => (i === hooks.length ? handler(req) : hooks[i]!(req, at(i + 1)));
+    const at =
+      (i: number) =>
+      (req: unknown): Promise<unknown> =>
+        i === hooks.length ? handler(req) : hooks[i]!(req, at(i + 1));
     return at(0)(request);
   };
 }
@@ -54,8 +63,12 @@ function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined 
  * `wrapModelCall`s, and the guards read the channel from the graph's state.
  */
 export function composeGuards(name: string, guards: readonly AgentMiddleware[]): AgentMiddleware[] {
-  for (const guard of guards as readonly { stateSchema?: unknown }[]) if (guard.stateSchema === carryStateSchema) guard.stateSchema = undefined;
-  return [new ComposedGuards(name, guards) as unknown as AgentMiddleware, new CarryDeclaration(`${name}Carry`) as unknown as AgentMiddleware];
+  for (const guard of guards as readonly { stateSchema?: unknown }[])
+    if (guard.stateSchema === carryStateSchema) guard.stateSchema = undefined;
+  return [
+    new ComposedGuards(name, guards) as unknown as AgentMiddleware,
+    new CarryDeclaration(`${name}Carry`) as unknown as AgentMiddleware,
+  ];
 }
 
 class CarryDeclaration extends MiddlewareBase {

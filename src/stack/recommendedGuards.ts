@@ -2,15 +2,24 @@ import type { AgentMiddleware } from "langchain";
 import type { SignalHandler } from "../core/signals.js";
 import type { ToolOutputSpec } from "../guards/output/spec.js";
 import { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "../guards/binary/BinaryReadGuardMiddleware.js";
-import { ContextOverflowGuardMiddleware, type ContextOverflowGuardOptions } from "../guards/overflow/ContextOverflowGuardMiddleware.js";
+import {
+  ContextOverflowGuardMiddleware,
+  type ContextOverflowGuardOptions,
+} from "../guards/overflow/ContextOverflowGuardMiddleware.js";
 import { LoopGuardMiddleware, type LoopGuardOptions } from "../guards/loop/LoopGuardMiddleware.js";
 import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../guards/output/OutputValidatorMiddleware.js";
 import { PolicyGuardMiddleware, type PolicyGuardOptions } from "../guards/policy/PolicyGuardMiddleware.js";
 import type { PolicyRules } from "../guards/policy/rules.js";
-import { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
+import {
+  ProgressAwareLoopGuardMiddleware,
+  type ProgressAwareLoopGuardOptions,
+} from "../guards/progress/ProgressAwareLoopGuardMiddleware.js";
 import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../guards/runaway/RunawayGuardMiddleware.js";
 import { ToolCallRepairMiddleware, type ToolCallRepairOptions } from "../guards/repair/ToolCallRepairMiddleware.js";
-import { ToolResultBudgetMiddleware, type ToolResultBudgetOptions } from "../guards/budget/ToolResultBudgetMiddleware.js";
+import {
+  ToolResultBudgetMiddleware,
+  type ToolResultBudgetOptions,
+} from "../guards/budget/ToolResultBudgetMiddleware.js";
 import { composeGuards } from "./composeGuards.js";
 import { AgentFilesOffloadStore, type AgentFilesBackend } from "../offload/AgentFilesOffloadStore.js";
 import { MemoryOffloadStore } from "../offload/MemoryOffloadStore.js";
@@ -108,13 +117,23 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
   ];
   const resultGuards = (budget: ToolResultBudgetMiddleware): AgentMiddleware[] => [
     budget,
-    new OutputValidatorMiddleware({ tools: options.outputSpecs, writeTools: options.writeTools, ...base, ...options.validator }),
+    new OutputValidatorMiddleware({
+      tools: options.outputSpecs,
+      writeTools: options.writeTools,
+      ...base,
+      ...options.validator,
+    }),
     new BinaryReadGuardMiddleware({ ...base, ...options.binaryGuard }),
   ];
   const callGuards = (store: OffloadStore, budget: ToolResultBudgetMiddleware): AgentMiddleware[] => [
     ...(options.pathGuard ? [options.pathGuard] : []),
     // It offloads into the budget's store, read back by the budget's read_stored_result (a deep agent: its read_file).
-    new ContextOverflowGuardMiddleware({ store: options.budget?.store ?? store, retrievalTool: budget.tools[0] ?? false, ...base, ...options.contextOverflow }),
+    new ContextOverflowGuardMiddleware({
+      store: options.budget?.store ?? store,
+      retrievalTool: budget.tools[0] ?? false,
+      ...base,
+      ...options.contextOverflow,
+    }),
     new ToolCallRepairMiddleware({ ...base, ...options.repair }),
   ];
   const stackFor = (store: OffloadStore): AgentMiddleware[] => {
@@ -137,6 +156,7 @@ interface GuardBase {
 }
 
 function policyGuard(policy: PolicyRules | PolicyGuardOptions, base: GuardBase): PolicyGuardMiddleware {
-  return "policy" in policy ? new PolicyGuardMiddleware({ ...base, ...policy }) : new PolicyGuardMiddleware({ policy, ...base });
+  return "policy" in policy
+    ? new PolicyGuardMiddleware({ ...base, ...policy })
+    : new PolicyGuardMiddleware({ policy, ...base });
 }
-

@@ -20,10 +20,7 @@ export interface ScriptedTurnSpec {
 }
 
 /** A function turn sees the messages of the call and its 0-based index. */
-export type ScriptedTurnFunction = (
-  messages: BaseMessage[],
-  callIndex: number,
-) => ScriptedTurn | Promise<ScriptedTurn>;
+export type ScriptedTurnFunction = (messages: BaseMessage[], callIndex: number) => ScriptedTurn | Promise<ScriptedTurn>;
 
 export type ScriptedTurn = ScriptedTurnSpec | AIMessage | ScriptedTurnFunction;
 
@@ -145,12 +142,16 @@ export class ScriptedChatModel extends BaseChatModel {
   // Loose types: the base method is a set of overloads that one implementation cannot restate.
   override withStructuredOutput(outputSchema: any, config?: { name?: string; includeRaw?: boolean }): any {
     const name =
-      config?.name ?? (!isInteropZodSchema(outputSchema) && typeof outputSchema?.name === "string" ? outputSchema.name : "extract");
+      config?.name ??
+      (!isInteropZodSchema(outputSchema) && typeof outputSchema?.name === "string" ? outputSchema.name : "extract");
     const bound = this.bindTools([{ type: "function", function: { name, parameters: {} } }]);
     const parse = RunnableLambda.from(async (message: AIMessage) => {
       const call = message.tool_calls?.find((c) => c.name === name) ?? message.tool_calls?.[0];
       if (call === undefined) {
-        throw new InvalidScriptTurnError(this.callCount - 1, `has no tool call "${name}" to read structured output from`);
+        throw new InvalidScriptTurnError(
+          this.callCount - 1,
+          `has no tool call "${name}" to read structured output from`,
+        );
       }
       const parsed = isInteropZodSchema(outputSchema) ? await interopParseAsync(outputSchema, call.args) : call.args;
       return config?.includeRaw ? { raw: message, parsed } : parsed;

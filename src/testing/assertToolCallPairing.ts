@@ -130,7 +130,11 @@ function rawToolCalls(message: unknown): Array<{ id?: unknown } | null | undefin
 }
 
 /** The first still-unanswered open call that a ToolMessage answers before the next AI message. */
-function answeredLater(messages: readonly unknown[], from: number, open: ReadonlyMap<string, boolean>): string | undefined {
+function answeredLater(
+  messages: readonly unknown[],
+  from: number,
+  open: ReadonlyMap<string, boolean>,
+): string | undefined {
   for (let index = from; index < messages.length; index++) {
     const kind = messageKind(messages[index]);
     if (kind === "ai") return undefined;

@@ -22,7 +22,11 @@ type CallTool = (input: unknown, runManager?: CallbackManagerForToolRun, config?
  */
 export function withSafeResults<T extends StructuredTool>(original: T): DynamicStructuredTool {
   if (!(original instanceof StructuredTool)) {
-    throw new InvalidOptionsError("withSafeResults", "tool", "must be a LangChain tool (a StructuredTool, as tool() returns)");
+    throw new InvalidOptionsError(
+      "withSafeResults",
+      "tool",
+      "must be a LangChain tool (a StructuredTool, as tool() returns)",
+    );
   }
   const callOriginal = (original as unknown as { _call: CallTool })._call.bind(original);
   const contentAndArtifact = original.responseFormat === "content_and_artifact";
@@ -45,13 +49,18 @@ export function withSafeResults<T extends StructuredTool>(original: T): DynamicS
   });
 }
 
-async function* renderGeneratorResult(generator: AsyncGenerator<unknown, unknown>, toolName: string, contentAndArtifact: boolean) {
+async function* renderGeneratorResult(
+  generator: AsyncGenerator<unknown, unknown>,
+  toolName: string,
+  contentAndArtifact: boolean,
+) {
   const result: unknown = yield* generator;
   return safeResult(result, toolName, contentAndArtifact);
 }
 
 function safeResult(result: unknown, toolName: string, contentAndArtifact: boolean): unknown {
-  if (contentAndArtifact && Array.isArray(result) && result.length === 2) return [safeContent(result[0], toolName), result[1]];
+  if (contentAndArtifact && Array.isArray(result) && result.length === 2)
+    return [safeContent(result[0], toolName), result[1]];
   return safeContent(result, toolName);
 }
 
@@ -67,7 +76,11 @@ function safeContent(value: unknown, toolName: string): unknown {
 }
 
 function isDirectOutput(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { lc_direct_tool_output?: unknown }).lc_direct_tool_output === true;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { lc_direct_tool_output?: unknown }).lc_direct_tool_output === true
+  );
 }
 
 function isContentBlock(item: unknown): boolean {
@@ -75,5 +88,10 @@ function isContentBlock(item: unknown): boolean {
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { next?: unknown }).next === "function" && Symbol.asyncIterator in value;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { next?: unknown }).next === "function" &&
+    Symbol.asyncIterator in value
+  );
 }

@@ -1,6 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  HumanMessage,
+  mapChatMessagesToStoredMessages,
+  ToolMessage,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import { runCli } from "../../src/cli/cli.js";
 import { progressLine } from "../../src/cli/render.js";
 import { captureIo } from "./io.js";
@@ -21,7 +27,11 @@ function stuckBooking(prefix: string): Array<Record<string, unknown>> {
   };
   step("get_user_details", { user_id: "u1" }, '{"name": "Ada"}');
   for (let i = 0; i < 3; i++) {
-    step("book_reservation", { flight: "HAT001", amount: 299 }, "Error: payment amount does not add up, total price is 375");
+    step(
+      "book_reservation",
+      { flight: "HAT001", amount: 299 },
+      "Error: payment amount does not add up, total price is 375",
+    );
     step("think", { thought: `attempt ${i}` }, "");
   }
   messages.push({ type: "ai", content: "I could not book it." });
@@ -46,7 +56,9 @@ describe("harness-kit inspect", () => {
       for (const row of rows) expect(row.slice(at - 2, at)).toBe("  ");
     }
     const third = rows.find((row) => /^\s*5\s/.test(row))!;
-    expect(third).toMatch(/book_reservation\s+\w{8}\s+2\s+0\.00\s+error\s+\d+\s+directive ProgressAwareLoopGuardMiddleware: "book_reservation" keeps failing/);
+    expect(third).toMatch(
+      /book_reservation\s+\w{8}\s+2\s+0\.00\s+error\s+\d+\s+directive ProgressAwareLoopGuardMiddleware: "book_reservation" keeps failing/,
+    );
     expect(rows.filter((row) => /directive|stop|warn/.test(row))).toHaveLength(1);
     expect(io.stdout()).not.toMatch(ANSI);
   });
@@ -125,9 +137,15 @@ describe("harness-kit eval", () => {
     await runCli(["eval", good, noId, "--jsonl"], io);
     const lines = io.stdoutLines().map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
-    for (const line of lines) expect(Object.keys(line)).toEqual(["thread", "toolCallId", "tool", "guard", "action", "reason"]);
+    for (const line of lines)
+      expect(Object.keys(line)).toEqual(["thread", "toolCallId", "tool", "guard", "action", "reason"]);
     expect(lines.map((l) => l.thread)).toEqual(["good-1", noId]);
-    expect(lines[0]).toMatchObject({ toolCallId: "g-5", tool: "book_reservation", guard: "ProgressAwareLoopGuardMiddleware", action: "directive" });
+    expect(lines[0]).toMatchObject({
+      toolCallId: "g-5",
+      tool: "book_reservation",
+      guard: "ProgressAwareLoopGuardMiddleware",
+      action: "directive",
+    });
     expect(io.stderr()).toMatch(/threads\s+2\b/);
   });
 
@@ -137,7 +155,11 @@ describe("harness-kit eval", () => {
       m.type === "human"
         ? new HumanMessage(m.content as string)
         : m.type === "tool"
-          ? new ToolMessage({ content: m.content as string, tool_call_id: m.tool_call_id as string, name: m.name as string })
+          ? new ToolMessage({
+              content: m.content as string,
+              tool_call_id: m.tool_call_id as string,
+              name: m.name as string,
+            })
           : new AIMessage({ content: m.content as string, tool_calls: (m.tool_calls as never) ?? [] }),
     );
     const openai = dicts.map((m) =>
@@ -149,7 +171,13 @@ describe("harness-kit eval", () => {
               role: "assistant",
               content: m.tool_calls ? null : m.content,
               ...(m.tool_calls
-                ? { tool_calls: (m.tool_calls as Array<{ id: string; name: string; args: unknown }>).map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) }
+                ? {
+                    tool_calls: (m.tool_calls as Array<{ id: string; name: string; args: unknown }>).map((c) => ({
+                      id: c.id,
+                      type: "function",
+                      function: { name: c.name, arguments: JSON.stringify(c.args) },
+                    })),
+                  }
                 : {}),
             },
     );
@@ -185,10 +213,14 @@ describe("harness-kit eval", () => {
     let now = 0n;
     const clock = vi.spyOn(process.hrtime, "bigint").mockImplementation(() => (now += 150_000_000n));
     try {
-      for (let i = 0; i < 12; i++) write(`long/t${String(i).padStart(2, "0")}.json`, { messages: stuckBooking(`l${i}`) });
+      for (let i = 0; i < 12; i++)
+        write(`long/t${String(i).padStart(2, "0")}.json`, { messages: stuckBooking(`l${i}`) });
       const io = captureIo({ tty: true });
       expect(await runCli(["eval", join(dir, "long")], io)).toBe(0);
-      const progress = io.stderr().split("\r\x1b[K").filter((part) => part.startsWith("replaying"));
+      const progress = io
+        .stderr()
+        .split("\r\x1b[K")
+        .filter((part) => part.startsWith("replaying"));
       expect(progress.length).toBeGreaterThan(3);
       expect(progress[0]).toMatch(/^replaying \d+\/12 threads, [\d,]+ tool calls, [\d,]+ calls\/s$/);
       expect(io.stderr().endsWith("\r\x1b[K")).toBe(true);
@@ -224,10 +256,18 @@ describe("command line and config errors", () => {
   it.each([
     ["bad JSON", "{", /bad JSON/],
     ["an unknown guard", { guards: { NoSuchGuard: {} } }, /guards: Unrecognized key/],
-    ["a mistyped option", { guards: { LoopGuardMiddleware: { stopAt: "five" } } }, /guards\.LoopGuardMiddleware\.stopAt/],
+    [
+      "a mistyped option",
+      { guards: { LoopGuardMiddleware: { stopAt: "five" } } },
+      /guards\.LoopGuardMiddleware\.stopAt/,
+    ],
     ["an option the middleware rejects", { guards: { LoopGuardMiddleware: { warnAt: 9, stopAt: 5 } } }, /warnAt/],
     ["no guard at all", { guards: {} }, /at least one guard/],
-    ["a bad volatile pattern", { guards: { ProgressAwareLoopGuardMiddleware: { volatilePatterns: ["(unclosed"] } } }, /volatilePatterns/],
+    [
+      "a bad volatile pattern",
+      { guards: { ProgressAwareLoopGuardMiddleware: { volatilePatterns: ["(unclosed"] } } },
+      /volatilePatterns/,
+    ],
   ])("a config file with %s is one line naming the file", async (_label, content, message) => {
     const file = write(`configs/bad-${Math.random().toString(36).slice(2)}.json`, content);
     const io = captureIo();

@@ -16,23 +16,36 @@ const { dir, write } = tempFiles("hk-eval-html-");
 const HOSTILE_ID = `<script>alert(1)</script>"'\`../../../etc/passwd`;
 const HOSTILE_TOOL = `<img src=x onerror="alert(2)">`;
 
-async function evalHtml(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function evalHtml(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(["eval", ...args], { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) }, env });
+  const code = await runCli(["eval", ...args], {
+    stdout: { write: (t: string) => out.push(t) },
+    stderr: { write: (t: string) => err.push(t) },
+    env,
+  });
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
 /** Every href of a page, decoded, resolved against the page's folder. */
 function linkedFiles(page: string): string[] {
   const html = readFileSync(page, "utf8");
-  return [...html.matchAll(/href="([^"]*)"/g)].map((m) => resolve(dirname(page), decodeURIComponent(m[1]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))))));
+  return [...html.matchAll(/href="([^"]*)"/g)].map((m) =>
+    resolve(
+      dirname(page),
+      decodeURIComponent(m[1]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))),
+    ),
+  );
 }
 
 describe("harness-kit eval --html", () => {
   it("writes one self-contained page over hostile ids and tool names: no script, a CSP, every text escaped, links to pages it wrote inside its folder", async () => {
     const threads = join(dir, "hostile");
-    for (let i = 0; i < 12; i++) write(`hostile/t${i}.json`, fleetThread(i, i % 3 === 0 ? { id: HOSTILE_ID, tool: HOSTILE_TOOL } : {}));
+    for (let i = 0; i < 12; i++)
+      write(`hostile/t${i}.json`, fleetThread(i, i % 3 === 0 ? { id: HOSTILE_ID, tool: HOSTILE_TOOL } : {}));
     const report = join(dir, "hostile-report.html");
     const { code, stderr } = await evalHtml([threads, "--html", report, "--workers", "1"]);
     expect(code).toBe(0);
@@ -53,7 +66,13 @@ describe("harness-kit eval --html", () => {
     expect(pages.every((name) => /^[A-Za-z0-9][A-Za-z0-9._-]*\.html$/.test(name))).toBe(true);
     expect(new Set(links).size).toBe(pages.length);
     expect(pages.filter((name) => name.startsWith("script_alert")).length).toBeGreaterThanOrEqual(2);
-    const hostilePage = readFileSync(join(folder, pages.find((name) => name.startsWith("script_alert"))!), "utf8");
+    const hostilePage = readFileSync(
+      join(
+        folder,
+        pages.find((name) => name.startsWith("script_alert"))!,
+      ),
+      "utf8",
+    );
     expect(hostilePage).not.toMatch(/<(script|img)\b/i);
     expect(hostilePage).toContain("&#60;img src=x onerror=");
     expect(stderr).toContain(`wrote ${report} and ${pages.length} thread pages beside it`);
@@ -62,7 +81,9 @@ describe("harness-kit eval --html", () => {
   it("draws the thresholds of the options replayed", async () => {
     const threads = join(dir, "plain");
     for (let i = 0; i < 9; i++) write(`plain/t${i}.json`, fleetThread(i));
-    const config = write("config.json", { guards: { RunawayGuardMiddleware: { warnAt: 3, stopAt: 12 }, LoopGuardMiddleware: { stopAt: 5 } } });
+    const config = write("config.json", {
+      guards: { RunawayGuardMiddleware: { warnAt: 3, stopAt: 12 }, LoopGuardMiddleware: { stopAt: 5 } },
+    });
     const report = join(dir, "config-report.html");
     expect((await evalHtml([threads, "--html", report, "--config", config, "--workers", "1"])).code).toBe(0);
     const html = readFileSync(report, "utf8");
@@ -104,14 +125,30 @@ describe("harness-kit eval --html", () => {
     const { HumanMessage } = await import("@langchain/core/messages");
     const { ScriptedChatModel } = await import("../../src/testing/index.js");
     const db = join(dir, "threads.sqlite");
-    const status = tool(async () => "still running", { name: "job_status", description: "status", schema: z.object({ job: z.number() }) });
+    const status = tool(async () => "still running", {
+      name: "job_status",
+      description: "status",
+      schema: z.object({ job: z.number() }),
+    });
     for (const id of [HOSTILE_ID, "plain-thread"]) {
-      const turns = [...Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "job_status", args: { job: 7 } }] })), { text: "Still running." }];
-      const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [status], checkpointer: SqliteSaver.fromConnString(db) });
-      await agent.invoke({ messages: [new HumanMessage(`Is job 7 done? ${"Context. ".repeat(600)}`)] }, { configurable: { thread_id: id } });
+      const turns = [
+        ...Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "job_status", args: { job: 7 } }] })),
+        { text: "Still running." },
+      ];
+      const agent = createAgent({
+        model: new ScriptedChatModel({ turns }),
+        tools: [status],
+        checkpointer: SqliteSaver.fromConnString(db),
+      });
+      await agent.invoke(
+        { messages: [new HumanMessage(`Is job 7 done? ${"Context. ".repeat(600)}`)] },
+        { configurable: { thread_id: id } },
+      );
     }
     const report = join(dir, "sqlite-report.html");
-    expect((await evalHtml(["--sqlite", db, "--html", report, "--workers", "2"], { HARNESS_KIT_REPLAY_HERE: "0" })).code).toBe(0);
+    expect(
+      (await evalHtml(["--sqlite", db, "--html", report, "--workers", "2"], { HARNESS_KIT_REPLAY_HERE: "0" })).code,
+    ).toBe(0);
     const links = linkedFiles(report);
     expect(new Set(links).size).toBe(2); // each thread in both rankings, one page each
     for (const file of links) {
@@ -123,11 +160,14 @@ describe("harness-kit eval --html", () => {
 
   it("writes the same report and pages with worker threads as with one", async () => {
     const threads = join(dir, "workers");
-    for (let i = 0; i < 40; i++) write(`workers/t${String(i).padStart(2, "0")}.json`, fleetThread(i, i % 7 === 0 ? { id: HOSTILE_ID } : {}));
+    for (let i = 0; i < 40; i++)
+      write(`workers/t${String(i).padStart(2, "0")}.json`, fleetThread(i, i % 7 === 0 ? { id: HOSTILE_ID } : {}));
     const one = join(dir, "one.html");
     const many = join(dir, "many.html");
     expect((await evalHtml([threads, "--html", one, "--workers", "1"])).code).toBe(0);
-    expect((await evalHtml([threads, "--html", many, "--workers", "3"], { HARNESS_KIT_REPLAY_HERE: "0" })).code).toBe(0);
+    expect((await evalHtml([threads, "--html", many, "--workers", "3"], { HARNESS_KIT_REPLAY_HERE: "0" })).code).toBe(
+      0,
+    );
     expect(readFileSync(many, "utf8").replaceAll("many-threads", "one-threads")).toBe(readFileSync(one, "utf8"));
     expect(readdirSync(join(dir, "many-threads"))).toEqual(readdirSync(join(dir, "one-threads")));
   }, 120_000);
@@ -158,28 +198,44 @@ describe("ThreadPageNames", () => {
 });
 
 describe("FleetTally", () => {
-  const replay = (toolCalls: number): ReplayResult => ({ toolCalls, decisions: [], order: [], orderEvidence: [], unreproduced: [], stops: [] });
+  const replay = (toolCalls: number): ReplayResult => ({
+    toolCalls,
+    decisions: [],
+    order: [],
+    orderEvidence: [],
+    unreproduced: [],
+    stops: [],
+  });
 
   it("keeps the top threads of each ranking, as a sort of them all would, and fixed-size histograms", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(1_000), fc.double({ min: 0, max: 30, noNaN: true })), { maxLength: 300 }), fc.integer({ min: 1, max: 10 }), (threads, top) => {
-        const tally = new FleetTally([], top, false);
-        threads.forEach(([wasted, factor], i) =>
-          tally.add({ id: `t${i}`, source: `t${i}` }, replay(i % 5), { origin: { kind: "file", path: `t${i}` }, profile: { wastedTokens: wasted, peakRunawayFactor: factor, resultSizes: [wasted], repeats: [i % 4] } }),
-        );
-        const report = tally.report();
-        const expected = (score: (t: [number, number]) => number) =>
-          threads
-            .map((t, i) => ({ i, s: score(t) }))
-            .filter((t) => t.s > 0)
-            .sort((a, b) => b.s - a.s || a.i - b.i)
-            .slice(0, top)
-            .map((t) => `t${t.i}`);
-        expect(report.topWasted.map((t) => t.id)).toEqual(expected(([w]) => w));
-        expect(report.topRunaway.map((t) => t.id)).toEqual(expected(([, f]) => f));
-        expect(report.all.charts.repeatsPerCall.counts.reduce((a, b) => a + b, 0)).toBe(threads.length);
-        expect(report.all.charts.toolCallsPerThread.counts.length).toBe(report.all.charts.toolCallsPerThread.edges.length);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(1_000), fc.double({ min: 0, max: 30, noNaN: true })), { maxLength: 300 }),
+        fc.integer({ min: 1, max: 10 }),
+        (threads, top) => {
+          const tally = new FleetTally([], top, false);
+          threads.forEach(([wasted, factor], i) =>
+            tally.add({ id: `t${i}`, source: `t${i}` }, replay(i % 5), {
+              origin: { kind: "file", path: `t${i}` },
+              profile: { wastedTokens: wasted, peakRunawayFactor: factor, resultSizes: [wasted], repeats: [i % 4] },
+            }),
+          );
+          const report = tally.report();
+          const expected = (score: (t: [number, number]) => number) =>
+            threads
+              .map((t, i) => ({ i, s: score(t) }))
+              .filter((t) => t.s > 0)
+              .sort((a, b) => b.s - a.s || a.i - b.i)
+              .slice(0, top)
+              .map((t) => `t${t.i}`);
+          expect(report.topWasted.map((t) => t.id)).toEqual(expected(([w]) => w));
+          expect(report.topRunaway.map((t) => t.id)).toEqual(expected(([, f]) => f));
+          expect(report.all.charts.repeatsPerCall.counts.reduce((a, b) => a + b, 0)).toBe(threads.length);
+          expect(report.all.charts.toolCallsPerThread.counts.length).toBe(
+            report.all.charts.toolCallsPerThread.edges.length,
+          );
+        },
+      ),
     );
   });
 });

@@ -18,7 +18,8 @@ function namesIn(middleware: readonly unknown[]): string[] {
 }
 
 const guardNamesIn = (text: string) => [...text.matchAll(/\b(\w+Middleware)\b/g)].map((m) => m[1]!);
-const inOrder = (names: readonly string[], order: readonly string[]) => names.filter((n) => order.includes(n)).map((n) => order.indexOf(n));
+const inOrder = (names: readonly string[], order: readonly string[]) =>
+  names.filter((n) => order.includes(n)).map((n) => order.indexOf(n));
 
 describe("the replay order, as the help and README tell it", () => {
   const order = namesIn(recommendedGuards().agent).filter((name) => JUDGES.includes(name));
@@ -35,7 +36,11 @@ describe("the replay order, as the help and README tell it", () => {
   });
 
   it("every --config example in --help, the README and config.ts lists its guards in that order", () => {
-    const examples = [USAGE, README, readFileSync(new URL("../../src/replay/config.ts", import.meta.url), "utf8")].flatMap((text) => [...text.matchAll(/\{"guards": \{[\s\S]*?\}\}\}?/g)].map((m) => m[0]));
+    const examples = [
+      USAGE,
+      README,
+      readFileSync(new URL("../../src/replay/config.ts", import.meta.url), "utf8"),
+    ].flatMap((text) => [...text.matchAll(/\{"guards": \{[\s\S]*?\}\}\}?/g)].map((m) => m[0]));
     expect(examples.length).toBeGreaterThanOrEqual(3);
     for (const example of examples) {
       const places = inOrder(guardNamesIn(example), order);

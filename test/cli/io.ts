@@ -8,7 +8,11 @@ export function captureIo(options: { tty?: boolean; env?: Record<string, string 
     stdout: Object.assign(() => out.join(""), { write: (text: string) => out.push(text), isTTY: options.tty ?? false }),
     stderr: Object.assign(() => err.join(""), { write: (text: string) => err.push(text), isTTY: options.tty ?? false }),
     env: options.env ?? {},
-    stdoutLines: () => out.join("").split("\n").filter((line) => line !== ""),
+    stdoutLines: () =>
+      out
+        .join("")
+        .split("\n")
+        .filter((line) => line !== ""),
   };
   return io;
 }

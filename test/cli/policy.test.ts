@@ -18,13 +18,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const RULES: PolicyRules = {
   rules: [
-    { id: "no-pay-after-web", decision: "deny", tool: "pay", when: { after: { tool: "fetch_url" } }, reason: "a web page was read" },
-    { id: "interns-read-only", decision: "deny", tool: "pay", context: { role: { eq: "intern" } }, reason: "interns cannot pay" },
+    {
+      id: "no-pay-after-web",
+      decision: "deny",
+      tool: "pay",
+      when: { after: { tool: "fetch_url" } },
+      reason: "a web page was read",
+    },
+    {
+      id: "interns-read-only",
+      decision: "deny",
+      tool: "pay",
+      context: { role: { eq: "intern" } },
+      reason: "interns cannot pay",
+    },
     { id: "big-pay", decision: "ask", tool: "pay", args: { amount: { gt: 100 } }, reason: "over 100" },
   ],
 };
 
-const echo = (name: string) => tool(async () => `${name} ok`, { name, description: name, schema: z.object({ amount: z.number().optional(), url: z.string().optional() }) });
+const echo = (name: string) =>
+  tool(async () => `${name} ok`, {
+    name,
+    description: name,
+    schema: z.object({ amount: z.number().optional(), url: z.string().optional() }),
+  });
 
 describe("harness-kit eval --policy", () => {
   it("replays a saved live thread to the same decisions the live guard signalled", async () => {
@@ -34,7 +51,12 @@ describe("harness-kit eval --policy", () => {
         turns: [
           { toolCalls: [{ name: "pay", args: { amount: 5 } }] },
           { toolCalls: [{ name: "fetch_url", args: { url: "https://x.example" } }] },
-          { toolCalls: [{ name: "pay", args: { amount: 5 } }, { name: "pay", args: { amount: 500 } }] },
+          {
+            toolCalls: [
+              { name: "pay", args: { amount: 5 } },
+              { name: "pay", args: { amount: 500 } },
+            ],
+          },
           { text: "done" },
         ],
       }),
@@ -48,8 +70,15 @@ describe("harness-kit eval --policy", () => {
     writeFileSync(rules, JSON.stringify(RULES));
 
     const io = captureIo();
-    expect(await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"teller"}', "--config", writeConfig(), "--jsonl"], io)).toBe(0);
-    const replayed = io.stdoutLines().map((line) => JSON.parse(line) as { toolCallId: string; guard: string; action: string; reason: string });
+    expect(
+      await runCli(
+        ["eval", thread, "--policy", rules, "--context", '{"role":"teller"}', "--config", writeConfig(), "--jsonl"],
+        io,
+      ),
+    ).toBe(0);
+    const replayed = io
+      .stdoutLines()
+      .map((line) => JSON.parse(line) as { toolCallId: string; guard: string; action: string; reason: string });
     const live = signals.map((s) => ({ toolCallId: s.toolCallId, action: s.action, reason: s.reason }));
     expect(replayed.map(({ toolCallId, action, reason }) => ({ toolCallId, action, reason }))).toEqual(live);
     expect(signals.map((s) => s.code)).toEqual(["policy_denied", "policy_denied"]);
@@ -57,7 +86,10 @@ describe("harness-kit eval --policy", () => {
 
     // Another context gives other decisions: the intern may not pay at all.
     const intern = captureIo();
-    await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"intern"}', "--config", writeConfig(), "--jsonl"], intern);
+    await runCli(
+      ["eval", thread, "--policy", rules, "--context", '{"role":"intern"}', "--config", writeConfig(), "--jsonl"],
+      intern,
+    );
     expect(intern.stdoutLines().map((l) => JSON.parse(l).reason)).toEqual([
       "denied by interns-read-only (interns cannot pay)",
       "denied by no-pay-after-web (a web page was read), interns-read-only (interns cannot pay)",
@@ -72,7 +104,10 @@ describe("harness-kit eval --policy", () => {
     writeFileSync(rules, JSON.stringify(RULES));
     const io = captureIo();
     await runCli(["inspect", thread, "--policy", rules, "--json"], io);
-    expect((JSON.parse(io.stdout()) as { guards: string[] }).guards.slice(0, 2)).toEqual(["RunawayGuardMiddleware", "PolicyGuardMiddleware"]);
+    expect((JSON.parse(io.stdout()) as { guards: string[] }).guards.slice(0, 2)).toEqual([
+      "RunawayGuardMiddleware",
+      "PolicyGuardMiddleware",
+    ]);
   });
 
   it("bad rules and a bad context fail with exit code 2 and say where", async () => {
@@ -95,6 +130,9 @@ describe("harness-kit eval --policy", () => {
 /** A stack of the policy guard alone (the loop guards would add their own decisions). */
 function writeConfig(): string {
   const file = join(dir, "config.json");
-  writeFileSync(file, JSON.stringify({ guards: { LoopGuardMiddleware: { observeOnly: true, warnAt: 100, stopAt: 100 } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ guards: { LoopGuardMiddleware: { observeOnly: true, warnAt: 100, stopAt: 100 } } }),
+  );
   return file;
 }

@@ -13,7 +13,15 @@ const report: InspectReport = {
   guards: ["ProgressAwareLoopGuardMiddleware"],
   orderSource: "the order given",
   rows: [
-    { callIndex: 0, toolCallId: "c0", tool: "job_status", messageIndex: 1, argsFingerprint: "0123456789abcdef", observation: { sameArgsRepeatCount: 0, newInformationDelta: 1, status: "success", resultSize: 120 }, decisions: [] },
+    {
+      callIndex: 0,
+      toolCallId: "c0",
+      tool: "job_status",
+      messageIndex: 1,
+      argsFingerprint: "0123456789abcdef",
+      observation: { sameArgsRepeatCount: 0, newInformationDelta: 1, status: "success", resultSize: 120 },
+      decisions: [],
+    },
     {
       callIndex: 1,
       toolCallId: "c1",
@@ -32,7 +40,9 @@ describe("inspect output never cuts a decision", () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     const row = lines.findIndex((line) => line.includes("directive"));
     const column = lines[row]!.indexOf("directive");
-    const continuation = lines.slice(row + 1).filter((line) => line.startsWith(" ".repeat(column)) && line.trim() !== "");
+    const continuation = lines
+      .slice(row + 1)
+      .filter((line) => line.startsWith(" ".repeat(column)) && line.trim() !== "");
     expect(continuation.length).toBeGreaterThan(1);
     const text = [lines[row]!.slice(column), ...continuation.map((line) => line.slice(column))].join(" ");
     expect(text).toBe(`directive ProgressAwareLoopGuardMiddleware: ${reason}`);

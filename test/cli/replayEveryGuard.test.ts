@@ -14,7 +14,11 @@ const { dir, write } = tempFiles("hk-cli-every-");
 function sameSearch(n: number): Array<Record<string, unknown>> {
   const messages: Array<Record<string, unknown>> = [{ type: "human", content: "find it" }];
   for (let k = 1; k <= n; k++) {
-    messages.push({ type: "ai", content: "", tool_calls: [{ id: `s${k}`, name: "search", args: { q: "x" }, type: "tool_call" }] });
+    messages.push({
+      type: "ai",
+      content: "",
+      tool_calls: [{ id: `s${k}`, name: "search", args: { q: "x" }, type: "tool_call" }],
+    });
     messages.push({ type: "tool", tool_call_id: `s${k}`, name: "search", content: "3 results for x" });
   }
   return messages;
@@ -23,7 +27,9 @@ function sameSearch(n: number): Array<Record<string, unknown>> {
 describe("replay shows every guard's decision on a call", () => {
   it("an inner guard's judgement of a call an outer guard answered is reported, marked shadowed, and left out of the totals", async () => {
     const { messages } = parseThread(sameSearch(8));
-    const setup = buildReplaySetup({ guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: { warnAt: 3, stopAt: 4 } } });
+    const setup = buildReplaySetup({
+      guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: { warnAt: 3, stopAt: 4 } },
+    });
     const { decisions } = await replayThread(messages, setup.stack);
     const onFourth = decisions.filter((d) => d.toolCallId === "s4");
     expect(onFourth.map((d) => [d.guard, d.action, d.shadowedBy])).toEqual([
@@ -32,9 +38,13 @@ describe("replay shows every guard's decision on a call", () => {
     ]);
 
     const io = captureIo();
-    const config = write("config.json", { guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: { warnAt: 3, stopAt: 4 } } });
+    const config = write("config.json", {
+      guards: { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: { warnAt: 3, stopAt: 4 } },
+    });
     expect(await runCli(["inspect", write("same.json", sameSearch(8)), "--config", config, "--json"], io)).toBe(0);
-    const report = JSON.parse(io.stdout()) as { rows: Array<{ decisions: Array<{ guard: string; shadowedBy?: string }> }> };
+    const report = JSON.parse(io.stdout()) as {
+      rows: Array<{ decisions: Array<{ guard: string; shadowedBy?: string }> }>;
+    };
     expect(report.rows[3]!.decisions).toEqual([
       expect.objectContaining({ guard: "ProgressAwareLoopGuardMiddleware" }),
       expect.objectContaining({ guard: "LoopGuardMiddleware", shadowedBy: "ProgressAwareLoopGuardMiddleware" }),
@@ -42,7 +52,10 @@ describe("replay shows every guard's decision on a call", () => {
 
     const totals = captureIo();
     await runCli(["eval", write("same-again.json", sameSearch(8)), "--config", config], totals);
-    const loopRow = totals.stdout().split("\n").find((line) => line.startsWith("LoopGuardMiddleware"))!;
+    const loopRow = totals
+      .stdout()
+      .split("\n")
+      .find((line) => line.startsWith("LoopGuardMiddleware"))!;
     // The progress guard answers the 3rd call and every later one: none of LoopGuard's judgements acts.
     expect(loopRow.trim().split(/\s+/).slice(1, 4)).toEqual(["0", "0", "0"]);
   });
@@ -72,7 +85,9 @@ describe("the CLI says when there is nothing to judge", () => {
   });
 
   it("--version prints the package version", async () => {
-    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+      version: string;
+    };
     for (const flag of ["--version", "-V"]) {
       const io = captureIo();
       expect(await runCli([flag], io)).toBe(0);

@@ -4,7 +4,12 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, ToolCallRepairMiddleware, type Signal } from "../../src/index.js";
+import {
+  LoopGuardMiddleware,
+  ProgressAwareLoopGuardMiddleware,
+  ToolCallRepairMiddleware,
+  type Signal,
+} from "../../src/index.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { buildReplaySetup, type ReplayConfig } from "../../src/replay/config.js";
 import { replayThread, type ReplayResult } from "../../src/replay/replayThread.js";
@@ -28,16 +33,32 @@ const TURNS: ScriptedTurn[] = [
 
 function tools() {
   return [
-    tool(async () => "Error: payment amount does not add up, total price is 375", { name: "book_reservation", description: "book", schema: z.object({ flight: z.string(), amount: z.number() }) }),
+    tool(async () => "Error: payment amount does not add up, total price is 375", {
+      name: "book_reservation",
+      description: "book",
+      schema: z.object({ flight: z.string(), amount: z.number() }),
+    }),
     tool(async () => "", { name: "think", description: "think", schema: z.object({ thought: z.string() }) }),
-    tool(async ({ q }: { q: string }) => `results for ${q}`, { name: "search", description: "search", schema: z.object({ q: z.string() }) }),
+    tool(async ({ q }: { q: string }) => `results for ${q}`, {
+      name: "search",
+      description: "search",
+      schema: z.object({ q: z.string() }),
+    }),
   ];
 }
 
 /** Runs the stack live and returns its signals and the checkpoint's messages. */
-async function runLive(middleware: (onSignal: (s: Signal) => void) => AgentMiddleware[], turns = TURNS): Promise<{ signals: Signal[]; messages: BaseMessage[] }> {
+async function runLive(
+  middleware: (onSignal: (s: Signal) => void) => AgentMiddleware[],
+  turns = TURNS,
+): Promise<{ signals: Signal[]; messages: BaseMessage[] }> {
   const signals: Signal[] = [];
-  const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: tools(), middleware: middleware((s) => signals.push(s)), checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model: new ScriptedChatModel({ turns }),
+    tools: tools(),
+    middleware: middleware((s) => signals.push(s)),
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "t" } };
   await agent.invoke({ messages: [new HumanMessage("Book HAT001 for me.")] }, config);
   const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
@@ -46,12 +67,15 @@ async function runLive(middleware: (onSignal: (s: Signal) => void) => AgentMiddl
 }
 
 /** Guard, action and call of each decision the stack acted on (what `eval --jsonl` prints), in order. */
-const acted = (replay: ReplayResult) => replay.decisions.filter((d) => !d.shadowedBy).map(({ guard, action, toolCallId }) => ({ guard, action, toolCallId }));
-const signalled = (signals: Signal[]) => signals.map(({ guard, action, toolCallId }) => ({ guard, action, toolCallId }));
+const acted = (replay: ReplayResult) =>
+  replay.decisions.filter((d) => !d.shadowedBy).map(({ guard, action, toolCallId }) => ({ guard, action, toolCallId }));
+const signalled = (signals: Signal[]) =>
+  signals.map(({ guard, action, toolCallId }) => ({ guard, action, toolCallId }));
 
 const { write } = tempFiles("hk-replay-order-");
 
-const replayWith = (messages: BaseMessage[], guards: ReplayConfig["guards"]) => replayThread(messages, buildReplaySetup({ guards }).stack);
+const replayWith = (messages: BaseMessage[], guards: ReplayConfig["guards"]) =>
+  replayThread(messages, buildReplaySetup({ guards }).stack);
 
 describe("replaying a checkpointed thread gives the decisions made live, in the live stack's order", () => {
   // The identical-call guard warns from the second booking, before the progress guard refuses one.
@@ -67,7 +91,10 @@ describe("replaying a checkpointed thread gives the decisions made live, in the 
     // Both guards must have acted, or the order would prove nothing.
     expect(new Set(signals.map((s) => s.guard)).size).toBe(2);
     const order = guards.map((guard) => guard(() => {}).name);
-    const replay = await replayWith(messages, Object.fromEntries(order.map((name) => [name, options[name as keyof typeof options]])));
+    const replay = await replayWith(
+      messages,
+      Object.fromEntries(order.map((name) => [name, options[name as keyof typeof options]])),
+    );
 
     expect(acted(replay)).toEqual(signalled(signals));
     expect(replay.order).toEqual(order);
@@ -75,48 +102,82 @@ describe("replaying a checkpointed thread gives the decisions made live, in the 
   });
 
   it("reads the order from the thread where a recorded answer shows it, and says which call showed it", async () => {
-    const { signals, messages } = await runLive((onSignal) => [new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }), new ProgressAwareLoopGuardMiddleware({ onSignal })]);
+    const { signals, messages } = await runLive((onSignal) => [
+      new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }),
+      new ProgressAwareLoopGuardMiddleware({ onSignal }),
+    ]);
     const stop = signals.find((s) => s.action === "stop")!;
     expect(stop.guard).toBe("LoopGuardMiddleware");
 
     // Given in the other order (recommendedGuards'), as `eval` without --config assumes.
-    const replay = await replayWith(messages, { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: { warnAt: 2, stopAt: 3 } });
+    const replay = await replayWith(messages, {
+      ProgressAwareLoopGuardMiddleware: {},
+      LoopGuardMiddleware: { warnAt: 2, stopAt: 3 },
+    });
 
     expect(replay.order).toEqual(["LoopGuardMiddleware", "ProgressAwareLoopGuardMiddleware"]);
-    expect(replay.orderEvidence).toEqual([{ outer: "LoopGuardMiddleware", inner: "ProgressAwareLoopGuardMiddleware", toolCallId: stop.toolCallId }]);
+    expect(replay.orderEvidence).toEqual([
+      { outer: "LoopGuardMiddleware", inner: "ProgressAwareLoopGuardMiddleware", toolCallId: stop.toolCallId },
+    ]);
     expect(acted(replay)).toEqual(signalled(signals));
   });
 
   it("eval and inspect say which order they replayed, and where it came from", async () => {
-    const { messages } = await runLive((onSignal) => [new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }), new ProgressAwareLoopGuardMiddleware({ onSignal })]);
+    const { messages } = await runLive((onSignal) => [
+      new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }),
+      new ProgressAwareLoopGuardMiddleware({ onSignal }),
+    ]);
     const thread = write("thread.json", { id: "booking", messages });
-    const config = write("stack.json", { guards: { LoopGuardMiddleware: { warnAt: 2, stopAt: 3 }, ProgressAwareLoopGuardMiddleware: {} } });
+    const config = write("stack.json", {
+      guards: { LoopGuardMiddleware: { warnAt: 2, stopAt: 3 }, ProgressAwareLoopGuardMiddleware: {} },
+    });
 
     const given = captureIo();
     expect(await runCli(["eval", thread, "--config", config, "--jsonl"], given)).toBe(0);
-    expect(given.stderr()).toContain(`order       LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware  (outermost first; the order of ${config})`);
+    expect(given.stderr()).toContain(
+      `order       LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware  (outermost first; the order of ${config})`,
+    );
     expect(given.stderr()).not.toMatch(/note|warning/);
 
     const assumed = captureIo();
     expect(await runCli(["eval", thread], assumed)).toBe(0);
-    expect(assumed.stdout()).toContain("order       RunawayGuardMiddleware > ProgressAwareLoopGuardMiddleware > LoopGuardMiddleware  (outermost first; recommendedGuards' order, no --config given)");
+    expect(assumed.stdout()).toContain(
+      "order       RunawayGuardMiddleware > ProgressAwareLoopGuardMiddleware > LoopGuardMiddleware  (outermost first; recommendedGuards' order, no --config given)",
+    );
     expect(assumed.stdout()).toContain("1 thread replayed in another order, the one their recorded answers show");
-    expect(assumed.stderr()).toContain("note: thread booking replayed as RunawayGuardMiddleware > LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware, the order its recorded answers show");
+    expect(assumed.stderr()).toContain(
+      "note: thread booking replayed as RunawayGuardMiddleware > LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware, the order its recorded answers show",
+    );
     // The default LoopGuard options do not stop where the live ones did: the replay says so.
-    expect(assumed.stderr()).toMatch(/warning: thread booking: 1 recorded answer not reproduced.*\n.*answered live by LoopGuardMiddleware; in the replay by ProgressAwareLoopGuardMiddleware/);
+    expect(assumed.stderr()).toMatch(
+      /warning: thread booking: 1 recorded answer not reproduced.*\n.*answered live by LoopGuardMiddleware; in the replay by ProgressAwareLoopGuardMiddleware/,
+    );
 
     const inspected = captureIo();
     expect(await runCli(["inspect", thread], inspected)).toBe(0);
-    expect(inspected.stdout()).toContain("guards, outermost first: RunawayGuardMiddleware > LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware (read from the thread's recorded answers, else recommendedGuards' order, no --config given)");
+    expect(inspected.stdout()).toContain(
+      "guards, outermost first: RunawayGuardMiddleware > LoopGuardMiddleware > ProgressAwareLoopGuardMiddleware (read from the thread's recorded answers, else recommendedGuards' order, no --config given)",
+    );
   });
 
   it("names the recorded answers a stack with other options does not reproduce", async () => {
-    const { signals, messages } = await runLive((onSignal) => [new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }), new ProgressAwareLoopGuardMiddleware({ onSignal })]);
+    const { signals, messages } = await runLive((onSignal) => [
+      new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal }),
+      new ProgressAwareLoopGuardMiddleware({ onSignal }),
+    ]);
     const stop = signals.find((s) => s.action === "stop")!;
 
     const replay = await replayWith(messages, { LoopGuardMiddleware: {}, ProgressAwareLoopGuardMiddleware: {} });
 
-    expect(replay.unreproduced).toEqual([{ toolCallId: stop.toolCallId, tool: "book_reservation", messageIndex: expect.any(Number), live: "LoopGuardMiddleware", replayed: "ProgressAwareLoopGuardMiddleware" }]);
+    expect(replay.unreproduced).toEqual([
+      {
+        toolCallId: stop.toolCallId,
+        tool: "book_reservation",
+        messageIndex: expect.any(Number),
+        live: "LoopGuardMiddleware",
+        replayed: "ProgressAwareLoopGuardMiddleware",
+      },
+    ]);
   });
 
   it("leaves the calls the repair middleware answers to it, live and replayed", async () => {
@@ -125,10 +186,15 @@ describe("replaying a checkpointed thread gives the decisions made live, in the 
     const unknown = { name: "readFile", args: { path: "a.txt" } };
     const turns: ScriptedTurn[] = [{ toolCalls: [unknown, unknown] }, booking, booking, booking, { text: "done" }];
     const { signals, messages } = await runLive(
-      (onSignal) => [new ProgressAwareLoopGuardMiddleware({ onSignal }), new LoopGuardMiddleware({ onSignal }), new ToolCallRepairMiddleware({ onSignal })],
+      (onSignal) => [
+        new ProgressAwareLoopGuardMiddleware({ onSignal }),
+        new LoopGuardMiddleware({ onSignal }),
+        new ToolCallRepairMiddleware({ onSignal }),
+      ],
       turns,
     );
-    const judgedByLoopGuards = (decisions: Array<{ guard: string }>) => decisions.filter((d) => d.guard !== "ToolCallRepairMiddleware");
+    const judgedByLoopGuards = (decisions: Array<{ guard: string }>) =>
+      decisions.filter((d) => d.guard !== "ToolCallRepairMiddleware");
 
     const replay = await replayWith(messages, { ProgressAwareLoopGuardMiddleware: {}, LoopGuardMiddleware: {} });
 

@@ -29,14 +29,31 @@ class ScriptedGuard extends BatchGuardMiddleware {
     const action = this.byTool[tool] ?? "allow";
     if (action === "allow") return { action };
     if (action === "warn") return { action, code: "guard_failed", reason: `${this.name} warns on ${tool}` };
-    return { action, code: "no_progress", reason: `${this.name} ${action} on ${tool}`, message: `${this.name} answered ${tool}` };
+    return {
+      action,
+      code: "no_progress",
+      reason: `${this.name} ${action} on ${tool}`,
+      message: `${this.name} answered ${tool}`,
+    };
   }
 }
 
-const tools = ["a", "b"].map((name) => tool(async () => `${name} ran`, { name, description: name, schema: z.object({}) }));
+const tools = ["a", "b"].map((name) =>
+  tool(async () => `${name} ran`, { name, description: name, schema: z.object({}) }),
+);
 
 async function liveAndReplayed(stack: ScriptedGuard[]) {
-  const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "a", args: {} }, { name: "b", args: {} }] }, { text: "done" }] });
+  const model = new ScriptedChatModel({
+    turns: [
+      {
+        toolCalls: [
+          { name: "a", args: {} },
+          { name: "b", args: {} },
+        ],
+      },
+      { text: "done" },
+    ],
+  });
   const agent = createAgent({ model, tools, middleware: stack });
   const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
   assertToolCallPairing(messages);
@@ -83,7 +100,10 @@ describe("replay agrees with the live stack when guards disagree on a batch", ()
     const { messages, replayed } = await liveAndReplayed(stack);
 
     expect(String(messages.at(-1)!.content)).toBe("done");
-    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`)).toEqual(["Outer:directive:a", "Outer:directive:b"]);
+    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`)).toEqual([
+      "Outer:directive:a",
+      "Outer:directive:b",
+    ]);
   });
 
   it("a guard the replay leaves out still answered its calls live: the replayed guards that would have answered them too never saw them", async () => {
@@ -91,15 +111,35 @@ describe("replay agrees with the live stack when guards disagree on a batch", ()
     const onSignal = (signal: Signal) => signals.push(signal);
     const outer = new ScriptedGuard("Outer", { a: "directive" }, onSignal);
     const inner = new ScriptedGuard("Inner", { a: "stop", b: "warn" }, onSignal);
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "a", args: {} }, { name: "b", args: {} }] }, { text: "done" }] });
-    const { messages } = (await createAgent({ model, tools, middleware: [outer, inner] }).invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+    const model = new ScriptedChatModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "a", args: {} },
+            { name: "b", args: {} },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    const { messages } = (await createAgent({ model, tools, middleware: [outer, inner] }).invoke({
+      messages: [new HumanMessage("go")],
+    })) as { messages: BaseMessage[] };
 
     // Replayed without Outer: its recorded answer to a shows Inner was inside it, and b alone reaches Inner.
-    const replayed = await replayThread(messages, [{ guard: { name: inner.name, evaluate: async (_history, pending) => inner.decide(pending) }, observeOnly: false, exitBehavior: "end" }]);
+    const replayed = await replayThread(messages, [
+      {
+        guard: { name: inner.name, evaluate: async (_history, pending) => inner.decide(pending) },
+        observeOnly: false,
+        exitBehavior: "end",
+      },
+    ]);
 
     const live = signals.filter((s) => s.guard === "Inner").map((s) => `${s.guard}:${s.action}:${s.tool}`);
     expect(live).toEqual(["Inner:warn:b"]);
-    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`)).toEqual(live);
+    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.tool}`)).toEqual(
+      live,
+    );
     expect(replayed.decisions.find((d) => d.tool === "a")?.shadowedBy).toBe("Outer");
   });
 });

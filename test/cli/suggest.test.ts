@@ -19,23 +19,27 @@ import { buildReplaySetup, type ReplayConfig } from "../../src/replay/config.js"
 // so far, and what the run spent after), peaks of the guards' measures, and an outcome.
 
 /** A run: its model calls' tokens; each decision point's run tokens and tokens after follow from them. */
-const run = fc.array(fc.integer({ min: 1, max: 500_000 }), { minLength: 1, maxLength: 12 }).map((calls): DecisionPoint[] => {
-  const total = calls.reduce((a, b) => a + b, 0);
-  let spent = 0;
-  return calls.map((tokens) => {
-    spent += tokens;
-    return { runTokens: spent, tokensAfter: total - spent };
+const run = fc
+  .array(fc.integer({ min: 1, max: 500_000 }), { minLength: 1, maxLength: 12 })
+  .map((calls): DecisionPoint[] => {
+    const total = calls.reduce((a, b) => a + b, 0);
+    let spent = 0;
+    return calls.map((tokens) => {
+      spent += tokens;
+      return { runTokens: spent, tokensAfter: total - spent };
+    });
   });
-});
 
-const thread = fc.record({
-  id: fc.string({ minLength: 1, maxLength: 12 }),
-  successful: fc.boolean(),
-  runs: fc.array(run, { minLength: 1, maxLength: 3 }),
-  peakRunawayFactor: fc.double({ min: 0, max: 20, noNaN: true }),
-  peakIdenticalCalls: fc.integer({ min: 0, max: 9 }),
-  peakWasted: fc.integer({ min: 0, max: 9 }),
-}).map((t): ThreadMeasures => ({ ...t, tokens: t.runs.flat().reduce((sum, p) => Math.max(sum, p.runTokens), 0) }));
+const thread = fc
+  .record({
+    id: fc.string({ minLength: 1, maxLength: 12 }),
+    successful: fc.boolean(),
+    runs: fc.array(run, { minLength: 1, maxLength: 3 }),
+    peakRunawayFactor: fc.double({ min: 0, max: 20, noNaN: true }),
+    peakIdenticalCalls: fc.integer({ min: 0, max: 9 }),
+    peakWasted: fc.integer({ min: 0, max: 9 }),
+  })
+  .map((t): ThreadMeasures => ({ ...t, tokens: t.runs.flat().reduce((sum, p) => Math.max(sum, p.runTokens), 0) }));
 
 const threads = fc.array(thread, { minLength: 1, maxLength: 30 });
 const margin = fc.double({ min: 0, max: 1, noNaN: true });
@@ -89,7 +93,9 @@ describe("suggestSettings", () => {
         const tally = capTally(ts, settings.maxRunTokens);
         const failed = ts.filter((t) => !t.successful);
         expect(tally.failed.stopped).toBe(failed.filter((t) => peakRunTokens(t) >= settings.maxRunTokens).length);
-        const saved = failed.flatMap((t) => t.runs).reduce((sum, r) => sum + (r.find((p) => p.runTokens >= settings.maxRunTokens)?.tokensAfter ?? 0), 0);
+        const saved = failed
+          .flatMap((t) => t.runs)
+          .reduce((sum, r) => sum + (r.find((p) => p.runTokens >= settings.maxRunTokens)?.tokensAfter ?? 0), 0);
         expect(tally.failed.tokensAfterStops).toBe(saved);
       }),
     );
@@ -110,13 +116,34 @@ describe("bestPlainCap", () => {
 
 describe("raiseOver", () => {
   it("lifts the threshold that stopped a successful run over the value it stopped at", () => {
-    const settings = suggestSettings([{ id: "a", successful: true, runs: [[{ runTokens: 100, tokensAfter: 0 }]], tokens: 100, peakRunawayFactor: 1, peakIdenticalCalls: 1, peakWasted: 0 }])!;
-    expect(raiseOver(settings, { guard: "RunawayGuardMiddleware", detail: { cap: "maxRunTokens", tokens: 50_000 } }).maxRunTokens).toBeGreaterThan(50_000);
-    expect(raiseOver(settings, { guard: "RunawayGuardMiddleware", detail: { runawayFactor: 6.2 } }).runaway.stopAt).toBeGreaterThan(6.2);
-    expect(raiseOver(settings, { guard: "LoopGuardMiddleware", detail: { count: 5 } }).loopStopAt).toBe(5 + 1 + DEFAULT_MARGINS.count);
-    expect(raiseOver(settings, { guard: "ProgressAwareLoopGuardMiddleware", detail: { wasted: 4 } }).progressStopAt).toBe(4 + 1 + DEFAULT_MARGINS.count);
+    const settings = suggestSettings([
+      {
+        id: "a",
+        successful: true,
+        runs: [[{ runTokens: 100, tokensAfter: 0 }]],
+        tokens: 100,
+        peakRunawayFactor: 1,
+        peakIdenticalCalls: 1,
+        peakWasted: 0,
+      },
+    ])!;
+    expect(
+      raiseOver(settings, { guard: "RunawayGuardMiddleware", detail: { cap: "maxRunTokens", tokens: 50_000 } })
+        .maxRunTokens,
+    ).toBeGreaterThan(50_000);
+    expect(
+      raiseOver(settings, { guard: "RunawayGuardMiddleware", detail: { runawayFactor: 6.2 } }).runaway.stopAt,
+    ).toBeGreaterThan(6.2);
+    expect(raiseOver(settings, { guard: "LoopGuardMiddleware", detail: { count: 5 } }).loopStopAt).toBe(
+      5 + 1 + DEFAULT_MARGINS.count,
+    );
+    expect(
+      raiseOver(settings, { guard: "ProgressAwareLoopGuardMiddleware", detail: { wasted: 4 } }).progressStopAt,
+    ).toBe(4 + 1 + DEFAULT_MARGINS.count);
     // never lowered
-    expect(raiseOver(settings, { guard: "LoopGuardMiddleware", detail: { count: 0 } }).loopStopAt).toBe(settings.loopStopAt);
+    expect(raiseOver(settings, { guard: "LoopGuardMiddleware", detail: { count: 0 } }).loopStopAt).toBe(
+      settings.loopStopAt,
+    );
   });
 });
 

@@ -33,7 +33,8 @@ function thread(id: string, searches: number, retries: number, resultChars = 2_0
     messages.push({ type: "ai", content: "", tool_calls: [{ id: callId, name, args, type: "tool_call" }] });
     messages.push({ type: "tool", tool_call_id: callId, name, content: result });
   };
-  for (let k = 0; k < searches; k++) call("search_flights", { date: `2024-05-${10 + k}` }, `flights on day ${k}: ${"HAT".repeat(resultChars / 3)}${k}`);
+  for (let k = 0; k < searches; k++)
+    call("search_flights", { date: `2024-05-${10 + k}` }, `flights on day ${k}: ${"HAT".repeat(resultChars / 3)}${k}`);
   for (let k = 0; k < retries; k++) call("book_reservation", { flight: "HAT001" }, "Error: the flight is full");
   messages.push({ type: "ai", content: retries > 0 ? "I could not book it." : "Booked." });
   return { id, messages };
@@ -57,22 +58,40 @@ const THREADS: [string, Dict, boolean][] = [
 for (const [id, value] of THREADS) write(`threads/${id}.json`, value);
 const threadsDir = join(dir, "threads");
 // The index form of ../shared/evaldata/index.json, keyed by path; the flat form, keyed by id.
-const indexFile = write("index.json", { threads: THREADS.map(([id, , ok]) => ({ thread: `threads/${id}`, outcome: { reward: ok ? 1 : 0 } })) });
-const flatFile = write("outcomes.json", Object.fromEntries(THREADS.map(([id, , ok]) => [id, ok ? "success" : "failure"])));
+const indexFile = write("index.json", {
+  threads: THREADS.map(([id, , ok]) => ({ thread: `threads/${id}`, outcome: { reward: ok ? 1 : 0 } })),
+});
+const flatFile = write(
+  "outcomes.json",
+  Object.fromEntries(THREADS.map(([id, , ok]) => [id, ok ? "success" : "failure"])),
+);
 
 /** The figures of a row of the suggestion's table: failed stopped, of, tokens saved, successful stopped, of. */
-function rowOf(stdout: string, label: string): { failedStopped: number; failed: number; saved: number; successfulStopped: number; successful: number } {
+function rowOf(
+  stdout: string,
+  label: string,
+): { failedStopped: number; failed: number; saved: number; successfulStopped: number; successful: number } {
   const line = stdout.split("\n").find((l) => l.trimStart().startsWith(label));
   expect(line, `no row "${label}" in:\n${stdout}`).toBeDefined();
-  const [failedStopped, failed, saved, , successfulStopped, successful] = [...line!.slice(line!.indexOf(label) + label.length).matchAll(/[\d,]+(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,/g, "")));
-  return { failedStopped: failedStopped!, failed: failed!, saved: saved!, successfulStopped: successfulStopped!, successful: successful! };
+  const [failedStopped, failed, saved, , successfulStopped, successful] = [
+    ...line!.slice(line!.indexOf(label) + label.length).matchAll(/[\d,]+(?:\.\d+)?/g),
+  ].map((m) => Number(m[0].replace(/,/g, "")));
+  return {
+    failedStopped: failedStopped!,
+    failed: failed!,
+    saved: saved!,
+    successfulStopped: successfulStopped!,
+    successful: successful!,
+  };
 }
 
 describe("harness-kit eval --suggest", () => {
   it("fits the thresholds, says what they stop, and writes a config that eval replays to the same stops", async () => {
     const configFile = join(dir, "suggested.json");
     const io = captureIo();
-    expect(await runCli(["eval", threadsDir, "--suggest", configFile, "--outcomes", indexFile, "--simulate-usage"], io)).toBe(0);
+    expect(
+      await runCli(["eval", threadsDir, "--suggest", configFile, "--outcomes", indexFile, "--simulate-usage"], io),
+    ).toBe(0);
     const out = io.stdout();
     expect(out).toContain("Fitted on 12 threads (7 successful)");
     const suggested = rowOf(out, "suggested settings");
@@ -82,12 +101,19 @@ describe("harness-kit eval --suggest", () => {
     expect(suggested.saved).toBeGreaterThan(0);
 
     const config = JSON.parse(readFileSync(configFile, "utf8")) as { guards: Record<string, Record<string, number>> };
-    expect(Object.keys(config.guards)).toEqual(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"]);
+    expect(Object.keys(config.guards)).toEqual([
+      "RunawayGuardMiddleware",
+      "ProgressAwareLoopGuardMiddleware",
+      "LoopGuardMiddleware",
+    ]);
     expect(() => loadReplayConfig(configFile)).not.toThrow();
 
     const replay = captureIo();
     expect(await runCli(["eval", threadsDir, "--config", configFile, "--simulate-usage", "--jsonl"], replay)).toBe(0);
-    const stops = replay.stdoutLines().map((line) => JSON.parse(line) as { thread: string; action: string; reason: string }).filter((d) => d.action === "stop");
+    const stops = replay
+      .stdoutLines()
+      .map((line) => JSON.parse(line) as { thread: string; action: string; reason: string })
+      .filter((d) => d.action === "stop");
     const stopped = new Set(stops.map((d) => d.thread));
     const failedIds = THREADS.filter(([, , ok]) => !ok).map(([id]) => id);
     expect([...stopped].sort()).toEqual(failedIds.sort());
@@ -100,11 +126,17 @@ describe("harness-kit eval --suggest", () => {
   });
 
   it("measures a plain cap's stops and savings as the runaway guard's maxRunTokens replays them", async () => {
-    const loaded = THREADS.map(([id, , ok]) => ({ id, ok, messages: simulateUsage(loadThreadFile(join(threadsDir, `${id}.json`)).messages) }));
+    const loaded = THREADS.map(([id, , ok]) => ({
+      id,
+      ok,
+      messages: simulateUsage(loadThreadFile(join(threadsDir, `${id}.json`)).messages),
+    }));
     const measures = await Promise.all(loaded.map((t) => measureThread(t.id, t.ok, t.messages)));
     const peaks = measures.map(peakRunTokens).sort((a, b) => a - b);
     for (const cap of [peaks[3]!, peaks[8]!, peaks.at(-1)! + 1]) {
-      const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxRunTokens: cap, warnAt: 1e6, blockAt: 1e6, stopAt: 1e6 } } });
+      const { stack } = buildReplaySetup({
+        guards: { RunawayGuardMiddleware: { maxRunTokens: cap, warnAt: 1e6, blockAt: 1e6, stopAt: 1e6 } },
+      });
       let stopped = 0;
       let saved = 0;
       for (const t of loaded) {
@@ -121,20 +153,33 @@ describe("harness-kit eval --suggest", () => {
   it("with --holdout fits on the tasks of one half and scores the other, trials of a task together", async () => {
     const configFile = join(dir, "holdout.json");
     const io = captureIo();
-    expect(await runCli(["eval", threadsDir, "--suggest", configFile, "--outcomes", flatFile, "--holdout", "--simulate-usage"], io)).toBe(0);
+    expect(
+      await runCli(
+        ["eval", threadsDir, "--suggest", configFile, "--outcomes", flatFile, "--holdout", "--simulate-usage"],
+        io,
+      ),
+    ).toBe(0);
     const fitted = THREADS.filter(([id]) => halfOf(id) === 0);
     const scored = THREADS.filter(([id]) => halfOf(id) === 1);
     expect(fitted.length).toBeGreaterThan(0);
     expect(scored.length).toBeGreaterThan(0);
-    expect(io.stdout()).toContain(`Fitted on ${fitted.length} threads (${fitted.filter(([, , ok]) => ok).length} successful), the half`);
+    expect(io.stdout()).toContain(
+      `Fitted on ${fitted.length} threads (${fitted.filter(([, , ok]) => ok).length} successful), the half`,
+    );
     const row = rowOf(io.stdout(), "suggested settings");
     expect(row.failed + row.successful).toBe(scored.length);
   });
 
   it("leaves out threads without an outcome, and needs --outcomes", async () => {
-    const partial = write("partial.json", { "task1-trial0": true, "task2-trial1": { resolved: false }, "task3-trial1": 0 });
+    const partial = write("partial.json", {
+      "task1-trial0": true,
+      "task2-trial1": { resolved: false },
+      "task3-trial1": 0,
+    });
     const io = captureIo();
-    expect(await runCli(["eval", threadsDir, "--suggest", join(dir, "partial-out.json"), "--outcomes", partial], io)).toBe(0);
+    expect(
+      await runCli(["eval", threadsDir, "--suggest", join(dir, "partial-out.json"), "--outcomes", partial], io),
+    ).toBe(0);
     expect(io.stderr()).toContain("9 threads without an outcome");
     expect(io.stdout()).toContain("Fitted on 3 threads (1 successful)");
 

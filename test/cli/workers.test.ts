@@ -40,10 +40,14 @@ write("threads/020-bad.json", "{ not json");
 write("threads/030-empty.json", []);
 write("threads/040-unknown.json", [{ type: "robot", content: "?" }]);
 const threads = join(dir, "threads");
-const config = write("stack.json", { guards: { LoopGuardMiddleware: { warnAt: 2, stopAt: 4 }, ProgressAwareLoopGuardMiddleware: { stopAt: 3 } } });
+const config = write("stack.json", {
+  guards: { LoopGuardMiddleware: { warnAt: 2, stopAt: 4 }, ProgressAwareLoopGuardMiddleware: { stopAt: 3 } },
+});
 
 /** Every hook call, in order, as text; the summary without its time. */
-async function trace(run: (hooks: EvalHooks) => Promise<{ elapsedMs: number }>): Promise<{ calls: string[]; summary: unknown }> {
+async function trace(
+  run: (hooks: EvalHooks) => Promise<{ elapsedMs: number }>,
+): Promise<{ calls: string[]; summary: unknown }> {
   const calls: string[] = [];
   const hooks: EvalHooks = {
     onThread: (thread, replay) => calls.push(JSON.stringify(["thread", thread, replay])),
@@ -68,35 +72,42 @@ describe("evaluateSourcesInWorkers", () => {
 
   it.each<[string, ReplaySetupRequest]>([
     ["the default stack", {}],
-    ["a --config file and simulated usage, which each worker reads for itself", { configFile: config, simulateUsage: { systemTokens: 500 } }],
+    [
+      "a --config file and simulated usage, which each worker reads for itself",
+      { configFile: config, simulateUsage: { systemTokens: 500 } },
+    ],
   ])("calls every hook as one thread does, in source order, with %s", async (_name, request) => {
     const setup = replaySetupFor(request);
     const one = await trace((hooks) => evaluateSources(sources, setup, hooks));
     // Only the workers replay: every outcome crosses threads.
-    const workers = await trace((hooks) => evaluateSourcesInWorkers(sources, setup, { workers: 3, entry: ENTRY, request, replayHere: false }, hooks));
+    const workers = await trace((hooks) =>
+      evaluateSourcesInWorkers(sources, setup, { workers: 3, entry: ENTRY, request, replayHere: false }, hooks),
+    );
     expect(workers).toEqual(one);
     expect(one.calls.some((call) => call.startsWith('["problem"'))).toBe(true);
     expect(one.calls.some((call) => call.startsWith('["empty"'))).toBe(true);
     expect((one.summary as { threads: number }).threads).toBe(sources.length - 2);
     // This thread and one worker share the work the same way.
-    const shared = await trace((hooks) => evaluateSourcesInWorkers(sources, setup, { workers: 2, entry: ENTRY, request }, hooks));
+    const shared = await trace((hooks) =>
+      evaluateSourcesInWorkers(sources, setup, { workers: 2, entry: ENTRY, request }, hooks),
+    );
     expect(shared).toEqual(one);
   });
 
   it("reports a worker that cannot build the guard stack", async () => {
     const setup = replaySetupFor({});
     const request = { configFile: join(dir, "gone.json") };
-    await expect(evaluateSourcesInWorkers(sources, setup, { workers: 2, entry: ENTRY, request, replayHere: false })).rejects.toThrow(
-      /replay worker 1 of 1 could not set up the guards: .*gone\.json/,
-    );
+    await expect(
+      evaluateSourcesInWorkers(sources, setup, { workers: 2, entry: ENTRY, request, replayHere: false }),
+    ).rejects.toThrow(/replay worker 1 of 1 could not set up the guards: .*gone\.json/);
   });
 
   it("reports a worker that dies", async () => {
     const setup = replaySetupFor({});
     const entry = new URL(`data:text/javascript,${encodeURIComponent("process.exit(3)")}`);
-    await expect(evaluateSourcesInWorkers(sources, setup, { workers: 2, entry, request: {}, replayHere: false })).rejects.toThrow(
-      /replay worker 1 of 1 exited \(code 3\) before its threads were replayed/,
-    );
+    await expect(
+      evaluateSourcesInWorkers(sources, setup, { workers: 2, entry, request: {}, replayHere: false }),
+    ).rejects.toThrow(/replay worker 1 of 1 exited \(code 3\) before its threads were replayed/);
   });
 });
 
@@ -106,7 +117,8 @@ describe("harness-kit eval --workers", () => {
       const one = await evalOutput([threads, ...extra, "--workers", "1"]);
       expect(one.code).toBe(1); // the unreadable files
       expect(one.stderr).toContain("020-bad.json: bad JSON");
-      for (const env of [{}, { HARNESS_KIT_REPLAY_HERE: "0" }] as Record<string, string>[]) expect(await evalOutput([threads, ...extra, "--workers", "3"], env)).toEqual(one);
+      for (const env of [{}, { HARNESS_KIT_REPLAY_HERE: "0" }] as Record<string, string>[])
+        expect(await evalOutput([threads, ...extra, "--workers", "3"], env)).toEqual(one);
     }
   });
 
@@ -121,10 +133,15 @@ describe("harness-kit eval --workers", () => {
     expect(io.stderr()).toContain("--workers belongs to eval");
   });
 
-  it.skipIf(NO_EVALDATA !== undefined)(`prints what --workers 1 prints on ../shared/evaldata${NO_EVALDATA ? ` (${NO_EVALDATA})` : ""}`, async () => {
-    const one = await evalOutput([EVALDATA, "--jsonl", "--workers", "1"]);
-    expect(one.stdout.split("\n").length).toBeGreaterThan(10);
-    expect(await evalOutput([EVALDATA, "--jsonl", "--workers", "2"])).toEqual(one);
-    expect(await evalOutput([EVALDATA, "--workers", "2"], { HARNESS_KIT_REPLAY_HERE: "0" })).toEqual(await evalOutput([EVALDATA, "--workers", "1"]));
-  });
+  it.skipIf(NO_EVALDATA !== undefined)(
+    `prints what --workers 1 prints on ../shared/evaldata${NO_EVALDATA ? ` (${NO_EVALDATA})` : ""}`,
+    async () => {
+      const one = await evalOutput([EVALDATA, "--jsonl", "--workers", "1"]);
+      expect(one.stdout.split("\n").length).toBeGreaterThan(10);
+      expect(await evalOutput([EVALDATA, "--jsonl", "--workers", "2"])).toEqual(one);
+      expect(await evalOutput([EVALDATA, "--workers", "2"], { HARNESS_KIT_REPLAY_HERE: "0" })).toEqual(
+        await evalOutput([EVALDATA, "--workers", "1"]),
+      );
+    },
+  );
 });

@@ -35,15 +35,36 @@ const POLICY_BASE = { policy: { rules: [] } };
 /** Each guard, built from options, with its schema. */
 const GUARDS: Record<string, { build: Construct; schema: { parse(value: unknown): unknown; shape?: unknown } }> = {
   LoopGuardMiddleware: { build: (o) => new LoopGuardMiddleware(o as never), schema: loopGuardOptions },
-  ProgressAwareLoopGuardMiddleware: { build: (o) => new ProgressAwareLoopGuardMiddleware(o as never), schema: progressGuardOptions },
+  ProgressAwareLoopGuardMiddleware: {
+    build: (o) => new ProgressAwareLoopGuardMiddleware(o as never),
+    schema: progressGuardOptions,
+  },
   RunawayGuardMiddleware: { build: (o) => new RunawayGuardMiddleware(o as never), schema: runawayGuardOptions },
   ToolCallRepairMiddleware: { build: (o) => new ToolCallRepairMiddleware(o as never), schema: toolCallRepairOptions },
-  ToolResultBudgetMiddleware: { build: (o) => new ToolResultBudgetMiddleware(o as never), schema: toolResultBudgetOptions },
-  BinaryReadGuardMiddleware: { build: (o) => new BinaryReadGuardMiddleware(o as never), schema: binaryReadGuardOptions },
-  OutputValidatorMiddleware: { build: (o) => new OutputValidatorMiddleware(o as never), schema: outputValidatorOptions },
-  ContextOverflowGuardMiddleware: { build: (o) => new ContextOverflowGuardMiddleware(o as never), schema: contextOverflowGuardOptions },
-  PathGuardMiddleware: { build: (o) => new PathGuardMiddleware({ ...PATH_BASE, ...(o as object) } as never), schema: pathGuardOptions },
-  PolicyGuardMiddleware: { build: (o) => new PolicyGuardMiddleware({ ...POLICY_BASE, ...(o as object) } as never), schema: policyGuardOptions },
+  ToolResultBudgetMiddleware: {
+    build: (o) => new ToolResultBudgetMiddleware(o as never),
+    schema: toolResultBudgetOptions,
+  },
+  BinaryReadGuardMiddleware: {
+    build: (o) => new BinaryReadGuardMiddleware(o as never),
+    schema: binaryReadGuardOptions,
+  },
+  OutputValidatorMiddleware: {
+    build: (o) => new OutputValidatorMiddleware(o as never),
+    schema: outputValidatorOptions,
+  },
+  ContextOverflowGuardMiddleware: {
+    build: (o) => new ContextOverflowGuardMiddleware(o as never),
+    schema: contextOverflowGuardOptions,
+  },
+  PathGuardMiddleware: {
+    build: (o) => new PathGuardMiddleware({ ...PATH_BASE, ...(o as object) } as never),
+    schema: pathGuardOptions,
+  },
+  PolicyGuardMiddleware: {
+    build: (o) => new PolicyGuardMiddleware({ ...POLICY_BASE, ...(o as object) } as never),
+    schema: policyGuardOptions,
+  },
 };
 
 /** The error a construction threw, if any. */
@@ -104,7 +125,10 @@ describe("every guard's options schema", () => {
   it("refuses a value of the wrong type in every option of every guard, naming the option", () => {
     // A symbol is no option's value: every field refuses it, whatever its type.
     for (const [guard, { build, schema }] of Object.entries(GUARDS)) {
-      const fields = Object.keys((schema as unknown as { shape?: object }).shape ?? (schema as unknown as { def: { in: { shape: object } } }).def.in.shape);
+      const fields = Object.keys(
+        (schema as unknown as { shape?: object }).shape ??
+          (schema as unknown as { def: { in: { shape: object } } }).def.in.shape,
+      );
       expect(fields.length, guard).toBeGreaterThan(1);
       for (const field of fields) {
         if (field === "policy") continue; // any value: compilePolicy names the rule at fault
@@ -117,22 +141,71 @@ describe("every guard's options schema", () => {
 
   it("gives every option a description", () => {
     for (const [guard, { schema }] of Object.entries(GUARDS)) {
-      const shape = (schema as unknown as { shape?: Record<string, { description?: string }> }).shape ?? (schema as unknown as { def: { in: { shape: Record<string, { description?: string }> } } }).def.in.shape;
+      const shape =
+        (schema as unknown as { shape?: Record<string, { description?: string }> }).shape ??
+        (schema as unknown as { def: { in: { shape: Record<string, { description?: string }> } } }).def.in.shape;
       for (const [field, option] of Object.entries(shape)) expect(option.description, `${guard}.${field}`).toBeTruthy();
     }
   });
 
   it("applies the defaults", () => {
-    expect(loopGuardOptions.parse({})).toEqual({ warnAt: 3, stopAt: 7, ignoreTools: ["think"], exitBehavior: "end", observeOnly: false });
-    expect(progressGuardOptions.parse({})).toMatchObject({ stopAt: 3, progressFloor: 0.02, ignoreTools: ["think"], pollPatience: 5, exitBehavior: "end", observeOnly: false });
-    expect(runawayGuardOptions.parse({})).toEqual({ warnAt: 4, blockAt: 5, stopAt: 8, minInputTokens: 1000, delegationTools: ["task"], observeOnly: false });
+    expect(loopGuardOptions.parse({})).toEqual({
+      warnAt: 3,
+      stopAt: 7,
+      ignoreTools: ["think"],
+      exitBehavior: "end",
+      observeOnly: false,
+    });
+    expect(progressGuardOptions.parse({})).toMatchObject({
+      stopAt: 3,
+      progressFloor: 0.02,
+      ignoreTools: ["think"],
+      pollPatience: 5,
+      exitBehavior: "end",
+      observeOnly: false,
+    });
+    expect(runawayGuardOptions.parse({})).toEqual({
+      warnAt: 4,
+      blockAt: 5,
+      stopAt: 8,
+      minInputTokens: 1000,
+      delegationTools: ["task"],
+      observeOnly: false,
+    });
     expect(toolCallRepairOptions.parse({})).toEqual({ stopAt: 3, exitBehavior: "end", observeOnly: false });
-    expect(toolResultBudgetOptions.parse({})).toMatchObject({ unit: "chars", storeTimeoutMs: 10_000, observeOnly: false, toolLimits: {}, excludeTools: [] });
-    expect(outputValidatorOptions.parse({})).toMatchObject({ unspecifiedTools: "pass", onInvalid: "fail_closed", killSwitch: { window: 10, threshold: 0.5 }, envelope: false });
-    expect(outputValidatorOptions.parse({ tools: { t: {} } }).tools.t).toEqual({ contentType: "json", invariants: [], errorFields: ["error", "errors"], stopRun: false, normalize: false });
+    expect(toolResultBudgetOptions.parse({})).toMatchObject({
+      unit: "chars",
+      storeTimeoutMs: 10_000,
+      observeOnly: false,
+      toolLimits: {},
+      excludeTools: [],
+    });
+    expect(outputValidatorOptions.parse({})).toMatchObject({
+      unspecifiedTools: "pass",
+      onInvalid: "fail_closed",
+      killSwitch: { window: 10, threshold: 0.5 },
+      envelope: false,
+    });
+    expect(outputValidatorOptions.parse({ tools: { t: {} } }).tools.t).toEqual({
+      contentType: "json",
+      invariants: [],
+      errorFields: ["error", "errors"],
+      stopRun: false,
+      normalize: false,
+    });
     expect(binaryReadGuardOptions.parse({})).toEqual({ allowedMediaTypes: [], observeOnly: false });
-    expect(contextOverflowGuardOptions.parse({})).toMatchObject({ shrinkTo: 0.9, largeResultTokens: 1000, previewTokens: 500, retrievalTool: true, storeTimeoutMs: 10_000 });
-    expect(pathGuardOptions.parse(PATH_BASE)).toMatchObject({ virtualPaths: false, rewrite: false, observeOnly: false });
+    expect(contextOverflowGuardOptions.parse({})).toMatchObject({
+      shrinkTo: 0.9,
+      largeResultTokens: 1000,
+      previewTokens: 500,
+      retrievalTool: true,
+      storeTimeoutMs: 10_000,
+    });
+    expect(pathGuardOptions.parse(PATH_BASE)).toMatchObject({
+      virtualPaths: false,
+      rewrite: false,
+      observeOnly: false,
+    });
     expect(policyGuardOptions.parse(POLICY_BASE)).toMatchObject({ observeOnly: false });
   });
 });
@@ -143,7 +216,10 @@ describe("parsing", () => {
     try {
       const guard = new LoopGuardMiddleware({ stopAt: 4 });
       const call = { id: "c1", name: "search", args: { q: "x" } };
-      const messages = [new HumanMessage("go"), new AIMessage({ content: "", tool_calls: [{ ...call, type: "tool_call" as const }] })];
+      const messages = [
+        new HumanMessage("go"),
+        new AIMessage({ content: "", tool_calls: [{ ...call, type: "tool_call" as const }] }),
+      ];
       for (let i = 0; i < 3; i++) await guard.evaluate(messages, [call]);
       expect(parse).toHaveBeenCalledTimes(1);
     } finally {
@@ -169,7 +245,12 @@ describe("exitBehavior", () => {
   });
 
   it("reaches replay through a config file as the live guard would act", () => {
-    const { stack } = buildReplaySetup({ guards: { LoopGuardMiddleware: { exitBehavior: "continue" }, ProgressAwareLoopGuardMiddleware: { exitBehavior: "error" } } });
+    const { stack } = buildReplaySetup({
+      guards: {
+        LoopGuardMiddleware: { exitBehavior: "continue" },
+        ProgressAwareLoopGuardMiddleware: { exitBehavior: "error" },
+      },
+    });
     expect(stack.map((guard) => guard.exitBehavior)).toEqual(["directive", "throw"]);
   });
 });
@@ -179,12 +260,51 @@ describe("the replay config and the constructors", () => {
   const value = fc.oneof(
     fc.integer({ min: -3, max: 12 }),
     fc.double({ min: -2, max: 12, noNaN: true }),
-    fc.constantFrom(0, 0.02, 0.5, 0.99, 1, 1.5, 1_000, "3", true, null, [], ["think"], [1], {}, "end", "continue", "error", "directive", "throw", "stop"),
+    fc.constantFrom(
+      0,
+      0.02,
+      0.5,
+      0.99,
+      1,
+      1.5,
+      1_000,
+      "3",
+      true,
+      null,
+      [],
+      ["think"],
+      [1],
+      {},
+      "end",
+      "continue",
+      "error",
+      "directive",
+      "throw",
+      "stop",
+    ),
   );
   const FIELDS = {
     LoopGuardMiddleware: ["warnAt", "stopAt", "window", "ignoreTools", "exitBehavior", "observeOnly"],
-    ProgressAwareLoopGuardMiddleware: ["stopAt", "progressFloor", "ignoreTools", "readOnlyTools", "stateChangingTools", "pollingTools", "pollPatience", "exitBehavior", "observeOnly"],
-    RunawayGuardMiddleware: ["warnAt", "blockAt", "stopAt", "minInputTokens", "maxRunTokens", "maxThreadTokens", "observeOnly"],
+    ProgressAwareLoopGuardMiddleware: [
+      "stopAt",
+      "progressFloor",
+      "ignoreTools",
+      "readOnlyTools",
+      "stateChangingTools",
+      "pollingTools",
+      "pollPatience",
+      "exitBehavior",
+      "observeOnly",
+    ],
+    RunawayGuardMiddleware: [
+      "warnAt",
+      "blockAt",
+      "stopAt",
+      "minInputTokens",
+      "maxRunTokens",
+      "maxThreadTokens",
+      "observeOnly",
+    ],
   } as const;
 
   for (const [guard, fields] of Object.entries(FIELDS)) {
@@ -200,7 +320,9 @@ describe("the replay config and the constructors", () => {
           expect(replayed === undefined, JSON.stringify(options)).toBe(live === undefined);
           // Both name an option (with several bad ones, each may name another first; a rule
           // between two, warnAt <= stopAt, names the one it fixes).
-          const named = (field: string) => (replayed as Error).message.includes(`${guard}.${field}`) || (replayed as Error).message.includes(`option "${field}`);
+          const named = (field: string) =>
+            (replayed as Error).message.includes(`${guard}.${field}`) ||
+            (replayed as Error).message.includes(`option "${field}`);
           if (live) expect(fields).toContain((live as InvalidOptionsError).option.split(".")[0]);
           if (replayed) expect(fields.some(named)).toBe(true);
         }),
@@ -211,7 +333,9 @@ describe("the replay config and the constructors", () => {
 
   it("refuses a progressFloor outside [0, 1), as the constructor does", () => {
     for (const progressFloor of [1, 1.5, -0.5]) {
-      const file = files.write(`floor-${progressFloor}.json`, { guards: { ProgressAwareLoopGuardMiddleware: { progressFloor } } });
+      const file = files.write(`floor-${progressFloor}.json`, {
+        guards: { ProgressAwareLoopGuardMiddleware: { progressFloor } },
+      });
       expect(() => loadReplayConfig(file)).toThrow(/progressFloor: must be in \[0, 1\)/);
     }
   });

@@ -46,11 +46,14 @@ async function readWith(file: string, middleware: unknown[]) {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
+const markOf = (message: ToolMessage): Record<string, any> =>
+  (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
 
 function textOf(message: ToolMessage): string {
   if (typeof message.content === "string") return message.content;
-  return message.content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : JSON.stringify(block))).join("\n");
+  return message.content
+    .map((block) => ("text" in block && typeof block.text === "string" ? block.text : JSON.stringify(block)))
+    .join("\n");
 }
 
 describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
@@ -64,7 +67,9 @@ describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
 
   it("replaces a PNG image block with an error naming the file and type", async () => {
     const signals: Signal[] = [];
-    const { answer, model } = await readWith("/chart.png", [new BinaryReadGuardMiddleware({ onSignal: (s) => signals.push(s) })]);
+    const { answer, model } = await readWith("/chart.png", [
+      new BinaryReadGuardMiddleware({ onSignal: (s) => signals.push(s) }),
+    ]);
     expect(answer.status).toBe("error");
     expect(answer.content).toBe(
       "Not readable as text: /chart.png is a PNG image, so its contents were removed from this result. " +
@@ -79,7 +84,12 @@ describe("BinaryReadGuardMiddleware against deepagents' read_file", () => {
     });
     expect(JSON.stringify(model.seen[1])).not.toContain("iVBORw0KGgo");
     expect(signals).toHaveLength(1);
-    expect(signals[0]).toMatchObject({ action: "directive", reason: "binary_result", tool: "read_file", toolCallId: "call_read" });
+    expect(signals[0]).toMatchObject({
+      action: "directive",
+      reason: "binary_result",
+      tool: "read_file",
+      toolCallId: "call_read",
+    });
   });
 
   it("replaces a PDF file block and points to a document-to-text converter", async () => {

@@ -31,8 +31,13 @@ const xxd = (bytes: Buffer) =>
   }).join("\n");
 
 const bigExport = () => {
-  const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) => ({ id: i, body: `Plain description number ${i} of the export, with words to read. `.repeat(5) }));
-  Object.entries(FILES).forEach(([name, file], i) => records.splice(200 + i * 300, 0, { name, data: file.toString("base64") }));
+  const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) => ({
+    id: i,
+    body: `Plain description number ${i} of the export, with words to read. `.repeat(5),
+  }));
+  Object.entries(FILES).forEach(([name, file], i) =>
+    records.splice(200 + i * 300, 0, { name, data: file.toString("base64") }),
+  );
   return JSON.stringify({ export: records });
 };
 
@@ -45,31 +50,113 @@ const french = "Le café de la rue Saint-Étienne ouvre à sept heures; les crê
 const report = "Quarterly report\nRevenue: 4.2M\nAll regions grew.\n".repeat(20);
 
 /** What each tool returns, and what the model must (not) see afterwards. */
-const FORMS: Record<string, { produce: () => unknown; absent: string[]; present?: string[]; status: "error" | "success"; reason: string }> = {
-  json_raw_field: { produce: () => JSON.stringify({ name: "chart.png", content: FILES["chart.png"]!.toString("utf8") }), absent: ["\\u0000", "IHDR"], present: ["chart.png", "PNG image"], status: "success", reason: "binary_parts_removed" },
-  glued_base64: { produce: () => `payload_${FILES["bundle.zip"]!.toString("base64")}`, absent: [FILES["bundle.zip"]!.toString("base64").slice(40, 80)], status: "error", reason: "binary_result" },
-  hex_dump: { produce: () => xxd(FILES["chart.png"]!), absent: ["8950 4e47"], status: "error", reason: "binary_result" },
-  node_buffer: { produce: () => FILES["logs.gz"], absent: ['"type":"Buffer"'], status: "error", reason: "binary_result" },
-  big_json: { produce: bigExport, absent: Object.values(FILES).map((f) => middleOf(f.toString("base64"))), present: ["Plain description number 1999"], status: "success", reason: "binary_parts_removed" },
-  html_email: { produce: () => html, absent: [png64.slice(50, 90)], present: ["Dear customer", "Total due: 42.00 EUR.", "PNG image"], status: "success", reason: "binary_parts_removed" },
-  utf16_text: { produce: () => Buffer.from(report, "utf16le").toString("utf8"), absent: ["\u0000"], present: [report.slice(0, 60), "UTF-16LE"], status: "success", reason: "misencoded_text" },
-  xxd_p: { produce: () => wrapHex(BIG_PNG, 60), absent: [hexLine(BIG_PNG, 60)], status: "error", reason: "binary_result" },
-  hex_wrapped_upper_crlf: { produce: () => wrapHex(BIG_PNG, 128, { upper: true, eol: "\r\n" }), absent: [hexLine(BIG_PNG, 128).toUpperCase()], status: "error", reason: "binary_result" },
-  hex_wrapped_unknown: { produce: () => wrapHex(makeUnknownBinary(8192), 32), absent: [hexLine(makeUnknownBinary(8192), 32)], status: "error", reason: "binary_result" },
-  uint8array: { produce: () => new Uint8Array(BIG_PNG), absent: ['"1":80,"2":78'], status: "error", reason: "binary_result" },
-  uint8array_in_object: { produce: () => JSON.stringify({ name: "chart.png", data: new Uint8Array(PNG) }), absent: ['"1":80,"2":78'], present: ["chart.png", "PNG image"], status: "success", reason: "binary_parts_removed" },
-  byte_array: { produce: () => JSON.stringify([...makeUnknownBinary(4096)]), absent: [JSON.stringify([...makeUnknownBinary(4096).subarray(2000, 2016)]).slice(1, -1)], status: "error", reason: "binary_result" },
-  cp1252_text: { produce: () => Buffer.from(french, "latin1").toString("utf8"), absent: [], present: ["Windows-1252", "rue Saint-"], status: "success", reason: "misencoded_text" },
+const FORMS: Record<
+  string,
+  { produce: () => unknown; absent: string[]; present?: string[]; status: "error" | "success"; reason: string }
+> = {
+  json_raw_field: {
+    produce: () => JSON.stringify({ name: "chart.png", content: FILES["chart.png"]!.toString("utf8") }),
+    absent: ["\\u0000", "IHDR"],
+    present: ["chart.png", "PNG image"],
+    status: "success",
+    reason: "binary_parts_removed",
+  },
+  glued_base64: {
+    produce: () => `payload_${FILES["bundle.zip"]!.toString("base64")}`,
+    absent: [FILES["bundle.zip"]!.toString("base64").slice(40, 80)],
+    status: "error",
+    reason: "binary_result",
+  },
+  hex_dump: {
+    produce: () => xxd(FILES["chart.png"]!),
+    absent: ["8950 4e47"],
+    status: "error",
+    reason: "binary_result",
+  },
+  node_buffer: {
+    produce: () => FILES["logs.gz"],
+    absent: ['"type":"Buffer"'],
+    status: "error",
+    reason: "binary_result",
+  },
+  big_json: {
+    produce: bigExport,
+    absent: Object.values(FILES).map((f) => middleOf(f.toString("base64"))),
+    present: ["Plain description number 1999"],
+    status: "success",
+    reason: "binary_parts_removed",
+  },
+  html_email: {
+    produce: () => html,
+    absent: [png64.slice(50, 90)],
+    present: ["Dear customer", "Total due: 42.00 EUR.", "PNG image"],
+    status: "success",
+    reason: "binary_parts_removed",
+  },
+  utf16_text: {
+    produce: () => Buffer.from(report, "utf16le").toString("utf8"),
+    absent: ["\u0000"],
+    present: [report.slice(0, 60), "UTF-16LE"],
+    status: "success",
+    reason: "misencoded_text",
+  },
+  xxd_p: {
+    produce: () => wrapHex(BIG_PNG, 60),
+    absent: [hexLine(BIG_PNG, 60)],
+    status: "error",
+    reason: "binary_result",
+  },
+  hex_wrapped_upper_crlf: {
+    produce: () => wrapHex(BIG_PNG, 128, { upper: true, eol: "\r\n" }),
+    absent: [hexLine(BIG_PNG, 128).toUpperCase()],
+    status: "error",
+    reason: "binary_result",
+  },
+  hex_wrapped_unknown: {
+    produce: () => wrapHex(makeUnknownBinary(8192), 32),
+    absent: [hexLine(makeUnknownBinary(8192), 32)],
+    status: "error",
+    reason: "binary_result",
+  },
+  uint8array: {
+    produce: () => new Uint8Array(BIG_PNG),
+    absent: ['"1":80,"2":78'],
+    status: "error",
+    reason: "binary_result",
+  },
+  uint8array_in_object: {
+    produce: () => JSON.stringify({ name: "chart.png", data: new Uint8Array(PNG) }),
+    absent: ['"1":80,"2":78'],
+    present: ["chart.png", "PNG image"],
+    status: "success",
+    reason: "binary_parts_removed",
+  },
+  byte_array: {
+    produce: () => JSON.stringify([...makeUnknownBinary(4096)]),
+    absent: [JSON.stringify([...makeUnknownBinary(4096).subarray(2000, 2016)]).slice(1, -1)],
+    status: "error",
+    reason: "binary_result",
+  },
+  cp1252_text: {
+    produce: () => Buffer.from(french, "latin1").toString("utf8"),
+    absent: [],
+    present: ["Windows-1252", "rue Saint-"],
+    status: "success",
+    reason: "misencoded_text",
+  },
 };
 
-const tools = Object.entries(FORMS).map(([name, form]) => tool(async () => form.produce() as string, { name, description: `returns ${name}`, schema: z.object({}) }));
+const tools = Object.entries(FORMS).map(([name, form]) =>
+  tool(async () => form.produce() as string, { name, description: `returns ${name}`, schema: z.object({}) }),
+);
 
 function seenAfterTool(model: ScriptedChatModel): string {
   return JSON.stringify(model.seen[1]!.at(-1)!.content);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
+const markOf = (message: ToolMessage): Record<string, any> =>
+  (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
 
 describe("BinaryReadGuardMiddleware alone in createAgent, on every form", () => {
   for (const [name, form] of Object.entries(FORMS)) {
@@ -92,7 +179,11 @@ describe("BinaryReadGuardMiddleware alone in createAgent, on every form", () => 
   it("beside the budget, a cleaned 1 MB export is previewed and offloaded without its files", async () => {
     const store = new MemoryOffloadStore();
     const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "big_json", args: {} }] }, { text: "done" }] });
-    const agent = createAgent({ model, tools, middleware: [new ToolResultBudgetMiddleware({ limit: 20_000, store }), new BinaryReadGuardMiddleware()] });
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [new ToolResultBudgetMiddleware({ limit: 20_000, store }), new BinaryReadGuardMiddleware()],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "t" } });
     assertToolCallPairing(result.messages);
     const answer = result.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m))!;
@@ -110,7 +201,16 @@ describe("BinaryReadGuardMiddleware in createDeepAgent, on real files read with 
   const notebook = {
     cells: [
       { cell_type: "markdown", source: ["# Sales analysis\n"] },
-      { cell_type: "code", source: ["df.plot()"], outputs: [{ output_type: "display_data", data: { "image/png": `${(png64.match(/.{1,76}/g) ?? []).join("\n")}\n`, "text/plain": ["<Figure>"] } }] },
+      {
+        cell_type: "code",
+        source: ["df.plot()"],
+        outputs: [
+          {
+            output_type: "display_data",
+            data: { "image/png": `${(png64.match(/.{1,76}/g) ?? []).join("\n")}\n`, "text/plain": ["<Figure>"] },
+          },
+        ],
+      },
     ],
     nbformat: 4,
   };
@@ -119,11 +219,20 @@ describe("BinaryReadGuardMiddleware in createDeepAgent, on real files read with 
     root = await mkdtemp(join(tmpdir(), "hk-binary-forms-"));
     await writeFile(join(root, "analysis.ipynb"), JSON.stringify(notebook, null, 1));
     await writeFile(join(root, "invoice.html"), html);
-    await writeFile(join(root, "README.md"), `# Project\n\n![badge](data:image/png;base64,${png64})\n\nRun npm install to start.\n`);
-    await writeFile(join(root, "report-utf16.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(report, "utf16le")]));
+    await writeFile(
+      join(root, "README.md"),
+      `# Project\n\n![badge](data:image/png;base64,${png64})\n\nRun npm install to start.\n`,
+    );
+    await writeFile(
+      join(root, "report-utf16.txt"),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(report, "utf16le")]),
+    );
     await writeFile(join(root, "menu-cp1252.txt"), Buffer.from(french, "latin1"));
     await writeFile(join(root, "chart.hex"), xxd(FILES["chart.png"]!));
-    await writeFile(join(root, "upload.json"), JSON.stringify({ name: "tool.bin", content: FILES["tool.bin"]!.toString("latin1") }));
+    await writeFile(
+      join(root, "upload.json"),
+      JSON.stringify({ name: "tool.bin", content: FILES["tool.bin"]!.toString("latin1") }),
+    );
     await writeFile(join(root, "payload.txt"), `payload_${FILES["report.pdf"]!.toString("base64")}`);
     backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
   });
@@ -132,9 +241,13 @@ describe("BinaryReadGuardMiddleware in createDeepAgent, on real files read with 
   });
 
   async function read(file: string) {
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "read_file", args: { file_path: file, limit: 5000 } }] }, { text: "done" }] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "read_file", args: { file_path: file, limit: 5000 } }] }, { text: "done" }],
+    });
     const agent = createDeepAgent({ model, backend, middleware: [new BinaryReadGuardMiddleware()] as never[] });
-    const result = (await agent.invoke({ messages: [new HumanMessage(`read ${file}`)] })) as { messages: BaseMessage[] };
+    const result = (await agent.invoke({ messages: [new HumanMessage(`read ${file}`)] })) as {
+      messages: BaseMessage[];
+    };
     assertToolCallPairing(result.messages);
     const answer = result.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m))!;
     return { answer, seen: seenAfterTool(model) };
@@ -150,7 +263,10 @@ describe("BinaryReadGuardMiddleware in createDeepAgent, on real files read with 
   });
 
   it("an HTML email and a README keep their text; the images go", async () => {
-    for (const [file, kept] of [["/invoice.html", "Total due: 42.00 EUR."], ["/README.md", "Run npm install to start."]] as const) {
+    for (const [file, kept] of [
+      ["/invoice.html", "Total due: 42.00 EUR."],
+      ["/README.md", "Run npm install to start."],
+    ] as const) {
       const { answer, seen } = await read(file);
       expect(answer.status).not.toBe("error");
       expect(seen).toContain(kept);
@@ -170,7 +286,10 @@ describe("BinaryReadGuardMiddleware in createDeepAgent, on real files read with 
   });
 
   it("a hex dump and glued base64 are caught", async () => {
-    for (const [file, label] of [["/chart.hex", "PNG image"], ["/payload.txt", "PDF document"]] as const) {
+    for (const [file, label] of [
+      ["/chart.hex", "PNG image"],
+      ["/payload.txt", "PDF document"],
+    ] as const) {
       const { answer, seen } = await read(file);
       expect(answer.status, file).toBe("error");
       expect(seen).toContain(`${file} is`);

@@ -45,7 +45,9 @@ export function makePdf(): Buffer {
   const stream = deflateSync(Buffer.from("BT /F1 24 Tf 72 720 Td (Quarterly revenue: 4.2M) Tj ET"));
   return Buffer.concat([
     Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1"),
-    Buffer.from("1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n"),
+    Buffer.from(
+      "1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n",
+    ),
     Buffer.from("3 0 obj <</Type /Page /Parent 2 0 R /Contents 4 0 R>> endobj\n"),
     Buffer.from(`4 0 obj <</Length ${stream.length} /Filter /FlateDecode>> stream\n`),
     stream,
@@ -67,7 +69,10 @@ export function makeUnknownBinary(size = 4096): Buffer {
 
 /** A baseline JPEG header (JFIF APP0, a quantisation table) followed by entropy-coded-looking data. */
 export function makeJpeg(size = 3000): Buffer {
-  const head = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xdb, 0x00, 0x43, 0x00]);
+  const head = Buffer.from([
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+    0x00, 0xff, 0xdb, 0x00, 0x43, 0x00,
+  ]);
   const body = makeNoise(size, 7);
   return Buffer.concat([head, body, Buffer.from([0xff, 0xd9])]);
 }
@@ -76,7 +81,10 @@ export function makeJpeg(size = 3000): Buffer {
 export function makeGif(): Buffer {
   return Buffer.concat([
     Buffer.from("GIF89a", "latin1"),
-    Buffer.from([0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00]),
+    Buffer.from([
+      0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00,
+      0x00, 0x00,
+    ]),
     Buffer.from([0x2c, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b]),
     makeNoise(400, 3),
   ]);
@@ -158,7 +166,16 @@ export function makeNoise(size: number, seed = 1): Buffer {
 
 /** Eight real binary files of different kinds, by name. */
 export function binaryFiles(): Record<string, Buffer> {
-  return { "chart.png": makePng(), "report.pdf": makePdf(), "photo.jpg": makeJpeg(), "anim.gif": makeGif(), "bundle.zip": makeZip(), "logs.gz": makeGzip(), "tone.wav": makeWav(), "tool.bin": makeExecutable() };
+  return {
+    "chart.png": makePng(),
+    "report.pdf": makePdf(),
+    "photo.jpg": makeJpeg(),
+    "anim.gif": makeGif(),
+    "bundle.zip": makeZip(),
+    "logs.gz": makeGzip(),
+    "tone.wav": makeWav(),
+    "tool.bin": makeExecutable(),
+  };
 }
 
 /** `buf.toString("hex")` wrapped at `width` characters (`xxd -p` is width 60), as tools print it. */

@@ -18,12 +18,19 @@ import { keyIn, readStoredTurn } from "./offloadKeys.js";
 
 /** A log whose lines are numbered, so any slice can be checked against its position. */
 function makeLog(lines: number, marker = "ok"): string {
-  return Array.from({ length: lines }, (_, i) => `line ${String(i).padStart(6, "0")} status=${i % 97 === 0 ? "ERROR" : marker}`).join("\n");
+  return Array.from(
+    { length: lines },
+    (_, i) => `line ${String(i).padStart(6, "0")} status=${i % 97 === 0 ? "ERROR" : marker}`,
+  ).join("\n");
 }
 
 const LOG = makeLog(12_000); // about 300,000 characters
 
-const fetchLogs = tool(async () => LOG, { name: "fetch_logs", description: "Returns the service log.", schema: z.object({}) });
+const fetchLogs = tool(async () => LOG, {
+  name: "fetch_logs",
+  description: "Returns the service log.",
+  schema: z.object({}),
+});
 
 function toolMessages(messages: BaseMessage[]): ToolMessage[] {
   return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
@@ -34,7 +41,11 @@ function lastSeenToolText(model: ScriptedChatModel): string {
   return String(seen.at(-1)!.content);
 }
 
-async function run(store: OffloadStore | undefined, turns: ScriptedTurn[], extra: Partial<ConstructorParameters<typeof ToolResultBudgetMiddleware>[0]> = {}) {
+async function run(
+  store: OffloadStore | undefined,
+  turns: ScriptedTurn[],
+  extra: Partial<ConstructorParameters<typeof ToolResultBudgetMiddleware>[0]> = {},
+) {
   const signals: Signal[] = [];
   const budget = new ToolResultBudgetMiddleware({ limit: 4000, store, onSignal: (s) => signals.push(s), ...extra });
   const model = new ScriptedChatModel({ turns });
@@ -91,8 +102,14 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
       schema: z.object({}),
       responseFormat: "content_and_artifact",
     });
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "fetch_logs", args: {}, id: "call_meta" }] }, { text: "done" }] });
-    const agent = createAgent({ model, tools: [rich], middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store: new MemoryOffloadStore() })] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "fetch_logs", args: {}, id: "call_meta" }] }, { text: "done" }],
+    });
+    const agent = createAgent({
+      model,
+      tools: [rich],
+      middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store: new MemoryOffloadStore() })],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] });
     const [message] = toolMessages(result.messages);
     expect(message!.artifact).toEqual({ raw: LOG.length });
@@ -109,9 +126,15 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
 
   it("leaves results under the budget untouched", async () => {
     const small = tool(async () => "short answer", { name: "fetch_logs", description: "small", schema: z.object({}) });
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "done" }] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "done" }],
+    });
     const signals: Signal[] = [];
-    const agent = createAgent({ model, tools: [small], middleware: [new ToolResultBudgetMiddleware({ onSignal: (s) => signals.push(s) })] });
+    const agent = createAgent({
+      model,
+      tools: [small],
+      middleware: [new ToolResultBudgetMiddleware({ onSignal: (s) => signals.push(s) })],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] });
     const [message] = toolMessages(result.messages);
     expect(message!.content).toBe("short answer");
@@ -120,11 +143,16 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
   });
 
   it("without a store, cuts the result and says the rest was not kept", async () => {
-    const { result, budget } = await run(undefined, [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "done" }]);
+    const { result, budget } = await run(undefined, [
+      { toolCalls: [{ name: "fetch_logs", args: {} }] },
+      { text: "done" },
+    ]);
     expect(budget.tools).toEqual([]);
     const text = String(toolMessages(result.messages)[0]!.content);
     expect(text.length).toBeLessThanOrEqual(4000);
-    expect(text).toMatch(/The omitted \d+ characters were not kept\. If you need them, call fetch_logs again with narrower arguments/);
+    expect(text).toMatch(
+      /The omitted \d+ characters were not kept\. If you need them, call fetch_logs again with narrower arguments/,
+    );
   });
 
   it("when the store fails, truncates with an explicit notice and the run goes on", async () => {
@@ -134,7 +162,10 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
       },
       get: async () => undefined,
     };
-    const { result, signals } = await run(broken, [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "carried on" }]);
+    const { result, signals } = await run(broken, [
+      { toolCalls: [{ name: "fetch_logs", args: {} }] },
+      { text: "carried on" },
+    ]);
     const text = String(toolMessages(result.messages)[0]!.content);
     expect(text).toContain("were not kept (storing them failed: disk full)");
     expect(text).not.toContain("stored under the key");
@@ -208,11 +239,20 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
     );
     const model = new ScriptedChatModel({
       turns: [
-        { toolCalls: [{ name: "read_stored_result", args: { key: "nope" } }, { name: "crash", args: {} }] },
+        {
+          toolCalls: [
+            { name: "read_stored_result", args: { key: "nope" } },
+            { name: "crash", args: {} },
+          ],
+        },
         { text: "done" },
       ],
     });
-    const agent = createAgent({ model, tools: [crash], middleware: [new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() })] });
+    const agent = createAgent({
+      model,
+      tools: [crash],
+      middleware: [new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() })],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] });
     const [missing, crashed] = toolMessages(result.messages);
     expect(String(missing!.content)).toContain('Nothing is stored under the key "nope"');
@@ -223,11 +263,15 @@ describe("ToolResultBudgetMiddleware through createAgent", () => {
 
   it("measures in tokens with a pluggable counter", async () => {
     const countTokens = (text: string) => text.split(/\s+/).filter(Boolean).length;
-    const { result } = await run(new MemoryOffloadStore(), [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "done" }], {
-      unit: "tokens",
-      limit: 600,
-      countTokens,
-    });
+    const { result } = await run(
+      new MemoryOffloadStore(),
+      [{ toolCalls: [{ name: "fetch_logs", args: {} }] }, { text: "done" }],
+      {
+        unit: "tokens",
+        limit: 600,
+        countTokens,
+      },
+    );
     const text = String(toolMessages(result.messages)[0]!.content);
     expect(countTokens(text)).toBeLessThanOrEqual(600);
     expect(text).toContain("more than the 600 tokens");

@@ -13,17 +13,33 @@ import { pathIn } from "./offloadKeys.js";
 
 /** Issue 28, item 3: what the budget stores in a deep agent is read back with the agent's own read_file, whatever its backend. */
 
-const LOG = Array.from({ length: 4_000 }, (_, i) => `${String(i).padStart(5, "0")} request ok ${"x".repeat(30)}`).join("\n"); // about 190,000 characters
-const exportLogs = tool(async () => LOG, { name: "export_logs", description: "Exports the logs.", schema: z.object({}) });
+const LOG = Array.from({ length: 4_000 }, (_, i) => `${String(i).padStart(5, "0")} request ok ${"x".repeat(30)}`).join(
+  "\n",
+); // about 190,000 characters
+const exportLogs = tool(async () => LOG, {
+  name: "export_logs",
+  description: "Exports the logs.",
+  schema: z.object({}),
+});
 
 /** What the model reads of a message: its text, or its text blocks joined. */
 const text = (m: BaseMessage) =>
-  typeof m.content === "string" ? m.content : m.content.map((block) => (block.type === "text" ? String((block as { text: unknown }).text) : JSON.stringify(block))).join("\n");
-const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+  typeof m.content === "string"
+    ? m.content
+    : m.content
+        .map((block) => (block.type === "text" ? String((block as { text: unknown }).text) : JSON.stringify(block)))
+        .join("\n");
+const answers = (messages: readonly BaseMessage[]) =>
+  messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 
 type Backend = NonNullable<RecommendedGuardsOptions["backend"]>;
 
-async function runDeep(backend: Backend | undefined, turns: ScriptedTurn[], options: RecommendedGuardsOptions = {}, store?: InMemoryStore) {
+async function runDeep(
+  backend: Backend | undefined,
+  turns: ScriptedTurn[],
+  options: RecommendedGuardsOptions = {},
+  store?: InMemoryStore,
+) {
   const guards = recommendedGuards({ ...options, ...(backend ? { backend } : {}) });
   const model = new ScriptedChatModel({ turns });
   const agent = createDeepAgent({
@@ -32,9 +48,19 @@ async function runDeep(backend: Backend | undefined, turns: ScriptedTurn[], opti
     ...(backend ? { backend: backend as never } : {}),
     ...(store ? { store } : {}),
     middleware: guards.deepAgent,
-    subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "You help.", middleware: guards.subagent }],
+    subagents: [
+      {
+        name: "general-purpose",
+        description: "General helper",
+        systemPrompt: "You help.",
+        middleware: guards.subagent,
+      },
+    ],
   });
-  const { messages } = (await agent.invoke({ messages: [new HumanMessage("why is it down?")] }, { configurable: { thread_id: "t1" } })) as { messages: BaseMessage[] };
+  const { messages } = (await agent.invoke(
+    { messages: [new HumanMessage("why is it down?")] },
+    { configurable: { thread_id: "t1" } },
+  )) as { messages: BaseMessage[] };
   assertToolCallPairing(messages);
   return answers(messages);
 }
@@ -48,12 +74,21 @@ describe("a stored result is readable with the agent's own read_file, whatever t
   const backends: Array<[string, () => Promise<{ backend: Backend | undefined; store?: InMemoryStore }>]> = [
     ["the default (no backend given)", async () => ({ backend: undefined })],
     ["StateBackend", async () => ({ backend: new StateBackend() })],
-    ["FilesystemBackend", async () => {
-      root = await mkdtemp(join(tmpdir(), "harness-kit-backends-"));
-      return { backend: new FilesystemBackend({ rootDir: root, virtualMode: true }) };
-    }],
+    [
+      "FilesystemBackend",
+      async () => {
+        root = await mkdtemp(join(tmpdir(), "harness-kit-backends-"));
+        return { backend: new FilesystemBackend({ rootDir: root, virtualMode: true }) };
+      },
+    ],
     ["StoreBackend", async () => ({ backend: new StoreBackend(), store: new InMemoryStore() })],
-    ["CompositeBackend", async () => ({ backend: new CompositeBackend(new StateBackend(), { "/memories/": new StoreBackend() }), store: new InMemoryStore() })],
+    [
+      "CompositeBackend",
+      async () => ({
+        backend: new CompositeBackend(new StateBackend(), { "/memories/": new StoreBackend() }),
+        store: new InMemoryStore(),
+      }),
+    ],
   ];
 
   it.each(backends)("%s", async (_name, make) => {
@@ -79,7 +114,14 @@ describe("a stored result is readable with the agent's own read_file, whatever t
     try {
       const backend = new FilesystemBackend({ rootDir: dir, virtualMode: true });
       const tools = await runDeep(backend, [
-        { toolCalls: [{ name: "task", args: { description: "Export the logs and read line 2000", subagent_type: "general-purpose" } }] },
+        {
+          toolCalls: [
+            {
+              name: "task",
+              args: { description: "Export the logs and read line 2000", subagent_type: "general-purpose" },
+            },
+          ],
+        },
         { toolCalls: [{ name: "export_logs", args: {} }] },
         (seen) => ({ toolCalls: [{ name: "read_file", args: { file_path: pathIn(seen), offset: 2000, limit: 1 } }] }),
         (seen) => ({ text: text(seen.at(-1)!) }),
@@ -112,7 +154,9 @@ describe("reading back what the budget stored delivers it, in windows that fit (
       if (window) [path, limit] = [window[1]!, Number(window[3])];
       const offset = window ? Number(window[2]) : next && path ? Number(next[1]) : undefined;
       if (offset === undefined) return { text: "done" };
-      return { toolCalls: [{ name: "read_file", args: { file_path: path, offset, ...(defaultWindow ? {} : { limit }) } }] };
+      return {
+        toolCalls: [{ name: "read_file", args: { file_path: path, offset, ...(defaultWindow ? {} : { limit }) } }],
+      };
     };
   }
 
@@ -125,19 +169,29 @@ describe("reading back what the budget stored delivers it, in windows that fit (
     const agent = createDeepAgent({ model, tools: [readWide], middleware: guards.deepAgent });
     const now = new Date().toISOString();
     const files = { "/data/wide.txt": { content: WIDE, mimeType: "text/plain", created_at: now, modified_at: now } };
-    const result = (await agent.invoke({ messages: [new HumanMessage("read it")], files } as never, { recursionLimit: 500 })) as { messages: BaseMessage[]; files: Record<string, unknown> };
+    const result = (await agent.invoke({ messages: [new HumanMessage("read it")], files } as never, {
+      recursionLimit: 500,
+    })) as { messages: BaseMessage[]; files: Record<string, unknown> };
     assertToolCallPairing(result.messages);
     return { reads: answers(result.messages), files: Object.keys(result.files) };
   }
 
-  it.each([["the window the footer names", false], ["read_file's default window", true]] as const)("following %s delivers every line, stores one file and fits every answer", async (_name, defaultWindow) => {
-    const { reads, files } = await readThrough(defaultWindow);
-    // The first page is stored once; reading it back never stores again.
-    expect(files.filter((path) => path.startsWith("/large_tool_results/"))).toHaveLength(1);
-    for (const read of reads) expect(text(read).length).toBeLessThanOrEqual(BUDGET + 200);
-    const shown = new Set(reads.flatMap((read) => [...text(read).matchAll(/^(\d{5}) w{394}$/gm)].map((m) => Number(m[1]))));
-    for (let line = 0; line < 100; line++) expect(shown.has(line), `line ${line}`).toBe(true);
-  });
+  it.each([
+    ["the window the footer names", false],
+    ["read_file's default window", true],
+  ] as const)(
+    "following %s delivers every line, stores one file and fits every answer",
+    async (_name, defaultWindow) => {
+      const { reads, files } = await readThrough(defaultWindow);
+      // The first page is stored once; reading it back never stores again.
+      expect(files.filter((path) => path.startsWith("/large_tool_results/"))).toHaveLength(1);
+      for (const read of reads) expect(text(read).length).toBeLessThanOrEqual(BUDGET + 200);
+      const shown = new Set(
+        reads.flatMap((read) => [...text(read).matchAll(/^(\d{5}) w{394}$/gm)].map((m) => Number(m[1]))),
+      );
+      for (let line = 0; line < 100; line++) expect(shown.has(line), `line ${line}`).toBe(true);
+    },
+  );
 
   it("the first footer names a read_file window whose answer fits the budget", async () => {
     const { reads } = await readThrough(false);
@@ -147,4 +201,3 @@ describe("reading back what the budget stored delivers it, in windows that fit (
     expect(text(reads[1]!)).not.toContain("returned");
   });
 });
-

@@ -12,21 +12,40 @@ import { AgentFilesOffloadStore } from "../../src/offload/AgentFilesOffloadStore
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { pathIn, readFileTurn, readStoredTurn } from "./offloadKeys.js";
 
-const lines = (count: number) => Array.from({ length: count }, (_, i) => `row ${i} value=${(i * 7919) % 10007}`).join("\n");
+const lines = (count: number) =>
+  Array.from({ length: count }, (_, i) => `row ${i} value=${(i * 7919) % 10007}`).join("\n");
 const BIG = lines(5000); // about 100,000 characters: over ours (20,000) and over deepagents' 80,000
 const MEDIUM = lines(4300); // about 84,000 characters
 
-const bigTool = tool(async () => BIG, { name: "export_table", description: "Exports the table.", schema: z.object({}) });
-const mediumTool = tool(async () => MEDIUM, { name: "export_medium", description: "Exports part of the table.", schema: z.object({}) });
+const bigTool = tool(async () => BIG, {
+  name: "export_table",
+  description: "Exports the table.",
+  schema: z.object({}),
+});
+const mediumTool = tool(async () => MEDIUM, {
+  name: "export_medium",
+  description: "Exports part of the table.",
+  schema: z.object({}),
+});
 
 function toolTexts(messages: BaseMessage[]): string[] {
-  return messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  return messages
+    .filter((m) => ToolMessage.isInstance(m))
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 }
 
 async function runDeep(turns: ScriptedTurn[], budget: ToolResultBudgetMiddleware, backend?: FilesystemBackend) {
   const model = new ScriptedChatModel({ turns });
-  const agent = createDeepAgent({ model, tools: [bigTool, mediumTool], middleware: [budget], ...(backend ? { backend } : {}) });
-  const result = (await agent.invoke({ messages: [new HumanMessage("export")] })) as { messages: BaseMessage[]; files?: Record<string, { content: unknown }> };
+  const agent = createDeepAgent({
+    model,
+    tools: [bigTool, mediumTool],
+    middleware: [budget],
+    ...(backend ? { backend } : {}),
+  });
+  const result = (await agent.invoke({ messages: [new HumanMessage("export")] })) as {
+    messages: BaseMessage[];
+    files?: Record<string, { content: unknown }>;
+  };
   assertToolCallPairing(result.messages);
   return { result, model };
 }
@@ -56,7 +75,10 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
 
   it("acts before deepagents' eviction: a result over our limit never reaches it", async () => {
     const budget = new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() });
-    const { result } = await runDeep([{ toolCalls: [{ name: "export_table", args: {}, id: "call_a" }] }, { text: "done" }], budget);
+    const { result } = await runDeep(
+      [{ toolCalls: [{ name: "export_table", args: {}, id: "call_a" }] }, { text: "done" }],
+      budget,
+    );
     const [preview] = toolTexts(result.messages);
     expect(preview).toContain("[export_table returned");
     expect(Object.keys(result.files ?? {})).toEqual([pathIn(result.messages)]);
@@ -64,7 +86,11 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
   });
 
   it("leaves to deepagents what it lets through: excluded tools, and results between our limit and 80,000 characters", async () => {
-    const budget = new ToolResultBudgetMiddleware({ limit: 90_000, excludeTools: ["export_table"], store: new AgentFilesOffloadStore() });
+    const budget = new ToolResultBudgetMiddleware({
+      limit: 90_000,
+      excludeTools: ["export_table"],
+      store: new AgentFilesOffloadStore(),
+    });
     const { result } = await runDeep(
       [
         {
@@ -82,7 +108,10 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
     expect(excluded).toContain("Tool result too large");
     expect(medium).toContain("Tool result too large");
     expect(excluded).not.toContain("read_stored_result");
-    expect(Object.keys(result.files ?? {}).sort()).toEqual(["/large_tool_results/call_excluded.txt", "/large_tool_results/call_medium.txt"]);
+    expect(Object.keys(result.files ?? {}).sort()).toEqual([
+      "/large_tool_results/call_excluded.txt",
+      "/large_tool_results/call_medium.txt",
+    ]);
   });
 
   it("offers its own retrieval tool beside read_file, reading from the agent's files", async () => {
@@ -130,8 +159,14 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
   });
 
   it("in a plain createAgent the agent-files store cannot write, so the result is cut with a notice", async () => {
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "export_table", args: {} }] }, { text: "done" }] });
-    const agent = createAgent({ model, tools: [bigTool], middleware: [new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() })] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "export_table", args: {} }] }, { text: "done" }],
+    });
+    const agent = createAgent({
+      model,
+      tools: [bigTool],
+      middleware: [new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() })],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("export")] });
     const [text] = toolTexts(result.messages);
     expect(text).toContain("were not kept (storing them failed: AgentFilesOffloadStore: this agent has no files state");

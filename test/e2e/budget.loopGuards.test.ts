@@ -32,7 +32,8 @@ function report(middle: string): string {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const markOf = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit?: Record<string, unknown> }).harness_kit ?? {};
+const markOf = (message: ToolMessage): Record<string, any> =>
+  (message.response_metadata as { harness_kit?: Record<string, unknown> }).harness_kit ?? {};
 
 function toolMessages(messages: BaseMessage[]): ToolMessage[] {
   return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
@@ -46,7 +47,15 @@ async function pollFourTimes(results: string[]) {
     schema: z.object({ id: z.string() }),
   });
   const call = { name: "get_report", args: { id: "r1" } };
-  const model = new ScriptedChatModel({ turns: [{ toolCalls: [call] }, { toolCalls: [call] }, { toolCalls: [call] }, { toolCalls: [call] }, { text: "done" }] });
+  const model = new ScriptedChatModel({
+    turns: [
+      { toolCalls: [call] },
+      { toolCalls: [call] },
+      { toolCalls: [call] },
+      { toolCalls: [call] },
+      { text: "done" },
+    ],
+  });
   const agent = createAgent({ model, tools: [poll], middleware: recommended() });
   const result = await agent.invoke({ messages: [new HumanMessage("watch the report")] });
   assertToolCallPairing(result.messages);
@@ -68,12 +77,21 @@ describe("the budget next to the loop guards (recommended order)", () => {
   });
 
   it("a change hidden in the omitted middle counts as progress, although the previews look alike", async () => {
-    const { messages, executions } = await pollFourTimes([report("state A\n"), report("state B\n"), report("state C\n"), report("state D\n")]);
+    const { messages, executions } = await pollFourTimes([
+      report("state A\n"),
+      report("state B\n"),
+      report("state C\n"),
+      report("state D\n"),
+    ]);
     const answers = toolMessages(messages);
     expect(executions).toBe(4);
     for (const answer of answers) expect(markOf(answer).guard).toBe("ToolResultBudgetMiddleware");
     // The part the model sees is the same head and tail each time.
-    const visible = (text: string) => text.split("\n").filter((line) => /^(?:header|footer) row/.test(line)).join("\n");
+    const visible = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => /^(?:header|footer) row/.test(line))
+        .join("\n");
     expect(visible(String(answers[0]!.content))).toBe(visible(String(answers[3]!.content)));
   });
 
@@ -81,7 +99,11 @@ describe("the budget next to the loop guards (recommended order)", () => {
     const raw = report("middle\n");
     const { messages } = await pollFourTimes([raw]);
     const [preview] = toolMessages(messages);
-    const rawHistory = messages.slice(0, 3).map((m) => (ToolMessage.isInstance(m) ? new ToolMessage({ content: raw, tool_call_id: m.tool_call_id, name: m.name }) : m));
+    const rawHistory = messages
+      .slice(0, 3)
+      .map((m) =>
+        ToolMessage.isInstance(m) ? new ToolMessage({ content: raw, tool_call_id: m.tool_call_id, name: m.name }) : m,
+      );
     const [fromRaw] = await buildObservations(rawHistory);
     const [fromPreview] = await buildObservations(messages.slice(0, 3));
     expect(markOf(preview!).original.fingerprint).toBe(fromRaw!.resultFingerprint);
@@ -90,19 +112,30 @@ describe("the budget next to the loop guards (recommended order)", () => {
   });
 
   it("the binary guard must sit after the budget: there it names the image; before it, the budget only drops the block", async () => {
-    const screenshot = tool(async () => [{ type: "image", mimeType: "image/png", data: makePng().toString("base64").repeat(20) }], {
-      name: "screenshot",
-      description: "Takes a screenshot.",
-      schema: z.object({}),
-    });
+    const screenshot = tool(
+      async () => [{ type: "image", mimeType: "image/png", data: makePng().toString("base64").repeat(20) }],
+      {
+        name: "screenshot",
+        description: "Takes a screenshot.",
+        schema: z.object({}),
+      },
+    );
     const answerWith = async (middleware: AgentMiddleware[]) => {
-      const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "screenshot", args: {} }] }, { text: "done" }] });
-      const result = await createAgent({ model, tools: [screenshot], middleware }).invoke({ messages: [new HumanMessage("look")] });
+      const model = new ScriptedChatModel({
+        turns: [{ toolCalls: [{ name: "screenshot", args: {} }] }, { text: "done" }],
+      });
+      const result = await createAgent({ model, tools: [screenshot], middleware }).invoke({
+        messages: [new HumanMessage("look")],
+      });
       const content = toolMessages(result.messages)[0]!.content;
-      return typeof content === "string" ? content : content.map((block) => ("text" in block ? block.text : block.type)).join("\n");
+      return typeof content === "string"
+        ? content
+        : content.map((block) => ("text" in block ? block.text : block.type)).join("\n");
     };
     const budget = () => new ToolResultBudgetMiddleware({ limit: 4000 });
     expect(await answerWith([budget(), new BinaryReadGuardMiddleware()])).toContain("is a PNG image");
-    expect(await answerWith([new BinaryReadGuardMiddleware(), budget()])).toContain("[Removed a media block too large for this result");
+    expect(await answerWith([new BinaryReadGuardMiddleware(), budget()])).toContain(
+      "[Removed a media block too large for this result",
+    );
   });
 });

@@ -11,14 +11,20 @@ import { keyIn, readStoredTurn } from "./offloadKeys.js";
 
 const LIMIT = 1_000;
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
-const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+const answers = (messages: readonly BaseMessage[]) =>
+  messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 
 /** Whether `s` holds half a surrogate pair: a provider encoding it to UTF-8 refuses or mangles it. */
-const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+const hasLoneSurrogate = (s: string) =>
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 async function run(output: string, turns: ScriptedTurn[], unit: "chars" | "tokens" = "chars") {
   const fetch = tool(async () => output, { name: "fetch_page", description: "Fetches.", schema: z.object({}) });
-  const budget = new ToolResultBudgetMiddleware({ limit: unit === "chars" ? LIMIT : 250, unit, store: new MemoryOffloadStore() });
+  const budget = new ToolResultBudgetMiddleware({
+    limit: unit === "chars" ? LIMIT : 250,
+    unit,
+    store: new MemoryOffloadStore(),
+  });
   const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [fetch], middleware: [budget] });
   const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });
   assertToolCallPairing(messages);
@@ -60,7 +66,8 @@ describe("pages and previews never hold half a character", () => {
     const step: ScriptedTurn = (seen) => {
       const last = text(seen.at(-1)!);
       const found = /Continue with offset (\d+)\./.exec(last);
-      if (seen.at(-1) && ToolMessage.isInstance(seen.at(-1)) && last.startsWith("[Characters")) pages.push(last.slice(last.indexOf("]\n") + 2));
+      if (seen.at(-1) && ToolMessage.isInstance(seen.at(-1)) && last.startsWith("[Characters"))
+        pages.push(last.slice(last.indexOf("]\n") + 2));
       if (pages.length > 0 && !found) return { text: "done" };
       next = found ? Number(found[1]) : 0;
       return { toolCalls: [{ name: "read_stored_result", args: { key: keyIn(seen), offset: next } }] };
@@ -84,7 +91,11 @@ describe("read_stored_result answers bad arguments in a sentence, within the bud
   ];
 
   it.each(bad)("%s", async (_name, args) => {
-    const [, answer] = await run(LOG, [fetchTurn, (seen) => ({ toolCalls: [{ name: "read_stored_result", args: args(keyIn(seen)) }] }), { text: "done" }]);
+    const [, answer] = await run(LOG, [
+      fetchTurn,
+      (seen) => ({ toolCalls: [{ name: "read_stored_result", args: args(keyIn(seen)) }] }),
+      { text: "done" },
+    ]);
     const said = text(answer!);
     expect(said.length).toBeLessThanOrEqual(LIMIT);
     expect(said).not.toMatch(/\n\s+at |node_modules|\/src\/|file:\/\//);

@@ -99,7 +99,11 @@ function toolsFor(scenario: Scenario, ran: string[]) {
   ];
 }
 
-const GUARD_TOOLS = new Set(recommendedGuards().agent.flatMap((m) => (m.tools ?? []) as Array<{ name: string }>).map((t) => t.name));
+const GUARD_TOOLS = new Set(
+  recommendedGuards()
+    .agent.flatMap((m) => (m.tools ?? []) as Array<{ name: string }>)
+    .map((t) => t.name),
+);
 
 function middlewareFor(order: Order, builtIn: AgentMiddleware): AgentMiddleware[] {
   if (order === "alone") return [builtIn];
@@ -140,7 +144,12 @@ export async function runScenario(scenario: Scenario, order: Order): Promise<Run
       steps,
       last: messages.length ? describe(messages[messages.length - 1]!) : "",
     };
-    return { observation, warnings: warn.mock.calls.map((args) => args.map(String).join(" ")).filter((text) => text.startsWith("harness-kit")) };
+    return {
+      observation,
+      warnings: warn.mock.calls
+        .map((args) => args.map(String).join(" "))
+        .filter((text) => text.startsWith("harness-kit")),
+    };
   } finally {
     warn.mockRestore();
   }
@@ -149,12 +158,16 @@ export async function runScenario(scenario: Scenario, order: Order): Promise<Run
 /** The error at the bottom of LangChain's wrappers, as `Name: message`. */
 export function rootCause(error: unknown): string {
   let inner = error;
-  for (let depth = 0; depth < 32 && inner instanceof Error && inner.cause instanceof Error; depth++) inner = inner.cause;
+  for (let depth = 0; depth < 32 && inner instanceof Error && inner.cause instanceof Error; depth++)
+    inner = inner.cause;
   return inner instanceof Error ? `${inner.name}: ${inner.message}` : String(inner);
 }
 
 function describe(message: BaseMessage): string {
-  const calls = AIMessage.isInstance(message) && message.tool_calls?.length ? ` -> ${message.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(", ")}` : "";
+  const calls =
+    AIMessage.isInstance(message) && message.tool_calls?.length
+      ? ` -> ${message.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(", ")}`
+      : "";
   return `${message.getType()}: ${typeof message.content === "string" ? message.content : JSON.stringify(message.content)}${calls}`;
 }
 
@@ -163,7 +176,11 @@ function describe(message: BaseMessage): string {
  * guards cannot give it its meaning) a different one and a warning that names the built-in and
  * says where to list it.
  */
-export async function expectComposes(scenario: Scenario, order: Exclude<Order, "alone">, expected: "same" | { warns: string }): Promise<Run> {
+export async function expectComposes(
+  scenario: Scenario,
+  order: Exclude<Order, "alone">,
+  expected: "same" | { warns: string },
+): Promise<Run> {
   const alone = await runScenario(scenario, "alone");
   const composed = await runScenario(scenario, order);
   if (expected === "same") {

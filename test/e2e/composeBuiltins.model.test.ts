@@ -1,5 +1,11 @@
 import { HumanMessage } from "@langchain/core/messages";
-import { createAgent, dynamicSystemPromptMiddleware, modelCallLimitMiddleware, modelFallbackMiddleware, modelRetryMiddleware } from "langchain";
+import {
+  createAgent,
+  dynamicSystemPromptMiddleware,
+  modelCallLimitMiddleware,
+  modelFallbackMiddleware,
+  modelRetryMiddleware,
+} from "langchain";
 import { describe, expect, it } from "vitest";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { expectComposes, rateLimited, RateLimitError, runScenario, type Scenario } from "./composeBuiltins.harness.js";
@@ -14,17 +20,46 @@ const fast = { initialDelayMs: 0, jitter: false } as const;
 
 /** Built-ins that keep their meaning in either order. */
 const both: Array<[string, Scenario]> = [
-  ["modelRetryMiddleware: default retryOn, the model fails twice then answers", { builtIn: () => modelRetryMiddleware({ ...fast }), turns: [rateLimited, rateLimited, search, { text: "done" }] }],
-  ["modelRetryMiddleware: onFailure error, invoke rejects", { builtIn: () => modelRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "error" }), turns: [rateLimited, rateLimited] }],
+  [
+    "modelRetryMiddleware: default retryOn, the model fails twice then answers",
+    { builtIn: () => modelRetryMiddleware({ ...fast }), turns: [rateLimited, rateLimited, search, { text: "done" }] },
+  ],
+  [
+    "modelRetryMiddleware: onFailure error, invoke rejects",
+    {
+      builtIn: () => modelRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "error" }),
+      turns: [rateLimited, rateLimited],
+    },
+  ],
   [
     "modelFallbackMiddleware: the primary model fails, the fallback answers",
-    { builtIn: ({ side }) => modelFallbackMiddleware(side), turns: [rateLimited, rateLimited], sideTurns: [search, { text: "done by the fallback" }] },
+    {
+      builtIn: ({ side }) => modelFallbackMiddleware(side),
+      turns: [rateLimited, rateLimited],
+      sideTurns: [search, { text: "done by the fallback" }],
+    },
   ],
-  ["modelCallLimitMiddleware: runLimit, exitBehavior end", { builtIn: () => modelCallLimitMiddleware({ runLimit: 2, exitBehavior: "end" }), turns: [search, search, search, { text: "done" }] }],
-  ["modelCallLimitMiddleware: runLimit, exitBehavior error", { builtIn: () => modelCallLimitMiddleware({ runLimit: 1, exitBehavior: "error" }), turns: [search, search, { text: "done" }] }],
+  [
+    "modelCallLimitMiddleware: runLimit, exitBehavior end",
+    {
+      builtIn: () => modelCallLimitMiddleware({ runLimit: 2, exitBehavior: "end" }),
+      turns: [search, search, search, { text: "done" }],
+    },
+  ],
+  [
+    "modelCallLimitMiddleware: runLimit, exitBehavior error",
+    {
+      builtIn: () => modelCallLimitMiddleware({ runLimit: 1, exitBehavior: "error" }),
+      turns: [search, search, { text: "done" }],
+    },
+  ],
   [
     "modelCallLimitMiddleware: threadLimit across two user messages",
-    { builtIn: () => modelCallLimitMiddleware({ threadLimit: 3, exitBehavior: "end" }), turns: [search, { text: "first" }, search, { text: "second" }], steps: [{ say: "one" }, { say: "two" }] },
+    {
+      builtIn: () => modelCallLimitMiddleware({ threadLimit: 3, exitBehavior: "end" }),
+      turns: [search, { text: "first" }, search, { text: "second" }],
+      steps: [{ say: "one" }, { say: "two" }],
+    },
   ],
 ];
 
@@ -32,11 +67,17 @@ const both: Array<[string, Scenario]> = [
 const afterOnly: Array<[string, Scenario]> = [
   [
     "modelRetryMiddleware: retryOn an error class",
-    { builtIn: () => modelRetryMiddleware({ ...fast, retryOn: [RateLimitError] }), turns: [rateLimited, rateLimited, search, { text: "done" }] },
+    {
+      builtIn: () => modelRetryMiddleware({ ...fast, retryOn: [RateLimitError] }),
+      turns: [rateLimited, rateLimited, search, { text: "done" }],
+    },
   ],
   [
     "modelRetryMiddleware: onFailure continue names the error class",
-    { builtIn: () => modelRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "continue" }), turns: [rateLimited, rateLimited] },
+    {
+      builtIn: () => modelRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "continue" }),
+      turns: [rateLimited, rateLimited],
+    },
   ],
 ];
 
@@ -76,7 +117,10 @@ describe("LangChain alone", () => {
     const agent = createAgent({
       model,
       tools: [],
-      middleware: [modelRetryMiddleware({ ...fast, retryOn: [RateLimitError] }), dynamicSystemPromptMiddleware(() => "You help.")],
+      middleware: [
+        modelRetryMiddleware({ ...fast, retryOn: [RateLimitError] }),
+        dynamicSystemPromptMiddleware(() => "You help."),
+      ],
     });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("hi")] });
     expect(model.callCount).toBe(1);

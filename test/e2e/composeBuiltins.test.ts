@@ -38,7 +38,12 @@ const cases: Array<[string, Scenario]> = [
     {
       builtIn: ({ side }) => summarizationMiddleware({ model: side, trigger: { messages: 5 }, keep: { messages: 2 } }),
       sideTurns: Array.from({ length: 10 }, () => ({ text: "Earlier: the user asked about refunds." })),
-      turns: [{ toolCalls: [search("refunds")] }, { toolCalls: [search("returns")] }, { toolCalls: [search("exchanges")] }, { text: "done" }],
+      turns: [
+        { toolCalls: [search("refunds")] },
+        { toolCalls: [search("returns")] },
+        { toolCalls: [search("exchanges")] },
+        { text: "done" },
+      ],
     },
   ],
   [
@@ -46,7 +51,12 @@ const cases: Array<[string, Scenario]> = [
     {
       builtIn: () => humanInTheLoopMiddleware({ interruptOn: { send_email: true } }),
       turns: [{ toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }, { text: "sent" }],
-      steps: [{ say: "email Ana" }, { resume: reject }, { resume: reject }, { resume: { decisions: [{ type: "approve" }] } }],
+      steps: [
+        { say: "email Ana" },
+        { resume: reject },
+        { resume: reject },
+        { resume: { decisions: [{ type: "approve" }] } },
+      ],
     },
   ],
   [
@@ -54,14 +64,28 @@ const cases: Array<[string, Scenario]> = [
     {
       builtIn: () => humanInTheLoopMiddleware({ interruptOn: { send_email: true } }),
       turns: [{ toolCalls: [email] }, { text: "sent" }],
-      steps: [{ say: "email Ana" }, { resume: { decisions: [{ type: "edit", editedAction: { name: "send_email", args: { to: "ana@example.com", body: "Hello" } } }] } }],
+      steps: [
+        { say: "email Ana" },
+        {
+          resume: {
+            decisions: [
+              { type: "edit", editedAction: { name: "send_email", args: { to: "ana@example.com", body: "Hello" } } },
+            ],
+          },
+        },
+      ],
     },
   ],
   [
     "toolCallLimitMiddleware: calls blocked in one run run in the next",
     {
       builtIn: () => toolCallLimitMiddleware({ toolName: "search_docs", runLimit: 1, exitBehavior: "continue" }),
-      turns: [{ toolCalls: [search("refunds")] }, { toolCalls: [search("refunds"), search("refunds")] }, { toolCalls: [search("refunds")] }, { text: "found it" }],
+      turns: [
+        { toolCalls: [search("refunds")] },
+        { toolCalls: [search("refunds"), search("refunds")] },
+        { toolCalls: [search("refunds")] },
+        { text: "found it" },
+      ],
       steps: [{ say: "find the refund policy" }, { say: "try once more" }],
     },
   ],
@@ -82,8 +106,16 @@ const cases: Array<[string, Scenario]> = [
   [
     "contextEditingMiddleware: old tool results are cleared from the request",
     {
-      builtIn: () => contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 60 }, keep: { messages: 1 } })] }),
-      turns: [{ toolCalls: [search("refunds")] }, { toolCalls: [search("returns")] }, { toolCalls: [search("exchanges")] }, { text: "done" }],
+      builtIn: () =>
+        contextEditingMiddleware({
+          edits: [new ClearToolUsesEdit({ trigger: { tokens: 60 }, keep: { messages: 1 } })],
+        }),
+      turns: [
+        { toolCalls: [search("refunds")] },
+        { toolCalls: [search("returns")] },
+        { toolCalls: [search("exchanges")] },
+        { text: "done" },
+      ],
     },
   ],
   [
@@ -105,14 +137,24 @@ const cases: Array<[string, Scenario]> = [
     "todoListMiddleware: the model writes its todos",
     {
       builtIn: () => todoListMiddleware(),
-      turns: [{ toolCalls: [{ name: "write_todos", args: { todos: [{ content: "find the policy", status: "in_progress" }] } }] }, { toolCalls: [search("refunds")] }, { text: "done" }],
+      turns: [
+        {
+          toolCalls: [
+            { name: "write_todos", args: { todos: [{ content: "find the policy", status: "in_progress" }] } },
+          ],
+        },
+        { toolCalls: [search("refunds")] },
+        { text: "done" },
+      ],
     },
   ],
   [
     "llmToolSelectorMiddleware: the model is offered the selected tools",
     {
       builtIn: ({ side }) => llmToolSelectorMiddleware({ model: side, maxTools: 1 }),
-      sideTurns: Array.from({ length: 4 }, () => ({ toolCalls: [{ name: "extract", args: { tools: ["search_docs"] } }] })),
+      sideTurns: Array.from({ length: 4 }, () => ({
+        toolCalls: [{ name: "extract", args: { tools: ["search_docs"] } }],
+      })),
       turns: [{ toolCalls: [search("refunds")] }, { text: "done" }],
     },
   ],
@@ -127,7 +169,10 @@ const cases: Array<[string, Scenario]> = [
   [
     "dynamicSystemPromptMiddleware: the prompt follows the state",
     {
-      builtIn: () => dynamicSystemPromptMiddleware((state: { messages: unknown[] }) => `You are a support agent; ${state.messages.length} messages so far.`),
+      builtIn: () =>
+        dynamicSystemPromptMiddleware(
+          (state: { messages: unknown[] }) => `You are a support agent; ${state.messages.length} messages so far.`,
+        ),
       turns: [{ toolCalls: [search("refunds")] }, { text: "done" }],
     },
   ],
@@ -140,7 +185,8 @@ describe.each(["before the guards", "after the guards"] as const)("listed %s: th
 });
 
 describe("the scenarios exercise what they name", () => {
-  const observe = async (name: string) => (await runScenario(cases.find(([n]) => n.startsWith(name))![1], "after the guards")).observation;
+  const observe = async (name: string) =>
+    (await runScenario(cases.find(([n]) => n.startsWith(name))![1], "after the guards")).observation;
 
   it("the summary replaces the history the model reads", async () => {
     const { modelRead } = await observe("summarizationMiddleware");
@@ -155,7 +201,9 @@ describe("the scenarios exercise what they name", () => {
 
   it("the call limit blocks, then allows in the next run; exitBehavior error rejects", async () => {
     expect((await observe("toolCallLimitMiddleware: calls blocked")).ran).toHaveLength(2);
-    expect((await observe("toolCallLimitMiddleware: exitBehavior error")).steps[0]).toMatch(/^threw ToolCallLimitExceededError/);
+    expect((await observe("toolCallLimitMiddleware: exitBehavior error")).steps[0]).toMatch(
+      /^threw ToolCallLimitExceededError/,
+    );
   });
 
   it("context editing clears a tool result the model read before", async () => {
@@ -180,10 +228,20 @@ describe("the other way round: the guards beside a built-in", () => {
   /** The guards' signals on an agent that repeats one search whose result names an email address. */
   const guardSignals = async (compose: (guards: AgentMiddleware[]) => AgentMiddleware[]) => {
     const signals: Signal[] = [];
-    const searchDocs = tool(async () => "write to help@example.com", { name: "search_docs", description: "Search the docs.", schema: z.object({ query: z.string() }) });
+    const searchDocs = tool(async () => "write to help@example.com", {
+      name: "search_docs",
+      description: "Search the docs.",
+      schema: z.object({ query: z.string() }),
+    });
     const repeat = { toolCalls: [search("refunds")] };
-    const model = new ScriptedChatModel({ turns: [repeat, repeat, repeat, repeat, repeat, repeat, repeat, { text: "done" }] });
-    const agent = createAgent({ model, tools: [searchDocs], middleware: compose(recommendedGuards({ onSignal: (s) => signals.push(s) }).agent) });
+    const model = new ScriptedChatModel({
+      turns: [repeat, repeat, repeat, repeat, repeat, repeat, repeat, { text: "done" }],
+    });
+    const agent = createAgent({
+      model,
+      tools: [searchDocs],
+      middleware: compose(recommendedGuards({ onSignal: (s) => signals.push(s) }).agent),
+    });
     await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });
     return signals.map((s) => `${s.guard}:${s.code}:${s.action}`);
   };
@@ -193,6 +251,8 @@ describe("the other way round: the guards beside a built-in", () => {
   it("piiMiddleware redacting tool results: the loop guards still see the repeats", async () => {
     const plain = await guardSignals((guards) => guards);
     expect(plain).toContain("ProgressAwareLoopGuardMiddleware:no_progress:stop");
-    expect(await guardSignals((guards) => [piiMiddleware("email", { applyToToolResults: true }), ...guards])).toEqual(plain);
+    expect(await guardSignals((guards) => [piiMiddleware("email", { applyToToolResults: true }), ...guards])).toEqual(
+      plain,
+    );
   });
 });

@@ -19,26 +19,66 @@ const readRecord = { toolCalls: [{ name: "flaky", args: { id: 7 } }] };
 const fast = { initialDelayMs: 0, jitter: false } as const;
 
 const cases: Array<[string, Scenario]> = [
-  ["toolRetryMiddleware: a tool that fails twice then succeeds runs three times", { builtIn: () => toolRetryMiddleware({ ...fast }), flakyFailures: 2, turns: [readRecord, { text: "done" }] }],
-  ["toolRetryMiddleware: retryOn an error class", { builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [FlakyError] }), flakyFailures: 2, turns: [readRecord, { text: "done" }] }],
-  ["toolRetryMiddleware: onFailure continue, retries exhausted", { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "continue" }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolRetryMiddleware: a tool that fails twice then succeeds runs three times",
+    { builtIn: () => toolRetryMiddleware({ ...fast }), flakyFailures: 2, turns: [readRecord, { text: "done" }] },
+  ],
+  [
+    "toolRetryMiddleware: retryOn an error class",
+    {
+      builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [FlakyError] }),
+      flakyFailures: 2,
+      turns: [readRecord, { text: "done" }],
+    },
+  ],
+  [
+    "toolRetryMiddleware: onFailure continue, retries exhausted",
+    {
+      builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "continue" }),
+      turns: [readRecord, { text: "done" }],
+    },
+  ],
   [
     "toolRetryMiddleware: onFailure as a function",
-    { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: (error) => `gave up: ${error.name}` }), turns: [readRecord, { text: "done" }] },
+    {
+      builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: (error) => `gave up: ${error.name}` }),
+      turns: [readRecord, { text: "done" }],
+    },
   ],
-  ["toolRetryMiddleware: onFailure error re-throws, invoke rejects", { builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "error" }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolRetryMiddleware: onFailure error re-throws, invoke rejects",
+    {
+      builtIn: () => toolRetryMiddleware({ ...fast, maxRetries: 1, onFailure: "error" }),
+      turns: [readRecord, { text: "done" }],
+    },
+  ],
   [
     "toolRetryMiddleware: an error retryOn does not match, onFailure error",
-    { builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [TypeError], onFailure: "error" }), turns: [readRecord, { text: "done" }] },
+    {
+      builtIn: () => toolRetryMiddleware({ ...fast, retryOn: [TypeError], onFailure: "error" }),
+      turns: [readRecord, { text: "done" }],
+    },
   ],
   [
     "toolErrorMiddleware: onError's text is what the model reads",
-    { builtIn: () => toolErrorMiddleware({ onError: (error) => (error instanceof FlakyError ? "The record service is down, try later." : undefined) }), turns: [readRecord, { text: "done" }] },
+    {
+      builtIn: () =>
+        toolErrorMiddleware({
+          onError: (error) => (error instanceof FlakyError ? "The record service is down, try later." : undefined),
+        }),
+      turns: [readRecord, { text: "done" }],
+    },
   ],
-  ["toolErrorMiddleware: onError returns nothing, invoke rejects", { builtIn: () => toolErrorMiddleware({ onError: () => undefined }), turns: [readRecord, { text: "done" }] }],
+  [
+    "toolErrorMiddleware: onError returns nothing, invoke rejects",
+    { builtIn: () => toolErrorMiddleware({ onError: () => undefined }), turns: [readRecord, { text: "done" }] },
+  ],
   [
     "toolErrorMiddleware limited to another tool: the flaky tool's exception ends invoke",
-    { builtIn: () => toolErrorMiddleware({ tools: ["search_docs"], onError: () => "search is down" }), turns: [readRecord, { text: "done" }] },
+    {
+      builtIn: () => toolErrorMiddleware({ tools: ["search_docs"], onError: () => "search is down" }),
+      turns: [readRecord, { text: "done" }],
+    },
   ],
 ];
 
@@ -76,7 +116,13 @@ describe("what the observations are", () => {
   });
 
   it("the guards alone still answer a tool's exception instead of ending the run", async () => {
-    const { observation, warnings } = await runScenario({ builtIn: () => toolErrorMiddleware({ onError: () => undefined, tools: ["search_docs"] }), turns: [readRecord, { text: "done" }] }, "before the guards");
+    const { observation, warnings } = await runScenario(
+      {
+        builtIn: () => toolErrorMiddleware({ onError: () => undefined, tools: ["search_docs"] }),
+        turns: [readRecord, { text: "done" }],
+      },
+      "before the guards",
+    );
     expect(observation.steps).toEqual(["interrupts: 0"]);
     expect(observation.modelRead[1]!.at(-1)).toMatch(/^tool: Tool "flaky" failed/);
     // The guards see their callers: the warning names the built-in before them, once, and nothing else.
@@ -97,7 +143,10 @@ describe("createDeepAgent with guards.deepAgent", () => {
     const model = new ScriptedChatModel({ turns: [readRecord, { text: "done" }] });
     const agent = createDeepAgent({ model, tools: [flaky], middleware: [...recommendedGuards().deepAgent, ...after] });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("read record 7")] });
-    return { runs, answers: messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content)) };
+    return {
+      runs,
+      answers: messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content)),
+    };
   };
 
   it("a toolRetryMiddleware after the guards retries the tool", async () => {
@@ -122,7 +171,11 @@ describe("LangChain alone", () => {
       { name: "flaky", description: "Read a record.", schema: z.object({ id: z.number() }) },
     );
     const model = new ScriptedChatModel({ turns: [readRecord, { text: "done" }] });
-    const agent = createAgent({ model, tools: [flaky], middleware: [toolRetryMiddleware({ ...fast }), toolErrorMiddleware({ onError: () => "the service is down" })] });
+    const agent = createAgent({
+      model,
+      tools: [flaky],
+      middleware: [toolRetryMiddleware({ ...fast }), toolErrorMiddleware({ onError: () => "the service is down" })],
+    });
     await agent.invoke({ messages: [new HumanMessage("read record 7")] });
     expect(runs).toBe(1);
   });

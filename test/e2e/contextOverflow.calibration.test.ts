@@ -17,20 +17,34 @@ const RESERVE = 1000;
 const LIMIT = WINDOW - RESERVE;
 
 function page(n: number): string {
-  return Array.from({ length: 60 }, (_, i) => `Section ${n}.${i} of the report describes how the migration moved the ${i % 2 ? "orders" : "invoices"} table.`).join("\n");
+  return Array.from(
+    { length: 60 },
+    (_, i) =>
+      `Section ${n}.${i} of the report describes how the migration moved the ${i % 2 ? "orders" : "invoices"} table.`,
+  ).join("\n");
 }
 
-const fetchPage = tool(async ({ n }: { n: number }) => page(n), { name: "fetch_page", description: "Fetch one page of the report", schema: z.object({ n: z.number() }) });
+const fetchPage = tool(async ({ n }: { n: number }) => page(n), {
+  name: "fetch_page",
+  description: "Fetch one page of the report",
+  schema: z.object({ n: z.number() }),
+});
 
 async function run(ratio: number, pages = 16) {
-  const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: WINDOW, reserveTokens: RESERVE, store: new MemoryOffloadStore() });
+  const guard = new ContextOverflowGuardMiddleware({
+    maxInputTokens: WINDOW,
+    reserveTokens: RESERVE,
+    store: new MemoryOffloadStore(),
+  });
   const meter = new RequestMeter();
   const tools = [fetchPage, ...guard.tools];
   // Each answer reports the request's input as the provider counts it: `ratio` of the estimate.
-  const turn = (n: number): ScriptedTurn => (messages: BaseMessage[]) => ({
-    ...(n < pages ? { toolCalls: [{ name: "fetch_page", args: { n } }] } : { text: "done" }),
-    usage: { input_tokens: Math.round(ratio * seenTokens(meter, messages, tools)), output_tokens: 10 },
-  });
+  const turn =
+    (n: number): ScriptedTurn =>
+    (messages: BaseMessage[]) => ({
+      ...(n < pages ? { toolCalls: [{ name: "fetch_page", args: { n } }] } : { text: "done" }),
+      usage: { input_tokens: Math.round(ratio * seenTokens(meter, messages, tools)), output_tokens: 10 },
+    });
   const model = new ScriptedChatModel({ turns: Array.from({ length: pages + 1 }, (_, n) => turn(n)) });
   const agent = createAgent({ model, tools: [fetchPage], middleware: [guard], systemPrompt: "You read reports." });
   await agent.invoke({ messages: [new HumanMessage("read every page")] }, { recursionLimit: 1000 });

@@ -20,7 +20,11 @@ function page(n: number): string {
   return Array.from({ length: 450 }, (_, i) => `page ${n} row ${i}: total=${(n * 101 + i * 13) % 9973}`).join("\n");
 }
 
-const fetchPage = tool(async ({ n }: { n: number }) => page(n), { name: "fetch_page", description: "Fetch one page", schema: z.object({ n: z.number() }) });
+const fetchPage = tool(async ({ n }: { n: number }) => page(n), {
+  name: "fetch_page",
+  description: "Fetch one page",
+  schema: z.object({ n: z.number() }),
+});
 
 const WINDOW = 16_000;
 const RESERVE = 1000;
@@ -56,12 +60,21 @@ describe("ContextOverflowGuardMiddleware through createDeepAgent", () => {
     const guards = recommendedGuards({ contextOverflow: { maxInputTokens: WINDOW, reserveTokens: RESERVE } });
     const turns: ScriptedTurn[] = [
       ...Array.from({ length: 16 }, (_, n) => ({ toolCalls: [{ name: "fetch_page", args: { n } }] })),
-      (messages) => ({ toolCalls: [{ name: "read_file", args: { file_path: page0File(messages), offset: 0, limit: 3 } }] }),
+      (messages) => ({
+        toolCalls: [{ name: "read_file", args: { file_path: page0File(messages), offset: 0, limit: 3 } }],
+      }),
       { text: "done" },
     ];
     const model = new ScriptedChatModel({ turns });
-    const agent = createDeepAgent({ model, tools: [fetchPage], middleware: [...guards.deepAgent, requestSpy(sizes, requests)] });
-    const { messages } = (await agent.invoke({ messages: [new HumanMessage("read sixteen pages")] }, { recursionLimit: 500 })) as { messages: BaseMessage[] };
+    const agent = createDeepAgent({
+      model,
+      tools: [fetchPage],
+      middleware: [...guards.deepAgent, requestSpy(sizes, requests)],
+    });
+    const { messages } = (await agent.invoke(
+      { messages: [new HumanMessage("read sixteen pages")] },
+      { recursionLimit: 500 },
+    )) as { messages: BaseMessage[] };
 
     expect(messages.at(-1)!.content).toBe("done");
     expect(sizes.length).toBe(model.callCount);

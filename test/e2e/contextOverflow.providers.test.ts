@@ -23,14 +23,29 @@ function page(n: number): string {
   return Array.from({ length: 80 }, (_, i) => `page ${n} line ${i}: reading=${(n * 31 + i * 17) % 997}`).join("\n");
 }
 
-const fetchPage = tool(async ({ n }: { n: number }) => page(n), { name: "fetch_page", description: "Fetch one page", schema: z.object({ n: z.number() }) });
+const fetchPage = tool(async ({ n }: { n: number }) => page(n), {
+  name: "fetch_page",
+  description: "Fetch one page",
+  schema: z.object({ n: z.number() }),
+});
 
 type Provider = "openai" | "anthropic";
 
 function modelFor(provider: Provider, server: FakeProvider) {
   return provider === "openai"
-    ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, configuration: { baseURL: `${server.url}/v1` } })
-    : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 1024 });
+    ? new ChatOpenAI({
+        model: "gpt-4o",
+        apiKey: "sk-offline",
+        maxRetries: 0,
+        configuration: { baseURL: `${server.url}/v1` },
+      })
+    : new ChatAnthropic({
+        model: "claude-sonnet-4-5",
+        apiKey: "offline",
+        maxRetries: 0,
+        anthropicApiUrl: server.url,
+        maxTokens: 1024,
+      });
 }
 
 /** The ToolMessages and tool calls of a request as the provider received it, checked for pairing. */
@@ -54,7 +69,8 @@ function wirePairingProblem(provider: Provider, body: Record<string, any>): stri
       if (open.size > 0) return `tool_use ${[...open].join(",")} unanswered`;
       open = new Set(blocks.filter((b: any) => b.type === "tool_use").map((b: any) => b.id));
     } else {
-      for (const b of blocks.filter((b: any) => b.type === "tool_result")) if (!open.delete(b.tool_use_id)) return `tool_result ${b.tool_use_id} answers no open call`;
+      for (const b of blocks.filter((b: any) => b.type === "tool_result"))
+        if (!open.delete(b.tool_use_id)) return `tool_result ${b.tool_use_id} answers no open call`;
       if (open.size > 0) return `tool_use ${[...open].join(",")} unanswered`;
     }
   }
@@ -70,7 +86,9 @@ afterEach(async () => {
 describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware with %s's wire format", (provider) => {
   it("raises the package's context-overflow error for the provider's refusal (pinned)", async () => {
     server = await startFakeProvider({ window: 50, pages: 1 });
-    const error = await modelFor(provider, server).invoke([new HumanMessage("x ".repeat(500))]).catch((e: unknown) => e);
+    const error = await modelFor(provider, server)
+      .invoke([new HumanMessage("x ".repeat(500))])
+      .catch((e: unknown) => e);
     expect(isContextOverflowError(error)).toBe(true);
     expect((error as Error).name).toBe("ContextOverflowError");
     expect(overflowNumbers(error)).toEqual({ limit: 50, requested: server.requests[0]!.tokens });
@@ -78,7 +96,11 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
 
   it("with the window given, no request over it ever leaves the agent", async () => {
     server = await startFakeProvider({ window: 6000, pages: 30 });
-    const agent = createAgent({ model: modelFor(provider, server), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware({ maxInputTokens: 6000 })] });
+    const agent = createAgent({
+      model: modelFor(provider, server),
+      tools: [fetchPage],
+      middleware: [new ContextOverflowGuardMiddleware({ maxInputTokens: 6000 })],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("read 30 pages")] }, { recursionLimit: 500 });
     expect(messages.at(-1)!.content).toBe("done");
     expect(server.requests).toHaveLength(31);
@@ -94,7 +116,10 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
     const store = new MemoryOffloadStore();
     const guard = new ContextOverflowGuardMiddleware({ store, onSignal: (s) => signals.push(s) });
     const agent = createAgent({ model: modelFor(provider, server), tools: [fetchPage], middleware: [guard] });
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("read 30 pages")] }, { recursionLimit: 500, configurable: { thread_id: `t-${provider}` } });
+    const { messages } = await agent.invoke(
+      { messages: [new HumanMessage("read 30 pages")] },
+      { recursionLimit: 500, configurable: { thread_id: `t-${provider}` } },
+    );
 
     expect(messages.at(-1)!.content).toBe("done");
     expect(messages.filter(ToolMessage.isInstance)).toHaveLength(30);
@@ -113,7 +138,9 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
     // Everything the requests left out is in the store.
     for (const record of messages.map(readContextRecord)) {
       for (const part of record?.removed ?? []) {
-        expect(await store.get(part.key!, { toolName: "", toolCallId: "", threadId: `t-${provider}`, state: {} })).toBeDefined();
+        expect(
+          await store.get(part.key!, { toolName: "", toolCallId: "", threadId: `t-${provider}`, state: {} }),
+        ).toBeDefined();
       }
     }
     expect(findToolCallPairingViolation(messages)).toBeUndefined();
@@ -135,11 +162,19 @@ describe.each<Provider>(["openai", "anthropic"])("ContextOverflowGuardMiddleware
 
 describe("Anthropic's refusal of input + max_tokens over the window (issue 31, item 1)", () => {
   const anthropic = (maxTokens?: number) =>
-    new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server!.url, ...(maxTokens !== undefined ? { maxTokens } : {}) });
+    new ChatAnthropic({
+      model: "claude-sonnet-4-5",
+      apiKey: "offline",
+      maxRetries: 0,
+      anthropicApiUrl: server!.url,
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+    });
 
   it("Anthropic's max_tokens refusal reaches the caller as a plain BadRequestError, and is recognised (pinned)", async () => {
     server = await startFakeProvider({ window: 2000, pages: 1 });
-    const error = await anthropic(1500).invoke([new HumanMessage("x ".repeat(700))]).catch((e: unknown) => e);
+    const error = await anthropic(1500)
+      .invoke([new HumanMessage("x ".repeat(700))])
+      .catch((e: unknown) => e);
     expect((error as Error).name).not.toBe("ContextOverflowError");
     expect((error as { status?: number }).status).toBe(400);
     expect(isContextOverflowError(error)).toBe(true);
@@ -160,7 +195,11 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
     expect(refusals[0]!.tokens).toBeLessThanOrEqual(16_384);
     expect(refusals[0]!.tokens + 4096).toBeGreaterThan(16_384);
     const refused = signals.find((s) => s.code === "provider_refused")!;
-    expect(refused.detail).toMatchObject({ providerLimit: 16_384, providerCount: refusals[0]!.tokens, providerReserve: 4096 });
+    expect(refused.detail).toMatchObject({
+      providerLimit: 16_384,
+      providerCount: refusals[0]!.tokens,
+      providerReserve: 4096,
+    });
     for (const r of server.requests.slice(server.requests.indexOf(refusals[0]!) + 1)) {
       expect(r.refused).toBe(false);
       expect(r.tokens + r.body.max_tokens).toBeLessThanOrEqual(16_384);
@@ -173,7 +212,11 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
 
   it("remembers a stated room larger than a quarter of the window", async () => {
     server = await startFakeProvider({ window: 16_384, pages: 20 });
-    const agent = createAgent({ model: anthropic(6000), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware()] });
+    const agent = createAgent({
+      model: anthropic(6000),
+      tools: [fetchPage],
+      middleware: [new ContextOverflowGuardMiddleware()],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("read 20 pages")] }, { recursionLimit: 500 });
     expect(messages.at(-1)!.content).toBe("done");
     expect(server.requests.filter((r) => r.refused)).toHaveLength(1);
@@ -182,7 +225,11 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
   it("stops cleanly, after one refusal, when max_tokens leaves no room for any input", async () => {
     server = await startFakeProvider({ window: 16_384, pages: 3 });
     // claude-sonnet-4-5's default max_tokens is 16,384: the whole window.
-    const agent = createAgent({ model: anthropic(), tools: [fetchPage], middleware: [new ContextOverflowGuardMiddleware()] });
+    const agent = createAgent({
+      model: anthropic(),
+      tools: [fetchPage],
+      middleware: [new ContextOverflowGuardMiddleware()],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("read")] });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.refused).toBe(true);
@@ -192,35 +239,67 @@ describe("Anthropic's refusal of input + max_tokens over the window (issue 31, i
   });
 });
 
-describe.each<Provider>(["openai", "anthropic"])("a run that fits is not stopped, with %s's tokenizer (issue 31, item 2)", (provider) => {
-  /**
-   * A system prompt of about half the 16,384 window in real tokens, which a counter of 4 characters
-   * a token (the guard's estimate before issue 31) counts at over 13,000 (its indentation).
-   */
-  const policy = Array.from({ length: 460 }, (_, i) => `${" ".repeat(48)}- rule ${i}: answer in the customer's language and cite section ${i % 37}.`).join("\n");
-  /** One 12 KB tool result. */
-  const report = Array.from({ length: 130 }, (_, i) => `Paragraph ${i}: the quarterly survey found that regional demand grew while costs held steady.`).join("\n");
-  const fetchReport = tool(async () => report, { name: "fetch_report", description: "Fetch the quarterly report", schema: z.object({}) });
+describe.each<Provider>(["openai", "anthropic"])(
+  "a run that fits is not stopped, with %s's tokenizer (issue 31, item 2)",
+  (provider) => {
+    /**
+     * A system prompt of about half the 16,384 window in real tokens, which a counter of 4 characters
+     * a token (the guard's estimate before issue 31) counts at over 13,000 (its indentation).
+     */
+    const policy = Array.from(
+      { length: 460 },
+      (_, i) => `${" ".repeat(48)}- rule ${i}: answer in the customer's language and cite section ${i % 37}.`,
+    ).join("\n");
+    /** One 12 KB tool result. */
+    const report = Array.from(
+      { length: 130 },
+      (_, i) => `Paragraph ${i}: the quarterly survey found that regional demand grew while costs held steady.`,
+    ).join("\n");
+    const fetchReport = tool(async () => report, {
+      name: "fetch_report",
+      description: "Fetch the quarterly report",
+      schema: z.object({}),
+    });
 
-  it("sends the smallest request instead of stopping when the estimate, not the provider, says it is over", async () => {
-    server = await startFakeProvider({ window: 16_384, script: ({ n }) => (n === 0 ? { toolCalls: [{ name: "fetch_report", args: {} }] } : { text: "done" }) });
-    const model =
-      provider === "openai"
-        ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, maxTokens: 4096, configuration: { baseURL: `${server.url}/v1` } })
-        : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 4096 });
-    const signals: Signal[] = [];
-    const errsHigh = (text: string) => Math.ceil(text.length / 4);
-    const guard = new ContextOverflowGuardMiddleware({ maxInputTokens: 16_384, countTokens: errsHigh, onSignal: (s) => signals.push(s) });
-    const agent = createAgent({ model, tools: [fetchReport], middleware: [guard], systemPrompt: policy });
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("summarise the report")] });
+    it("sends the smallest request instead of stopping when the estimate, not the provider, says it is over", async () => {
+      server = await startFakeProvider({
+        window: 16_384,
+        script: ({ n }) => (n === 0 ? { toolCalls: [{ name: "fetch_report", args: {} }] } : { text: "done" }),
+      });
+      const model =
+        provider === "openai"
+          ? new ChatOpenAI({
+              model: "gpt-4o",
+              apiKey: "sk-offline",
+              maxRetries: 0,
+              maxTokens: 4096,
+              configuration: { baseURL: `${server.url}/v1` },
+            })
+          : new ChatAnthropic({
+              model: "claude-sonnet-4-5",
+              apiKey: "offline",
+              maxRetries: 0,
+              anthropicApiUrl: server.url,
+              maxTokens: 4096,
+            });
+      const signals: Signal[] = [];
+      const errsHigh = (text: string) => Math.ceil(text.length / 4);
+      const guard = new ContextOverflowGuardMiddleware({
+        maxInputTokens: 16_384,
+        countTokens: errsHigh,
+        onSignal: (s) => signals.push(s),
+      });
+      const agent = createAgent({ model, tools: [fetchReport], middleware: [guard], systemPrompt: policy });
+      const { messages } = await agent.invoke({ messages: [new HumanMessage("summarise the report")] });
 
-    expect(signals.filter((s) => s.code === "context_overflow")).toEqual([]);
-    expect(messages.at(-1)!.content).toBe("done");
-    expect(server.requests.map((r) => r.refused)).toEqual([false, false]);
-    // The counter put the system prompt alone over the limit of 12,288; the provider counted about half of that.
-    const first = signals.find((s) => s.code === "request_shrunk")!;
-    expect(first.detail!.estimatedTokens as number).toBeGreaterThan(12_288);
-    expect(server.requests[0]!.tokens).toBeLessThan(9_000);
-    for (const r of server.requests) expect(r.tokens + 4096).toBeLessThanOrEqual(16_384);
-  });
-});
+      expect(signals.filter((s) => s.code === "context_overflow")).toEqual([]);
+      expect(messages.at(-1)!.content).toBe("done");
+      expect(server.requests.map((r) => r.refused)).toEqual([false, false]);
+      // The counter put the system prompt alone over the limit of 12,288; the provider counted about half of that.
+      const first = signals.find((s) => s.code === "request_shrunk")!;
+      expect(first.detail!.estimatedTokens as number).toBeGreaterThan(12_288);
+      expect(server.requests[0]!.tokens).toBeLessThan(9_000);
+      for (const r of server.requests) expect(r.tokens + 4096).toBeLessThanOrEqual(16_384);
+    });
+  },
+);

@@ -10,7 +10,12 @@ import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { contentText } from "../../src/observe/content.js";
 import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
-import { startFakeProvider, type FakeProvider, type Route, type ScriptStep } from "../guards/contextOverflow/providerServer.js";
+import {
+  startFakeProvider,
+  type FakeProvider,
+  type Route,
+  type ScriptStep,
+} from "../guards/contextOverflow/providerServer.js";
 
 /**
  * Issue 31, item 4, through recommendedGuards and the real ChatOpenAI and ChatAnthropic clients
@@ -23,12 +28,19 @@ import { startFakeProvider, type FakeProvider, type Route, type ScriptStep } fro
 const FACT = "The access code for source 7 is ZEBRA-4417.";
 
 function source(n: number): string {
-  const lines = Array.from({ length: 520 }, (_, i) => `Source ${n}, paragraph ${i}: the field team logged routine readings and no incident.`);
+  const lines = Array.from(
+    { length: 520 },
+    (_, i) => `Source ${n}, paragraph ${i}: the field team logged routine readings and no incident.`,
+  );
   if (n === 7) lines.splice(300, 0, FACT);
   return lines.join("\n");
 }
 
-const fetchSource = tool(async ({ n }: { n: number }) => source(n), { name: "fetch_source", description: "Fetch one source document", schema: z.object({ n: z.number() }) });
+const fetchSource = tool(async ({ n }: { n: number }) => source(n), {
+  name: "fetch_source",
+  description: "Fetch one source document",
+  schema: z.object({ n: z.number() }),
+});
 
 /** The model: fetch 20 sources, read source 7's stored copy at the offset its notice gave, then answer with the fact, or follow the notes it is given. */
 function readingModel() {
@@ -43,10 +55,13 @@ function readingModel() {
       if (n < 20) return { toolCalls: [{ name: "fetch_source", args: { n } }] };
       if (last.includes(FACT)) return { text: `found: ${FACT}` };
       // Follow what the request says: the note in place of what it left out names a key and an offset.
-      const note = n === 20 ? notices.get(7) : (() => {
-        const m = /key "([^"]+)" and offset (\d+)/.exec(last);
-        return m ? { key: m[1]!, offset: Number(m[2]) } : undefined;
-      })();
+      const note =
+        n === 20
+          ? notices.get(7)
+          : (() => {
+              const m = /key "([^"]+)" and offset (\d+)/.exec(last);
+              return m ? { key: m[1]!, offset: Number(m[2]) } : undefined;
+            })();
       if (!note || reads >= 6) return { text: "gave up" };
       reads++;
       return { toolCalls: [{ name: "read_stored_result", args: { key: note.key, offset: note.offset } }] };
@@ -60,33 +75,64 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe.each<Route>(["openai", "anthropic"])("the latest turn's read back reaches the model whole, with %s's tokenizer", (route) => {
-  it("reads the fact on the first read back: nothing of the fresh page cut, nothing stored again, no refusal, no stop", async () => {
-    const model = readingModel();
-    server = await startFakeProvider({ window: 16_384, script: model.script });
-    const llm =
-      route === "openai"
-        ? new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, maxTokens: 4096, configuration: { baseURL: `${server.url}/v1` } })
-        : new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", maxRetries: 0, anthropicApiUrl: server.url, maxTokens: 4096 });
-    const store = new MemoryOffloadStore();
-    const signals: Signal[] = [];
-    const guards = recommendedGuards({ offloadStore: store, contextOverflow: { maxInputTokens: 16_384 }, onSignal: (s) => signals.push(s) });
-    const agent = createAgent({ model: llm, tools: [fetchSource], middleware: guards.agent });
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("find the access code in the sources")] }, { recursionLimit: 200, configurable: { thread_id: `rb-${route}` } });
+describe.each<Route>(["openai", "anthropic"])(
+  "the latest turn's read back reaches the model whole, with %s's tokenizer",
+  (route) => {
+    it("reads the fact on the first read back: nothing of the fresh page cut, nothing stored again, no refusal, no stop", async () => {
+      const model = readingModel();
+      server = await startFakeProvider({ window: 16_384, script: model.script });
+      const llm =
+        route === "openai"
+          ? new ChatOpenAI({
+              model: "gpt-4o",
+              apiKey: "sk-offline",
+              maxRetries: 0,
+              maxTokens: 4096,
+              configuration: { baseURL: `${server.url}/v1` },
+            })
+          : new ChatAnthropic({
+              model: "claude-sonnet-4-5",
+              apiKey: "offline",
+              maxRetries: 0,
+              anthropicApiUrl: server.url,
+              maxTokens: 4096,
+            });
+      const store = new MemoryOffloadStore();
+      const signals: Signal[] = [];
+      const guards = recommendedGuards({
+        offloadStore: store,
+        contextOverflow: { maxInputTokens: 16_384 },
+        onSignal: (s) => signals.push(s),
+      });
+      const agent = createAgent({ model: llm, tools: [fetchSource], middleware: guards.agent });
+      const { messages } = await agent.invoke(
+        { messages: [new HumanMessage("find the access code in the sources")] },
+        { recursionLimit: 200, configurable: { thread_id: `rb-${route}` } },
+      );
 
-    expect(messages.at(-1)!.content).toBe(`found: ${FACT}`);
-    expect(model.reads()).toBe(1);
-    expect(server.requests.filter((r) => r.refused)).toHaveLength(0);
-    expect(signals.filter((s) => s.action === "stop")).toEqual([]);
-    // The page the model asked for went out whole: the request after the read carries it as the tool answered it.
-    const readBack = messages.filter(ToolMessage.isInstance).find((m) => m.name === "read_stored_result")!;
-    const page = contentText(readBack.content);
-    expect(page.length).toBeGreaterThan(15_000);
-    expect(server.requests.at(-1)!.body.messages.map((m: any) => JSON.stringify(m.content)).join("")).toContain(JSON.stringify(page).slice(1, -1).slice(0, 2000));
-    // What the store already holds is never stored again under a key of the read.
-    const keys = [...((store as unknown as { threads: Map<string, Map<string, string>> }).threads.get(`thread:rb-${route}`)?.keys() ?? [])];
-    expect(keys.filter((k) => k.startsWith("read_stored_result"))).toEqual([]);
-    for (const r of server.requests) expect(r.tokens + 4096).toBeLessThanOrEqual(16_384);
-    expect(findToolCallPairingViolation(messages)).toBeUndefined();
-  }, 60_000);
-});
+      expect(messages.at(-1)!.content).toBe(`found: ${FACT}`);
+      expect(model.reads()).toBe(1);
+      expect(server.requests.filter((r) => r.refused)).toHaveLength(0);
+      expect(signals.filter((s) => s.action === "stop")).toEqual([]);
+      // The page the model asked for went out whole: the request after the read carries it as the tool answered it.
+      const readBack = messages.filter(ToolMessage.isInstance).find((m) => m.name === "read_stored_result")!;
+      const page = contentText(readBack.content);
+      expect(page.length).toBeGreaterThan(15_000);
+      expect(
+        server.requests
+          .at(-1)!
+          .body.messages.map((m: any) => JSON.stringify(m.content))
+          .join(""),
+      ).toContain(JSON.stringify(page).slice(1, -1).slice(0, 2000));
+      // What the store already holds is never stored again under a key of the read.
+      const keys = [
+        ...((store as unknown as { threads: Map<string, Map<string, string>> }).threads
+          .get(`thread:rb-${route}`)
+          ?.keys() ?? []),
+      ];
+      expect(keys.filter((k) => k.startsWith("read_stored_result"))).toEqual([]);
+      for (const r of server.requests) expect(r.tokens + 4096).toBeLessThanOrEqual(16_384);
+      expect(findToolCallPairingViolation(messages)).toBeUndefined();
+    }, 60_000);
+  },
+);

@@ -24,13 +24,19 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
  * shapes), every run ends normally with every tool call answered exactly once.
  */
 
-
 const callArb = fc.record({
   name: fc.constantFrom("alpha", "beta", "think", "ghost", "read_stored_result"),
-  args: fc.oneof(fc.constant({}), fc.record({ k: fc.integer({ min: 0, max: 2 }) }), fc.record({ deep: fc.record({ list: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }) }) })),
+  args: fc.oneof(
+    fc.constant({}),
+    fc.record({ k: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({ deep: fc.record({ list: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }) }) }),
+  ),
 });
 const turnArb = fc.oneof(
-  { weight: 8, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 4 }).map((calls): ScriptedTurn => ({ toolCalls: calls })) },
+  {
+    weight: 8,
+    arbitrary: fc.array(callArb, { minLength: 1, maxLength: 4 }).map((calls): ScriptedTurn => ({ toolCalls: calls })),
+  },
   { weight: 1, arbitrary: fc.constant<ScriptedTurn>({ text: "done" }) },
 );
 
@@ -50,7 +56,11 @@ export const GUARD_STACKS: Record<string, () => AgentMiddleware[]> = {
     new ToolResultBudgetMiddleware({ unit: "tokens", limit: 300 }),
     new BinaryReadGuardMiddleware({ allowedMediaTypes: ["image/*"] }),
   ],
-  "tool-call repair (last) with loop guards": () => [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware(), new ToolCallRepairMiddleware()],
+  "tool-call repair (last) with loop guards": () => [
+    new LoopGuardMiddleware(),
+    new ProgressAwareLoopGuardMiddleware(),
+    new ToolCallRepairMiddleware(),
+  ],
   "path guard + repair": () => [
     new PathGuardMiddleware({ roots: [tmpdir()], tools: { alpha: true, beta: true } }),
     new ToolCallRepairMiddleware({ exitBehavior: "directive" }),
@@ -75,17 +85,21 @@ describe("contracts 1 and 2 hold for random histories", () => {
   for (const [label, stack] of Object.entries(GUARD_STACKS)) {
     it(label, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat({ max: RESULTS.length - 1 }), { minLength: 1, maxLength: 8 }), async (turns, picks) => {
-          let n = 0;
-          const behaviour = () => RESULTS[picks[n++ % picks.length]!]!();
-          const tools = ["alpha", "beta", "think"].map((name) =>
-            tool(async () => behaviour() as string, { name, description: name, schema: z.object({}).passthrough() }),
-          );
-          const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: stack() });
-          const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
-          assertToolCallPairing(result.messages);
-          expect(result.messages.length).toBeGreaterThan(1);
-        }),
+        fc.asyncProperty(
+          fc.array(turnArb, { minLength: 1, maxLength: 12 }),
+          fc.array(fc.nat({ max: RESULTS.length - 1 }), { minLength: 1, maxLength: 8 }),
+          async (turns, picks) => {
+            let n = 0;
+            const behaviour = () => RESULTS[picks[n++ % picks.length]!]!();
+            const tools = ["alpha", "beta", "think"].map((name) =>
+              tool(async () => behaviour() as string, { name, description: name, schema: z.object({}).passthrough() }),
+            );
+            const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: stack() });
+            const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
+            assertToolCallPairing(result.messages);
+            expect(result.messages.length).toBeGreaterThan(1);
+          },
+        ),
         { numRuns: 40 },
       );
     });

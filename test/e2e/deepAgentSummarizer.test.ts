@@ -29,7 +29,11 @@ class SmallWindowChatOpenAI extends ChatOpenAI {
 
 /** Pages of about 6,000 characters: under the budget's limit, so they stay whole in the state. */
 function fetchPageOf(kind: TextClass) {
-  return tool(async ({ n }: { n: number }) => corpusText(kind, 6000, n + 1), { name: "fetch_page", description: "Fetch one page of the service logs", schema: z.object({ n: z.number() }) });
+  return tool(async ({ n }: { n: number }) => corpusText(kind, 6000, n + 1), {
+    name: "fetch_page",
+    description: "Fetch one page of the service logs",
+    schema: z.object({ n: z.number() }),
+  });
 }
 
 let server: TiktokenProvider | undefined;
@@ -40,12 +44,25 @@ afterEach(async () => {
 
 async function runDeepAgent(replaceSummarization: boolean, pages: TextClass = "hexLog") {
   server = await startTiktokenProvider({ window: WINDOW, pages: PAGES });
-  const model = new SmallWindowChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", maxRetries: 0, configuration: { baseURL: `${server.url}/v1` } });
+  const model = new SmallWindowChatOpenAI({
+    model: "gpt-4o",
+    apiKey: "sk-offline",
+    maxRetries: 0,
+    configuration: { baseURL: `${server.url}/v1` },
+  });
   const guards = recommendedGuards();
-  const backend = (config: { state: unknown }) => new StateBackend(config as ConstructorParameters<typeof StateBackend>[0]);
+  const backend = (config: { state: unknown }) =>
+    new StateBackend(config as ConstructorParameters<typeof StateBackend>[0]);
   const summarization = createSummarizationMiddleware({ backend, trimTokensToSummarize: Math.floor(WINDOW / 6) });
-  const agent = createDeepAgent({ model, tools: [fetchPageOf(pages)], middleware: replaceSummarization ? [summarization, ...guards.deepAgent] : guards.deepAgent });
-  return agent.invoke({ messages: [new HumanMessage("Read every page of the logs, then say done.")] }, { configurable: { thread_id: "summarizer" } });
+  const agent = createDeepAgent({
+    model,
+    tools: [fetchPageOf(pages)],
+    middleware: replaceSummarization ? [summarization, ...guards.deepAgent] : guards.deepAgent,
+  });
+  return agent.invoke(
+    { messages: [new HumanMessage("Read every page of the logs, then say done.")] },
+    { configurable: { thread_id: "summarizer" } },
+  );
 }
 
 describe("deepagents' summarization call, through createDeepAgent against a provider with a 16,384-token window", () => {
@@ -58,15 +75,18 @@ describe("deepagents' summarization call, through createDeepAgent against a prov
     for (const r of server!.requests.filter((r) => !r.summarizer)) expect(r.tokens).toBeLessThanOrEqual(WINDOW);
   });
 
-  it.each(["hexLog", "cjk", "json"] as const)("replaced by name with trimTokensToSummarize at a sixth of the window, every request fits and the run ends (%s pages)", async (pages) => {
-    const result = await runDeepAgent(true, pages);
-    expect(result.messages.at(-1)!.content).toBe("done");
-    expect(result.messages.filter(ToolMessage.isInstance)).toHaveLength(PAGES);
-    const summarizer = server!.requests.filter((r) => r.summarizer);
-    expect(summarizer.length).toBeGreaterThan(0);
-    for (const r of server!.requests) {
-      expect(r.refused).toBe(false);
-      expect(r.tokens).toBeLessThanOrEqual(WINDOW);
-    }
-  });
+  it.each(["hexLog", "cjk", "json"] as const)(
+    "replaced by name with trimTokensToSummarize at a sixth of the window, every request fits and the run ends (%s pages)",
+    async (pages) => {
+      const result = await runDeepAgent(true, pages);
+      expect(result.messages.at(-1)!.content).toBe("done");
+      expect(result.messages.filter(ToolMessage.isInstance)).toHaveLength(PAGES);
+      const summarizer = server!.requests.filter((r) => r.summarizer);
+      expect(summarizer.length).toBeGreaterThan(0);
+      for (const r of server!.requests) {
+        expect(r.refused).toBe(false);
+        expect(r.tokens).toBeLessThanOrEqual(WINDOW);
+      }
+    },
+  );
 });

@@ -18,7 +18,11 @@ function stack(turns: ScriptedTurn[], outputs: unknown[], options: RecommendedGu
   const reports: RunawayReport[] = [];
   const writes: unknown[] = [];
   let reads = 0;
-  const pollJob = tool(async () => "progress 10%", { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
+  const pollJob = tool(async () => "progress 10%", {
+    name: "poll_job",
+    description: "Job status.",
+    schema: z.object({ job: z.string() }),
+  });
   const getAccount = tool(async () => outputs[Math.min(reads++, outputs.length - 1)] as string, {
     name: "get_account",
     description: "Reads an account.",
@@ -48,7 +52,8 @@ function stack(turns: ScriptedTurn[], outputs: unknown[], options: RecommendedGu
   };
 }
 
-const toolAnswers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+const toolAnswers = (messages: readonly BaseMessage[]) =>
+  messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 const guardOf = (m: BaseMessage) => (m.response_metadata as { harness_kit?: { guard?: string } }).harness_kit?.guard;
 
 describe("an invalid output is a tool that ran with a bad result, not a refused call", () => {
@@ -66,18 +71,28 @@ describe("an invalid output is a tool that ran with a bad result, not a refused 
   });
 
   it("still stops retrying the same invalid output: the progress guard refuses the third identical read", async () => {
-    const s = stack([...Array.from({ length: 4 }, () => ({ toolCalls: [readAccount] })), { text: "done" }], [INVALID_ACCOUNT]);
+    const s = stack(
+      [...Array.from({ length: 4 }, () => ({ toolCalls: [readAccount] })), { text: "done" }],
+      [INVALID_ACCOUNT],
+    );
     const messages = await s.run();
     assertToolCallPairing(messages);
     expect(s.reads()).toBe(2);
-    expect(toolAnswers(messages).slice(2).map(guardOf)).toEqual(["ProgressAwareLoopGuardMiddleware", "ProgressAwareLoopGuardMiddleware"]);
+    expect(toolAnswers(messages).slice(2).map(guardOf)).toEqual([
+      "ProgressAwareLoopGuardMiddleware",
+      "ProgressAwareLoopGuardMiddleware",
+    ]);
   });
 });
 
 describe("results another guard replaced still count for the validator", () => {
   const cases: Array<[string, unknown, string]> = [
     ["a BigInt (unserialisable, answered by the repair middleware)", { id: 7n } as unknown, "ToolCallRepairMiddleware"],
-    ["a PNG image (answered by the binary guard)", "\u0089PNG\r\n\u001a\n" + "\u0000".repeat(64), "BinaryReadGuardMiddleware"],
+    [
+      "a PNG image (answered by the binary guard)",
+      "\u0089PNG\r\n\u001a\n" + "\u0000".repeat(64),
+      "BinaryReadGuardMiddleware",
+    ],
   ];
 
   it.each(cases)("%s puts the run in safe mode: the write is refused", async (_name, output, replacedBy) => {
@@ -85,10 +100,17 @@ describe("results another guard replaced still count for the validator", () => {
     const messages = await s.run();
     assertToolCallPairing(messages);
     const [read, write] = toolAnswers(messages);
-    expect(read!.response_metadata.harness_kit).toMatchObject({ guard: "OutputValidatorMiddleware", outcome: "invalid_output", errorClass: "unusable_result" });
+    expect(read!.response_metadata.harness_kit).toMatchObject({
+      guard: "OutputValidatorMiddleware",
+      outcome: "invalid_output",
+      errorClass: "unusable_result",
+    });
     expect(String(read!.content)).toContain(replacedBy);
     expect(s.writes).toEqual([]);
-    expect(write!.response_metadata.harness_kit).toMatchObject({ guard: "OutputValidatorMiddleware", outcome: "blocked" });
+    expect(write!.response_metadata.harness_kit).toMatchObject({
+      guard: "OutputValidatorMiddleware",
+      outcome: "blocked",
+    });
   });
 });
 
@@ -99,8 +121,18 @@ describe("the runaway guard reports every run, however it ends", () => {
   const endings: Array<[string, ScriptedTurn[], RecommendedGuardsOptions, string | undefined]> = [
     ["a final answer", [{ toolCalls: [readAccount] }, { text: "done" }], {}, undefined],
     ["a stop by the identical-call guard", loop, { ...polling, loopGuard: { stopAt: 3 } }, "LoopGuardMiddleware"],
-    ["a stop by the progress guard", Array.from({ length: 8 }, () => ({ toolCalls: [readAccount] })), {}, "ProgressAwareLoopGuardMiddleware"],
-    ["a stop by the repair middleware", Array.from({ length: 4 }, () => ({ toolCalls: [{ name: "no_such_tool", args: {} }] })), {}, "ToolCallRepairMiddleware"],
+    [
+      "a stop by the progress guard",
+      Array.from({ length: 8 }, () => ({ toolCalls: [readAccount] })),
+      {},
+      "ProgressAwareLoopGuardMiddleware",
+    ],
+    [
+      "a stop by the repair middleware",
+      Array.from({ length: 4 }, () => ({ toolCalls: [{ name: "no_such_tool", args: {} }] })),
+      {},
+      "ToolCallRepairMiddleware",
+    ],
   ];
 
   it.each(endings)("%s", async (_name, turns, options, stoppedBy) => {

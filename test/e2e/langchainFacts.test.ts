@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, createMiddleware, MiddlewareError, summarizationMiddleware, type AgentMiddleware } from "langchain";
+import {
+  createAgent,
+  createMiddleware,
+  MiddlewareError,
+  summarizationMiddleware,
+  type AgentMiddleware,
+} from "langchain";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -23,14 +29,18 @@ describe("LangChain facts the guards rely on", () => {
           hook: (state) => {
             const last = state.messages.at(-1) as AIMessage;
             if (!last.tool_calls?.length) return undefined;
-            const answers = last.tool_calls.map((c) => new ToolMessage({ content: "refused", tool_call_id: c.id!, name: c.name }));
+            const answers = last.tool_calls.map(
+              (c) => new ToolMessage({ content: "refused", tool_call_id: c.id!, name: c.name }),
+            );
             return jump ? { messages: answers, jumpTo: "model" as const } : { messages: answers };
           },
         },
       });
     const run = async (jump: boolean) => {
       const model = new ScriptedChatModel({ turns: [searchTurn, { text: "changed course" }] });
-      const result = await createAgent({ model, tools: [search], middleware: [answerAll(jump)] }).invoke({ messages: [new HumanMessage("go")] });
+      const result = await createAgent({ model, tools: [search], middleware: [answerAll(jump)] }).invoke({
+        messages: [new HumanMessage("go")],
+      });
       return { calls: model.callCount, last: String(result.messages.at(-1)?.content) };
     };
     expect(await run(false)).toEqual({ calls: 1, last: "refused" });
@@ -47,7 +57,11 @@ describe("LangChain facts the guards rely on", () => {
         return undefined;
       },
     });
-    await createAgent({ model: new ScriptedChatModel({ turns: [{ text: "hi" }] }), tools: [search], middleware: [probe] }).invoke({
+    await createAgent({
+      model: new ScriptedChatModel({ turns: [{ text: "hi" }] }),
+      tools: [search],
+      middleware: [probe],
+    }).invoke({
       messages: [new HumanMessage("go")],
     });
     expect(self).toBeUndefined();
@@ -57,7 +71,8 @@ describe("LangChain facts the guards rely on", () => {
     const checkpointer = new MemorySaver();
     const config = { configurable: { thread_id: "ids" } };
     const reply = (text: string) => new AIMessage({ id: "fixed-id", content: text });
-    const agent = (text: string) => createAgent({ model: new ScriptedChatModel({ turns: [reply(text)] }), tools: [search], checkpointer });
+    const agent = (text: string) =>
+      createAgent({ model: new ScriptedChatModel({ turns: [reply(text)] }), tools: [search], checkpointer });
     await agent("first").invoke({ messages: [new HumanMessage("one")] }, config);
     const { messages } = await agent("second").invoke({ messages: [new HumanMessage("two")] }, config);
     expect(messages.filter((m) => m.id === "fixed-id").map((m) => m.content)).toEqual(["second"]);
@@ -67,18 +82,28 @@ describe("LangChain facts the guards rely on", () => {
 /** A search tool that counts its runs, so a test can tell a call that ran from one answered in its place. */
 function countedSearch() {
   const counter = { runs: 0 };
-  const search = tool(async () => (counter.runs++, "found"), { name: "search", description: "search", schema: z.object({}) });
+  const search = tool(async () => (counter.runs++, "found"), {
+    name: "search",
+    description: "search",
+    schema: z.object({}),
+  });
   return { search, counter };
 }
 
 const passThroughWraps = (name = "PassThroughWraps") =>
-  createMiddleware({ name, wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
+  createMiddleware({
+    name,
+    wrapModelCall: (request, handler) => handler(request),
+    wrapToolCall: (request, handler) => handler(request),
+  });
 const passThroughAfterModel = () => createMiddleware({ name: "PassThroughAfterModel", afterModel: () => undefined });
 
 async function runScript(turns: ScriptedTurn[], middleware: AgentMiddleware[]) {
   const { search, counter } = countedSearch();
   const model = new ScriptedChatModel({ turns, onExhausted: "throw" });
-  const { messages } = (await createAgent({ model, tools: [search], middleware }).invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+  const { messages } = (await createAgent({ model, tools: [search], middleware }).invoke({
+    messages: [new HumanMessage("go")],
+  })) as { messages: BaseMessage[] };
   return { messages, runs: counter.runs, modelCalls: model.callCount };
 }
 
@@ -87,7 +112,10 @@ describe("LangChain facts the wrap-hook design relies on (issue 11)", () => {
     const stepsWith = (middleware: () => AgentMiddleware[]) =>
       smallestLimit(async (recursionLimit) => {
         const { search } = countedSearch();
-        const model = new ScriptedChatModel({ turns: [searchTurn, searchTurn, { text: "done" }], onExhausted: "throw" });
+        const model = new ScriptedChatModel({
+          turns: [searchTurn, searchTurn, { text: "done" }],
+          onExhausted: "throw",
+        });
         const agent = createAgent({ model, tools: [search], middleware: middleware() });
         const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit });
         return messages.at(-1)?.content === "done";
@@ -110,7 +138,13 @@ describe("LangChain facts the wrap-hook design relies on (issue 11)", () => {
   it("wrapToolCall returning a ToolMessage without calling the handler answers the call, and the tool does not run", async () => {
     const refuse = createMiddleware({
       name: "Refuse",
-      wrapToolCall: (request) => new ToolMessage({ content: "refused", tool_call_id: request.toolCall.id!, name: request.toolCall.name, status: "error" }),
+      wrapToolCall: (request) =>
+        new ToolMessage({
+          content: "refused",
+          tool_call_id: request.toolCall.id!,
+          name: request.toolCall.name,
+          status: "error",
+        }),
     });
     const { messages, runs, modelCalls } = await runScript([searchTurn, { text: "changed course" }], [refuse]);
     expect(runs).toBe(0);
@@ -124,7 +158,12 @@ describe("LangChain facts the wrap-hook design relies on (issue 11)", () => {
     // Some OpenAI-compatible servers number calls per turn: call_0 every turn.
     const reusing: ScriptedTurn[] = [
       { toolCalls: [{ name: "search", id: "call_0" }] },
-      { toolCalls: [{ name: "search", id: "call_0" }, { name: "search", id: "call_1" }] },
+      {
+        toolCalls: [
+          { name: "search", id: "call_0" },
+          { name: "search", id: "call_1" },
+        ],
+      },
       { text: "done" },
     ];
     for (const middleware of [[], [passThroughWraps()]]) {
@@ -154,12 +193,16 @@ describe("LangChain facts the wrap-hook design relies on (issue 11)", () => {
     expect((rejection as Error).cause).toBe(original);
   });
 
-  it("summarizationMiddleware's summary is a HumanMessage marked additional_kwargs.lc_source = \"summarization\"", async () => {
-    const summarizer = new ScriptedChatModel({ turns: Array.from({ length: 10 }, () => ({ text: "the searches found things" })) });
+  it('summarizationMiddleware\'s summary is a HumanMessage marked additional_kwargs.lc_source = "summarization"', async () => {
+    const summarizer = new ScriptedChatModel({
+      turns: Array.from({ length: 10 }, () => ({ text: "the searches found things" })),
+    });
     const summarize = summarizationMiddleware({ model: summarizer, trigger: { messages: 4 }, keep: { messages: 2 } });
     const { messages } = await runScript([searchTurn, searchTurn, searchTurn, { text: "done" }], [summarize]);
     expect(summarizer.callCount).toBeGreaterThan(0);
-    const summaries = messages.filter((m) => (m.additional_kwargs as { lc_source?: unknown }).lc_source === "summarization");
+    const summaries = messages.filter(
+      (m) => (m.additional_kwargs as { lc_source?: unknown }).lc_source === "summarization",
+    );
     expect(summaries.length).toBeGreaterThan(0);
     for (const summary of summaries) {
       expect(HumanMessage.isInstance(summary)).toBe(true);

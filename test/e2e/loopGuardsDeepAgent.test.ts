@@ -26,7 +26,10 @@ describe("loop guards inside createDeepAgent", () => {
     const agent = createDeepAgent({
       model: new ScriptedChatModel({ turns: polls(10) }),
       tools: [status.tool],
-      middleware: [new LoopGuardMiddleware(), new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) })],
+      middleware: [
+        new LoopGuardMiddleware(),
+        new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) }),
+      ],
     });
     const result = await agent.invoke({ messages: [new HumanMessage("wait for job 7")] });
     assertToolCallPairing(result.messages);
@@ -41,7 +44,11 @@ describe("loop guards inside createDeepAgent", () => {
     const guards = [new ProgressAwareLoopGuardMiddleware({ onSignal: (s) => signals.push(s) })];
     const model = new ScriptedChatModel({
       turns: [
-        { toolCalls: [{ name: "task", args: { description: "wait for job 7 to finish", subagent_type: "general-purpose" } }] },
+        {
+          toolCalls: [
+            { name: "task", args: { description: "wait for job 7 to finish", subagent_type: "general-purpose" } },
+          ],
+        },
         ...polls(10).slice(0, 5), // the subagent polls; the guard stops it at the 5th
         { text: "The job watcher was stopped; job 7 is still running." },
       ],
@@ -50,7 +57,14 @@ describe("loop guards inside createDeepAgent", () => {
       model,
       tools: [status.tool],
       middleware: guards,
-      subagents: [{ name: "general-purpose", description: "does anything", systemPrompt: "You are a helper.", middleware: guards }],
+      subagents: [
+        {
+          name: "general-purpose",
+          description: "does anything",
+          systemPrompt: "You are a helper.",
+          middleware: guards,
+        },
+      ],
     });
     const result = await agent.invoke({ messages: [new HumanMessage("start job 7 and wait")] });
     assertToolCallPairing(result.messages);

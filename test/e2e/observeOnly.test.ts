@@ -29,8 +29,19 @@ async function runScenario(middleware: "none" | "observe" | "enforce") {
   const model = new ScriptedChatModel({ turns });
   const signals: Signal[] = [];
   const onSignal = (s: Signal) => signals.push(s);
-  const pathGuard = new PathGuardMiddleware({ roots: [root], baseDir: root, tools: { read_file: true }, observeOnly: middleware === "observe", onSignal });
-  const guards = recommendedGuards({ ...rolloutGuardOptions, pathGuard, observeOnly: middleware === "observe", onSignal });
+  const pathGuard = new PathGuardMiddleware({
+    roots: [root],
+    baseDir: root,
+    tools: { read_file: true },
+    observeOnly: middleware === "observe",
+    onSignal,
+  });
+  const guards = recommendedGuards({
+    ...rolloutGuardOptions,
+    pathGuard,
+    observeOnly: middleware === "observe",
+    onSignal,
+  });
   const agent = createAgent({ model, tools, middleware: middleware === "none" ? [] : guards.agent });
   await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] }, { recursionLimit: 200 });
   return { seen: model.seen.map((messages) => messages.map(asModelSees)), offered: model.toolBindings, calls, signals };
@@ -51,16 +62,28 @@ describe("recommendedGuards({ observeOnly: true }) through createAgent", () => {
     expect(enforced.calls.length).toBeLessThan(bare.calls.length);
 
     const guards = new Set(observed.signals.map((s) => s.guard));
-    for (const guard of ["ToolResultBudgetMiddleware", "BinaryReadGuardMiddleware", "OutputValidatorMiddleware", "PathGuardMiddleware", "ToolCallRepairMiddleware", "ProgressAwareLoopGuardMiddleware"]) {
+    for (const guard of [
+      "ToolResultBudgetMiddleware",
+      "BinaryReadGuardMiddleware",
+      "OutputValidatorMiddleware",
+      "PathGuardMiddleware",
+      "ToolCallRepairMiddleware",
+      "ProgressAwareLoopGuardMiddleware",
+    ]) {
       expect(guards, [...guards].join(", ")).toContain(guard);
     }
-    for (const signal of [...observed.signals, ...enforced.signals]) expect(isSignalCode(signal.code), JSON.stringify(signal)).toBe(true);
+    for (const signal of [...observed.signals, ...enforced.signals])
+      expect(isSignalCode(signal.code), JSON.stringify(signal)).toBe(true);
     for (const signal of observed.signals) expect(signal.detail?.observeOnly, JSON.stringify(signal)).toBe(true);
   });
 
   it("a guard's own observeOnly: false enforces that guard alone", async () => {
     const { tools, turns, calls } = rolloutScenario();
-    const guards = recommendedGuards({ ...rolloutGuardOptions, observeOnly: true, binaryGuard: { observeOnly: false } });
+    const guards = recommendedGuards({
+      ...rolloutGuardOptions,
+      observeOnly: true,
+      binaryGuard: { observeOnly: false },
+    });
     const model = new ScriptedChatModel({ turns });
     const agent = createAgent({ model, tools, middleware: guards.agent });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });

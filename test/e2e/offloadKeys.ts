@@ -21,7 +21,9 @@ export function keyIn(messages: readonly BaseMessage[]): string {
 
 /** A model turn that calls read_stored_result with the latest preview's key and `args`. */
 export function readStoredTurn(args: Record<string, unknown> = {}, id?: string): ScriptedTurn {
-  return (messages) => ({ toolCalls: [{ name: "read_stored_result", args: { key: keyIn(messages), ...args }, ...(id ? { id } : {}) }] });
+  return (messages) => ({
+    toolCalls: [{ name: "read_stored_result", args: { key: keyIn(messages), ...args }, ...(id ? { id } : {}) }],
+  });
 }
 
 /** The file the latest preview tells the model to read with read_file. */

@@ -29,16 +29,29 @@ function fsTools() {
     description: "read a file",
     schema: z.object({ path: z.string() }),
   });
-  const write = tool(async ({ file_path, content }: { file_path: string; content: string }) => (touched.push(file_path), writeFileSync(at(file_path), content), "written"), {
-    name: "write_file",
-    description: "write a file",
-    schema: z.object({ file_path: z.string(), content: z.string() }),
-  });
-  const copy = tool(async ({ files }: { files: Array<{ src: string; dest: string }> }) => (touched.push(...files.flatMap((f) => [f.src, f.dest])), "copied"), {
-    name: "copy_files",
-    description: "copy files",
-    schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }),
-  });
+  const write = tool(
+    async ({ file_path, content }: { file_path: string; content: string }) => (
+      touched.push(file_path),
+      writeFileSync(at(file_path), content),
+      "written"
+    ),
+    {
+      name: "write_file",
+      description: "write a file",
+      schema: z.object({ file_path: z.string(), content: z.string() }),
+    },
+  );
+  const copy = tool(
+    async ({ files }: { files: Array<{ src: string; dest: string }> }) => (
+      touched.push(...files.flatMap((f) => [f.src, f.dest])),
+      "copied"
+    ),
+    {
+      name: "copy_files",
+      description: "copy files",
+      schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }),
+    },
+  );
   const many = tool(async ({ paths }: { paths: string[][] }) => (touched.push(...paths.flat()), "read"), {
     name: "read_many",
     description: "read groups of files",
@@ -49,33 +62,71 @@ function fsTools() {
     description: "edit a file",
     schema: z.object({ options: z.object({ path: z.string() }) }),
   });
-  const move = tool(async ({ old_path, new_path }: { old_path: string; new_path: string }) => (touched.push(old_path, new_path), "moved"), {
-    name: "move_file",
-    description: "move a file",
-    schema: z.object({ old_path: z.string(), new_path: z.string() }),
-  });
+  const move = tool(
+    async ({ old_path, new_path }: { old_path: string; new_path: string }) => (
+      touched.push(old_path, new_path),
+      "moved"
+    ),
+    {
+      name: "move_file",
+      description: "move a file",
+      schema: z.object({ old_path: z.string(), new_path: z.string() }),
+    },
+  );
   // a real glob: deepagents' own FilesystemBackend.glob, searching below `path` (default: the root)
   const backend = new FilesystemBackend({ rootDir: tree.data });
-  const glob = tool(async ({ pattern, path }: { pattern: string; path: string }) => JSON.stringify(((await backend.glob(pattern, path)).files ?? []).map((f: { path: string }) => f.path)), {
-    name: "glob",
-    description: "find files",
-    schema: z.object({ pattern: z.string(), path: z.string().default("/") }),
+  const glob = tool(
+    async ({ pattern, path }: { pattern: string; path: string }) =>
+      JSON.stringify(((await backend.glob(pattern, path)).files ?? []).map((f: { path: string }) => f.path)),
+    {
+      name: "glob",
+      description: "find files",
+      schema: z.object({ pattern: z.string(), path: z.string().default("/") }),
+    },
+  );
+  const echo = tool(async ({ path }: { path: string }) => `echo ${path}`, {
+    name: "echo",
+    description: "not a file tool",
+    schema: z.object({ path: z.string() }),
   });
-  const echo = tool(async ({ path }: { path: string }) => `echo ${path}`, { name: "echo", description: "not a file tool", schema: z.object({ path: z.string() }) });
   return { tools: [read, write, copy, many, edit, move, glob, echo], touched };
 }
 
-const GUARDED: PathGuardOptions["tools"] = { read_file: true, write_file: ["file_path"], copy_files: true, read_many: true, edit: true, move_file: true, glob: true };
+const GUARDED: PathGuardOptions["tools"] = {
+  read_file: true,
+  write_file: ["file_path"],
+  copy_files: true,
+  read_many: true,
+  edit: true,
+  move_file: true,
+  glob: true,
+};
 
 async function run(turns: ScriptedTurn[], options: Partial<PathGuardOptions> | false = {}) {
   const fs = fsTools();
   const signals: Signal[] = [];
-  const middleware = options === false ? [] : [new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: GUARDED, onSignal: (s) => signals.push(s), ...options })];
+  const middleware =
+    options === false
+      ? []
+      : [
+          new PathGuardMiddleware({
+            roots: [tree.data],
+            baseDir: tree.data,
+            tools: GUARDED,
+            onSignal: (s) => signals.push(s),
+            ...options,
+          }),
+        ];
   const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: fs.tools, middleware });
   const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
   const messages = result.messages as BaseMessage[];
   assertToolCallPairing(messages);
-  return { messages, touched: fs.touched, signals, answers: messages.filter(ToolMessage.isInstance).map((m) => String(m.content)) };
+  return {
+    messages,
+    touched: fs.touched,
+    signals,
+    answers: messages.filter(ToolMessage.isInstance).map((m) => String(m.content)),
+  };
 }
 
 const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({ toolCalls: [{ name, args }] });
@@ -93,32 +144,55 @@ describe("PathGuardMiddleware in createAgent", () => {
       `read_file was not run: path "link-out/passwd" in "path" is not allowed because it resolves through a symbolic link to a place outside the allowed directories. Use a plain path inside ${tree.data}.`,
     );
     expect(signals).toEqual([
-      expect.objectContaining({ guard: "PathGuardMiddleware", action: "directive", reason: "through_symlink", tool: "read_file", detail: expect.objectContaining({ argument: "path", path: "link-out/passwd" }) }),
+      expect.objectContaining({
+        guard: "PathGuardMiddleware",
+        action: "directive",
+        reason: "through_symlink",
+        tool: "read_file",
+        detail: expect.objectContaining({ argument: "path", path: "link-out/passwd" }),
+      }),
     ]);
   });
 
   it("keeps .. after an in-root symlink from reading or writing outside", async () => {
     const before = tree.outsideSnapshot();
-    const { answers: unguarded } = await run([call("read_file", { path: "current/../../outside/secret.txt" }), { text: "done" }], false);
+    const { answers: unguarded } = await run(
+      [call("read_file", { path: "current/../../outside/secret.txt" }), { text: "done" }],
+      false,
+    );
     expect(unguarded[0]).toBe("hk-secret-content outside"); // the tool joins lexically: the kernel's reading would have stayed inside
     const { answers, touched } = await run([
-      { toolCalls: [{ name: "read_file", args: { path: "current/../../outside/secret.txt" } }, { name: "write_file", args: { file_path: "current/../../outside/new.txt", content: "pwned" } }] },
+      {
+        toolCalls: [
+          { name: "read_file", args: { path: "current/../../outside/secret.txt" } },
+          { name: "write_file", args: { file_path: "current/../../outside/new.txt", content: "pwned" } },
+        ],
+      },
       { text: "done" },
     ]);
     expect(touched).toEqual([]);
-    expect(answers.every((a) => a.includes('follows a symbolic link'))).toBe(true);
+    expect(answers.every((a) => a.includes("follows a symbolic link"))).toBe(true);
     expect(tree.outsideSnapshot()).toEqual(before);
   });
 
   it("keeps a write through a dangling symlink from creating a file outside", async () => {
-    const { answers } = await run([call("write_file", { file_path: "dangling-out", content: "pwned" }), { text: "done" }]);
+    const { answers } = await run([
+      call("write_file", { file_path: "dangling-out", content: "pwned" }),
+      { text: "done" },
+    ]);
     expect(answers[0]).toMatch(/^write_file was not run/);
     expect(existsSync(join(tree.secret, "new.txt"))).toBe(false);
   });
 
   it("lets legitimate paths through to the tool, names with dots included", async () => {
     const { answers, touched } = await run([
-      { toolCalls: [{ name: "read_file", args: { path: "docs/report..final.md" } }, { name: "read_file", args: { path: "link-inside/[...slug].tsx" } }, { name: "read_file", args: { path: "~old/notes.txt" } }] },
+      {
+        toolCalls: [
+          { name: "read_file", args: { path: "docs/report..final.md" } },
+          { name: "read_file", args: { path: "link-inside/[...slug].tsx" } },
+          { name: "read_file", args: { path: "~old/notes.txt" } },
+        ],
+      },
       call("write_file", { file_path: "notes/../fresh.md", content: "new" }),
       { text: "done" },
     ]);
@@ -129,7 +203,12 @@ describe("PathGuardMiddleware in createAgent", () => {
 
   it("walks nested arguments and checks only the configured tools", async () => {
     const { answers, touched } = await run([
-      call("copy_files", { files: [{ src: "docs/report..final.md", dest: "copies/a.md" }, { src: "src/index.ts", dest: "../secret/x" }] }),
+      call("copy_files", {
+        files: [
+          { src: "docs/report..final.md", dest: "copies/a.md" },
+          { src: "src/index.ts", dest: "../secret/x" },
+        ],
+      }),
       call("read_many", { paths: [["docs/a.md"], ["../x"]] }),
       call("edit", { options: { path: "link-out/passwd" } }),
       call("move_file", { old_path: "docs/a.md", new_path: "\u2025/moved.md" }),
@@ -140,7 +219,9 @@ describe("PathGuardMiddleware in createAgent", () => {
     expect(answers[0]).toMatch(/^copy_files was not run: path "\.\.\/secret\/x" in "files\[1\]\.dest"/);
     expect(answers[1]).toMatch(/^read_many was not run: path "\.\.\/x" in "paths\[1\]\[0\]"/);
     expect(answers[2]).toMatch(/^edit was not run: path "link-out\/passwd" in "options\.path"/);
-    expect(answers[3]).toMatch(/^move_file was not run: path "\u2025\/moved\.md" in "new_path" is not allowed because a tool that normalises/);
+    expect(answers[3]).toMatch(
+      /^move_file was not run: path "\u2025\/moved\.md" in "new_path" is not allowed because a tool that normalises/,
+    );
     expect(answers.slice(4)).toEqual(["echo /etc/passwd", "copied"]);
     expect(touched).toEqual(["docs/report..final.md", "copies/b.md"]);
   });
@@ -149,7 +230,14 @@ describe("PathGuardMiddleware in createAgent", () => {
     const { answers: unguarded } = await run([call("glob", { pattern: "../outside/*" }), { text: "done" }], false);
     expect(unguarded[0]).toContain("outside/secret.txt");
     const { answers } = await run([
-      { toolCalls: [{ name: "glob", args: { pattern: "../outside/*" } }, { name: "glob", args: { pattern: "{docs,..}/*" } }, { name: "glob", args: { pattern: "*", path: "link-out" } }, { name: "glob", args: { pattern: "link-out/*" } }] },
+      {
+        toolCalls: [
+          { name: "glob", args: { pattern: "../outside/*" } },
+          { name: "glob", args: { pattern: "{docs,..}/*" } },
+          { name: "glob", args: { pattern: "*", path: "link-out" } },
+          { name: "glob", args: { pattern: "link-out/*" } },
+        ],
+      },
       call("glob", { pattern: "**/*.md", path: "docs" }),
       { text: "done" },
     ]);
@@ -167,10 +255,19 @@ describe("PathGuardMiddleware in createAgent", () => {
         }
         return "copied";
       },
-      { name: "copy_files", description: "copy files", schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }) },
+      {
+        name: "copy_files",
+        description: "copy files",
+        schema: z.object({ files: z.array(z.object({ src: z.string(), dest: z.string() })) }),
+      },
     );
     const signals: Signal[] = [];
-    const guard = new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: { copy_files: ["files"] }, onSignal: (s) => signals.push(s) });
+    const guard = new PathGuardMiddleware({
+      roots: [tree.data],
+      baseDir: tree.data,
+      tools: { copy_files: ["files"] },
+      onSignal: (s) => signals.push(s),
+    });
     const turns: ScriptedTurn[] = [
       call("copy_files", { files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] }),
       call("copy_files", { files: [{ src: "docs/report..final.md", dest: "nested-copy.md" }] }),
@@ -186,19 +283,37 @@ describe("PathGuardMiddleware in createAgent", () => {
     expect(answers[1]).toBe("copied");
     expect(existsSync(join(tree.data, "stolen.txt"))).toBe(false);
     expect(copied).toEqual(["nested-copy.md"]);
-    expect(signals).toEqual([expect.objectContaining({ action: "directive", reason: "outside_roots", tool: "copy_files", detail: expect.objectContaining({ argument: "files[0].src", path: "../outside/secret.txt" }) })]);
+    expect(signals).toEqual([
+      expect.objectContaining({
+        action: "directive",
+        reason: "outside_roots",
+        tool: "copy_files",
+        detail: expect.objectContaining({ argument: "files[0].src", path: "../outside/secret.txt" }),
+      }),
+    ]);
   });
 
   it("checks the arguments as the tool's schema fills them in", async () => {
     // the glob schema's default directory is "/": on this backend the host's root
-    const { answers } = await run([call("glob", { pattern: "*.txt" }), { text: "done" }], { tools: { glob: ["path"] } });
-    expect(answers[0]).toBe(`glob was not run: path "/" in "path" (the value glob fills in for an argument the call leaves out) is not allowed because it resolves outside the allowed directories. Use a plain path inside ${tree.data}.`);
+    const { answers } = await run([call("glob", { pattern: "*.txt" }), { text: "done" }], {
+      tools: { glob: ["path"] },
+    });
+    expect(answers[0]).toBe(
+      `glob was not run: path "/" in "path" (the value glob fills in for an argument the call leaves out) is not allowed because it resolves outside the allowed directories. Use a plain path inside ${tree.data}.`,
+    );
   });
 
   it("with rewrite, hands the tool the canonical path and still refuses what no rewrite makes safe", async () => {
     const { answers, touched, signals } = await run(
       [
-        { toolCalls: [{ name: "read_file", args: { path: "current/app.txt" } }, { name: "read_file", args: { path: " spaced.txt" } }, { name: "read_file", args: { path: "current/../../outside/secret.txt" } }, { name: "read_file", args: { path: "%2e%2e/secret/passwd" } }] },
+        {
+          toolCalls: [
+            { name: "read_file", args: { path: "current/app.txt" } },
+            { name: "read_file", args: { path: " spaced.txt" } },
+            { name: "read_file", args: { path: "current/../../outside/secret.txt" } },
+            { name: "read_file", args: { path: "%2e%2e/secret/passwd" } },
+          ],
+        },
         { text: "done" },
       ],
       { rewrite: true },
@@ -207,33 +322,49 @@ describe("PathGuardMiddleware in createAgent", () => {
     expect(answers.slice(0, 2)).toEqual(["app v2", "spaced"]);
     expect(answers.slice(2).every((a) => a.startsWith("read_file was not run"))).toBe(true);
     expect(signals.filter((s) => s.reason === "path_rewritten")).toEqual([
-      expect.objectContaining({ action: "warn", detail: { argument: "path", from: "current/app.txt", to: join(tree.data, "releases", "v2", "app.txt") } }),
+      expect.objectContaining({
+        action: "warn",
+        detail: { argument: "path", from: "current/app.txt", to: join(tree.data, "releases", "v2", "app.txt") },
+      }),
     ]);
   });
 
   it("composes with ToolCallRepairMiddleware: a repaired call is path-checked too", async () => {
     const fs = fsTools();
     const agent = createAgent({
-      model: new ScriptedChatModel({ turns: [{ invalidToolCalls: [{ name: "read_file", args: "{'path': 'link-out/passwd'}" }] }, { text: "done" }] }),
+      model: new ScriptedChatModel({
+        turns: [{ invalidToolCalls: [{ name: "read_file", args: "{'path': 'link-out/passwd'}" }] }, { text: "done" }],
+      }),
       tools: fs.tools,
-      middleware: [new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: GUARDED }), new ToolCallRepairMiddleware()],
+      middleware: [
+        new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: GUARDED }),
+        new ToolCallRepairMiddleware(),
+      ],
     });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
     expect(fs.touched).toEqual([]);
-    expect(String(messages.find(ToolMessage.isInstance)!.content)).toMatch(/^read_file was not run: path "link-out\/passwd"/);
+    expect(String(messages.find(ToolMessage.isInstance)!.content)).toMatch(
+      /^read_file was not run: path "link-out\/passwd"/,
+    );
   });
 
   it("in observe-only mode signals the escape and lets the call run", async () => {
-    const { touched, signals } = await run([call("read_file", { path: "link-out/passwd" }), { text: "done" }], { observeOnly: true });
+    const { touched, signals } = await run([call("read_file", { path: "link-out/passwd" }), { text: "done" }], {
+      observeOnly: true,
+    });
     expect(touched).toEqual(["link-out/passwd"]);
-    expect(signals).toEqual([expect.objectContaining({ reason: "through_symlink", detail: expect.objectContaining({ observeOnly: true }) })]);
+    expect(signals).toEqual([
+      expect.objectContaining({ reason: "through_symlink", detail: expect.objectContaining({ observeOnly: true }) }),
+    ]);
   });
 
   it("refuses bad options with a typed error", () => {
     expect(() => new PathGuardMiddleware({ roots: [], tools: GUARDED })).toThrow(InvalidOptionsError);
     expect(() => new PathGuardMiddleware({ roots: [tree.data], tools: {} })).toThrow(InvalidOptionsError);
     expect(() => new PathGuardMiddleware({ roots: [tree.data], tools: { read_file: [] } })).toThrow(/tools\.read_file/);
-    expect(() => new PathGuardMiddleware({ roots: [tree.data], tools: GUARDED, rewrite: true, virtualPaths: true })).toThrow(/rewrite/);
+    expect(
+      () => new PathGuardMiddleware({ roots: [tree.data], tools: GUARDED, rewrite: true, virtualPaths: true }),
+    ).toThrow(/rewrite/);
   });
 });
 
@@ -254,7 +385,11 @@ describe("PathGuardMiddleware: the corpora through a real createAgent graph", ()
       pathOf: (args) => (args.files as Array<{ src: string }>)[0]!.src,
       names: ["files"],
     },
-    "a key of a listed files": { args: (path) => ({ files: { [path]: "copies/x.txt" } }), pathOf: (args) => Object.keys(args.files as object)[0]!, names: ["files"] },
+    "a key of a listed files": {
+      args: (path) => ({ files: { [path]: "copies/x.txt" } }),
+      pathOf: (args) => Object.keys(args.files as object)[0]!,
+      names: ["files"],
+    },
   };
   /** Readers used for the nested shapes: what most tools do, the raw string, and every reading at once. */
   const NESTED_READERS = ["path.resolve", "kernel (raw string)", "everything a sloppy tool does, then the kernel"];
@@ -274,17 +409,30 @@ describe("PathGuardMiddleware: the corpora through a real createAgent graph", ()
     );
 
   async function throughGraph(paths: string[], shape: Shape = SHAPES["a listed argument"]!) {
-    const readerTools = readerToolsFor(shape, shape === SHAPES["a listed argument"] ? TOOL_READERS : TOOL_READERS.filter((r) => NESTED_READERS.includes(r.name)));
+    const readerTools = readerToolsFor(
+      shape,
+      shape === SHAPES["a listed argument"]
+        ? TOOL_READERS
+        : TOOL_READERS.filter((r) => NESTED_READERS.includes(r.name)),
+    );
     const names = Object.fromEntries(readerTools.map((t) => [t.name, shape.names]));
     const guard = new PathGuardMiddleware({ roots: [tree.data], baseDir: tree.data, tools: names });
-    const turns: ScriptedTurn[] = paths.map((path) => ({ toolCalls: readerTools.map((t) => ({ name: t.name, args: shape.args(path) })) }));
-    const agent = createAgent({ model: new ScriptedChatModel({ turns: [...turns, { text: "done" }] }), tools: readerTools, middleware: [guard] });
+    const turns: ScriptedTurn[] = paths.map((path) => ({
+      toolCalls: readerTools.map((t) => ({ name: t.name, args: shape.args(path) })),
+    }));
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: [...turns, { text: "done" }] }),
+      tools: readerTools,
+      middleware: [guard],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 10_000 });
     const messages = result.messages as BaseMessage[];
     assertToolCallPairing(messages);
     const answers = messages.filter(ToolMessage.isInstance);
     const ran = answers.filter((m) => readMark(m)?.guard !== "PathGuardMiddleware").map((m) => m.tool_call_id);
-    const calls = messages.flatMap((m) => (m as { tool_calls?: Array<{ id: string; args: Record<string, unknown> }> }).tool_calls ?? []);
+    const calls = messages.flatMap(
+      (m) => (m as { tool_calls?: Array<{ id: string; args: Record<string, unknown> }> }).tool_calls ?? [],
+    );
     const ranPaths = calls.filter((c) => ran.includes(c.id)).map((c) => shape.pathOf(c.args));
     return {
       leaks: answers.filter((m) => String(m.content).startsWith("LEAK")).map((m) => String(m.content)),
@@ -321,23 +469,51 @@ describe("PathGuardMiddleware: the corpora through a real createAgent graph", ()
 
 describe("PathGuardMiddleware keeps the contracts for random paths", () => {
   const corpus = [
-    "docs/report..final.md", "src/index.ts", "link-inside", "new.txt", "../secret/passwd", "link-out/passwd", "file-out", "loop-a",
-    "%2e%2e/secret", "~/x", "C:\\x", "docs\0x", "", "/etc/passwd", "dangling-out", "..hidden", "current/../../outside/secret.txt", " ../x",
+    "docs/report..final.md",
+    "src/index.ts",
+    "link-inside",
+    "new.txt",
+    "../secret/passwd",
+    "link-out/passwd",
+    "file-out",
+    "loop-a",
+    "%2e%2e/secret",
+    "~/x",
+    "C:\\x",
+    "docs\0x",
+    "",
+    "/etc/passwd",
+    "dangling-out",
+    "..hidden",
+    "current/../../outside/secret.txt",
+    " ../x",
   ];
-  const pathArb = fc.oneof(fc.constantFrom(...corpus), fc.string({ maxLength: 12 }), fc.array(fc.constantFrom("..", ".", "docs", "current", "link-out", "x", "%2f", "\\"), { maxLength: 5 }).map((parts) => parts.join("/")));
+  const pathArb = fc.oneof(
+    fc.constantFrom(...corpus),
+    fc.string({ maxLength: 12 }),
+    fc
+      .array(fc.constantFrom("..", ".", "docs", "current", "link-out", "x", "%2f", "\\"), { maxLength: 5 })
+      .map((parts) => parts.join("/")),
+  );
 
   it("every call is answered once, no tool touches a refused path, and nothing outside the root changes", async () => {
     const before = readdirSync(tree.secret).sort();
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(pathArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), async (batches) => {
-        const turns: ScriptedTurn[] = batches.map((paths) => ({ toolCalls: paths.map((path) => ({ name: "read_file", args: { path } })) }));
-        const { messages, touched, signals } = await run([...turns, { text: "done" }]);
-        const refused = new Set(signals.map((s) => s.toolCallId));
-        for (const message of messages.filter(ToolMessage.isInstance)) {
-          if (refused.has(message.tool_call_id)) expect(String(message.content)).toMatch(/^read_file was not run: path /);
-        }
-        expect(touched.length + refused.size).toBe(batches.flat().length);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(pathArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        async (batches) => {
+          const turns: ScriptedTurn[] = batches.map((paths) => ({
+            toolCalls: paths.map((path) => ({ name: "read_file", args: { path } })),
+          }));
+          const { messages, touched, signals } = await run([...turns, { text: "done" }]);
+          const refused = new Set(signals.map((s) => s.toolCallId));
+          for (const message of messages.filter(ToolMessage.isInstance)) {
+            if (refused.has(message.tool_call_id))
+              expect(String(message.content)).toMatch(/^read_file was not run: path /);
+          }
+          expect(touched.length + refused.size).toBe(batches.flat().length);
+        },
+      ),
       { numRuns: 60 },
     );
     expect(readdirSync(tree.secret).sort()).toEqual(before);

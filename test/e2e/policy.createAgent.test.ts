@@ -20,12 +20,36 @@ import { outcomeAt } from "../helpers/graphSteps.js";
 
 const POLICY: PolicyRules = {
   rules: [
-    deny("no-transfer-after-web", { tool: "transfer_funds", when: after("fetch_url"), reason: "a web page was read in this thread, so a transfer may follow injected text" }),
-    deny("tellers-only", { tool: "transfer_funds", context: { role: { not: { in: ["teller", "manager"] } } }, reason: "role {context.role} may not move money" }),
-    ask("large-transfer", { tool: "transfer_funds", args: { amount: gt(1000) }, reason: "transfers over 1000 ({args.amount}) need a second person" }),
-    deny("two-emails-a-run", { tool: "send_email", when: callsOf("send_email", 2, { scope: "run" }), reason: "at most two emails per request" }),
-    deny("internal-mail-only", { tool: "send_email", args: { to: { not: { matches: "@bank\\.example$" } } }, reason: "mail goes to bank addresses only, not {args.to}" }),
-    ask("delete-needs-approval", { tool: "delete_*", reason: "deleting needs approval", allowedDecisions: ["approve", "reject"] }),
+    deny("no-transfer-after-web", {
+      tool: "transfer_funds",
+      when: after("fetch_url"),
+      reason: "a web page was read in this thread, so a transfer may follow injected text",
+    }),
+    deny("tellers-only", {
+      tool: "transfer_funds",
+      context: { role: { not: { in: ["teller", "manager"] } } },
+      reason: "role {context.role} may not move money",
+    }),
+    ask("large-transfer", {
+      tool: "transfer_funds",
+      args: { amount: gt(1000) },
+      reason: "transfers over 1000 ({args.amount}) need a second person",
+    }),
+    deny("two-emails-a-run", {
+      tool: "send_email",
+      when: callsOf("send_email", 2, { scope: "run" }),
+      reason: "at most two emails per request",
+    }),
+    deny("internal-mail-only", {
+      tool: "send_email",
+      args: { to: { not: { matches: "@bank\\.example$" } } },
+      reason: "mail goes to bank addresses only, not {args.to}",
+    }),
+    ask("delete-needs-approval", {
+      tool: "delete_*",
+      reason: "deleting needs approval",
+      allowedDecisions: ["approve", "reject"],
+    }),
   ],
 };
 
@@ -37,15 +61,34 @@ function bank() {
         ran.push(`${name}${JSON.stringify(args)}`);
         return `${name} done`;
       },
-      { name, description: name, schema: z.object({ amount: z.number().optional(), to: z.string().optional(), url: z.string().optional(), id: z.string().optional() }) },
+      {
+        name,
+        description: name,
+        schema: z.object({
+          amount: z.number().optional(),
+          to: z.string().optional(),
+          url: z.string().optional(),
+          id: z.string().optional(),
+        }),
+      },
     );
   return { ran, tools: ["transfer_funds", "fetch_url", "send_email", "delete_account", "pay_invoice"].map(make) };
 }
 
-function agentWith(turns: ScriptedTurn[], options: { signals?: Signal[]; checkpointer?: MemorySaver | SqliteSaver; middleware?: unknown[] } = {}) {
+function agentWith(
+  turns: ScriptedTurn[],
+  options: { signals?: Signal[]; checkpointer?: MemorySaver | SqliteSaver; middleware?: unknown[] } = {},
+) {
   const { ran, tools } = bank();
-  const middleware = (options.middleware ?? [new PolicyGuardMiddleware({ policy: POLICY, onSignal: (s) => options.signals?.push(s) })]) as never[];
-  const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware, checkpointer: options.checkpointer });
+  const middleware = (options.middleware ?? [
+    new PolicyGuardMiddleware({ policy: POLICY, onSignal: (s) => options.signals?.push(s) }),
+  ]) as never[];
+  const agent = createAgent({
+    model: new ScriptedChatModel({ turns }),
+    tools,
+    middleware,
+    checkpointer: options.checkpointer,
+  });
   return { agent, ran };
 }
 
@@ -54,7 +97,10 @@ const toolMessages = (messages: BaseMessage[]) => messages.filter((m): m is Tool
 describe("PolicyGuardMiddleware in a createAgent graph", () => {
   it("denies before the tool runs, names the rule in one line, and lets the run go on", async () => {
     const signals: Signal[] = [];
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 50, to: "x" } }] }, { text: "ok" }], { signals });
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 50, to: "x" } }] }, { text: "ok" }],
+      { signals },
+    );
     const result = await agent.invoke({ messages: [new HumanMessage("pay")] }, { context: { role: "intern" } });
     expect(ran).toEqual([]);
     const [answer] = toolMessages(result.messages);
@@ -63,13 +109,18 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     );
     expect(String(answer!.content)).not.toContain("\n");
     expect(readMark(answer)).toMatchObject({ guard: "PolicyGuardMiddleware", action: "directive" });
-    expect(signals.map((s) => [s.action, s.code, s.detail?.rules])).toEqual([["directive", "policy_denied", ["tellers-only"]]]);
+    expect(signals.map((s) => [s.action, s.code, s.detail?.rules])).toEqual([
+      ["directive", "policy_denied", ["tellers-only"]],
+    ]);
     expect(signals[0]!.reason).toBe("denied by tellers-only (role intern may not move money)");
     assertToolCallPairing(result.messages);
   });
 
   it("a missing role is refused too (the rule is written as 'not in' the roles that may)", async () => {
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 50 } }] }, { text: "ok" }]);
+    const { agent, ran } = agentWith([
+      { toolCalls: [{ name: "transfer_funds", args: { amount: 50 } }] },
+      { text: "ok" },
+    ]);
     const result = await agent.invoke({ messages: [new HumanMessage("pay")] });
     expect(ran).toEqual([]);
     expect(String(toolMessages(result.messages)[0]!.content)).toContain("role (none) may not move money");
@@ -91,7 +142,12 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
 
   it("a fetch_url in the same batch is no result yet: the sibling transfer runs", async () => {
     const { agent, ran } = agentWith([
-      { toolCalls: [{ name: "fetch_url", args: { url: "u" } }, { name: "transfer_funds", args: { amount: 5 } }] },
+      {
+        toolCalls: [
+          { name: "fetch_url", args: { url: "u" } },
+          { name: "transfer_funds", args: { amount: 5 } },
+        ],
+      },
       { text: "done" },
     ]);
     await agent.invoke({ messages: [new HumanMessage("go")] }, { context: { role: "teller" } });
@@ -101,7 +157,9 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   it("a count rule sees earlier calls of the same batch, so a batch cannot split the limit", async () => {
     const signals: Signal[] = [];
     const email = (n: number) => ({ name: "send_email", args: { to: `a${n}@bank.example` } });
-    const { agent, ran } = agentWith([{ toolCalls: [email(1), email(2), email(3), email(4)] }, { text: "done" }], { signals });
+    const { agent, ran } = agentWith([{ toolCalls: [email(1), email(2), email(3), email(4)] }, { text: "done" }], {
+      signals,
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("mail")] }, { context: { role: "teller" } });
     expect(ran).toHaveLength(2);
     expect(signals.map((s) => s.detail?.rules)).toEqual([["two-emails-a-run"], ["two-emails-a-run"]]);
@@ -131,15 +189,25 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   it("ask: interrupts with LangChain's HITLRequest, and approve on resume runs the call once", async () => {
     const checkpointer = new MemorySaver();
     const signals: Signal[] = [];
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }] }, { text: "sent" }], { checkpointer, signals });
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }] }, { text: "sent" }],
+      { checkpointer, signals },
+    );
     const config = { configurable: { thread_id: "ask-approve" }, context: { role: "teller" } };
     const first = await agent.invoke({ messages: [new HumanMessage("pay acme")] }, config);
     expect(ran).toEqual([]);
     const pending = first.__interrupt__ as Array<{ id: string; value: PolicyReviewRequest }>;
     expect(pending).toHaveLength(1);
-    expect(pending[0]!.value.actionRequests[0]).toMatchObject({ name: "transfer_funds", args: { amount: 5000, to: "acme" } });
-    expect(pending[0]!.value.actionRequests[0]!.description).toContain('rule "large-transfer": transfers over 1000 (5000) need a second person');
-    expect(pending[0]!.value.reviewConfigs).toEqual([{ actionName: "transfer_funds", allowedDecisions: ["approve", "edit", "reject"] }]);
+    expect(pending[0]!.value.actionRequests[0]).toMatchObject({
+      name: "transfer_funds",
+      args: { amount: 5000, to: "acme" },
+    });
+    expect(pending[0]!.value.actionRequests[0]!.description).toContain(
+      'rule "large-transfer": transfers over 1000 (5000) need a second person',
+    );
+    expect(pending[0]!.value.reviewConfigs).toEqual([
+      { actionName: "transfer_funds", allowedDecisions: ["approve", "edit", "reject"] },
+    ]);
     const resume: HITLResponse = { decisions: [{ type: "approve" }] }; // LangChain's own type
     const done = await agent.invoke(new Command({ resume }), config);
     expect(ran).toEqual(['transfer_funds{"amount":5000,"to":"acme"}']);
@@ -150,35 +218,60 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
 
   it("ask: edit on resume runs the edited call, which is checked again and recorded on the result", async () => {
     const checkpointer = new MemorySaver();
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }] }, { text: "sent" }], { checkpointer });
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }] }, { text: "sent" }],
+      { checkpointer },
+    );
     const config = { configurable: { thread_id: "ask-edit" }, context: { role: "teller" } };
     await agent.invoke({ messages: [new HumanMessage("pay acme")] }, config);
     const done = await agent.invoke(
-      new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "transfer_funds", args: { amount: 900, to: "acme" } } }] } }),
+      new Command({
+        resume: {
+          decisions: [{ type: "edit", editedAction: { name: "transfer_funds", args: { amount: 900, to: "acme" } } }],
+        },
+      }),
       config,
     );
     expect(ran).toEqual(['transfer_funds{"amount":900,"to":"acme"}']);
     const [answer] = toolMessages(done.messages);
-    expect(answer!.response_metadata.harness_kit_policy).toMatchObject({ reviewed: "edit", edited: { name: "transfer_funds", args: { amount: 900 } } });
+    expect(answer!.response_metadata.harness_kit_policy).toMatchObject({
+      reviewed: "edit",
+      edited: { name: "transfer_funds", args: { amount: 900 } },
+    });
   });
 
   it("ask: an edit into a denied call is denied, not run", async () => {
     const checkpointer = new MemorySaver();
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000 } }] }, { text: "ok" }], { checkpointer });
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000 } }] }, { text: "ok" }],
+      { checkpointer },
+    );
     const config = { configurable: { thread_id: "ask-edit-deny" }, context: { role: "teller" } };
     await agent.invoke({ messages: [new HumanMessage("pay")] }, config);
-    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "send_email", args: { to: "x@evil.example" } } }] } }), config);
+    const done = await agent.invoke(
+      new Command({
+        resume: { decisions: [{ type: "edit", editedAction: { name: "send_email", args: { to: "x@evil.example" } } }] },
+      }),
+      config,
+    );
     expect(ran).toEqual([]);
     expect(String(toolMessages(done.messages)[0]!.content)).toContain('"internal-mail-only"');
   });
 
   it("ask: reject on resume answers the call with the reviewer's message; the tool never runs", async () => {
     const checkpointer = new MemorySaver();
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "delete_account", args: { id: "9" } }] }, { text: "ok" }], { checkpointer });
+    const { agent, ran } = agentWith([{ toolCalls: [{ name: "delete_account", args: { id: "9" } }] }, { text: "ok" }], {
+      checkpointer,
+    });
     const config = { configurable: { thread_id: "ask-reject" }, context: { role: "teller" } };
     const first = await agent.invoke({ messages: [new HumanMessage("close it")] }, config);
-    expect((first.__interrupt__ as Array<{ value: PolicyReviewRequest }>)[0]!.value.reviewConfigs[0]!.allowedDecisions).toEqual(["approve", "reject"]);
-    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "Not without the customer's letter." }] } }), config);
+    expect(
+      (first.__interrupt__ as Array<{ value: PolicyReviewRequest }>)[0]!.value.reviewConfigs[0]!.allowedDecisions,
+    ).toEqual(["approve", "reject"]);
+    const done = await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "reject", message: "Not without the customer's letter." }] } }),
+      config,
+    );
     expect(ran).toEqual([]);
     const [answer] = toolMessages(done.messages);
     expect(answer!.content).toBe("A reviewer rejected this delete_account call: Not without the customer's letter.");
@@ -188,10 +281,17 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
 
   it("ask: an answer the call does not allow (edit where only approve/reject) fails closed", async () => {
     const checkpointer = new MemorySaver();
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "delete_account", args: { id: "9" } }] }, { text: "ok" }], { checkpointer });
+    const { agent, ran } = agentWith([{ toolCalls: [{ name: "delete_account", args: { id: "9" } }] }, { text: "ok" }], {
+      checkpointer,
+    });
     const config = { configurable: { thread_id: "ask-bad" }, context: { role: "teller" } };
     await agent.invoke({ messages: [new HumanMessage("close it")] }, config);
-    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "delete_account", args: { id: "1" } } }] } }), config);
+    const done = await agent.invoke(
+      new Command({
+        resume: { decisions: [{ type: "edit", editedAction: { name: "delete_account", args: { id: "1" } } }] },
+      }),
+      config,
+    );
     expect(ran).toEqual([]);
     expect(String(toolMessages(done.messages)[0]!.content)).toContain("could not be read");
   });
@@ -217,9 +317,18 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     expect(ran.sort()).toEqual(['pay_invoice{"id":"1"}', 'transfer_funds{"amount":10,"to":"b"}']);
     const pending = first.__interrupt__ as Array<{ id: string; value: PolicyReviewRequest }>;
     expect(pending.map((p) => p.value.actionRequests[0]!.name).sort()).toEqual(["delete_account", "transfer_funds"]);
-    const resume = Object.fromEntries(pending.map((p) => [p.id, { decisions: [{ type: p.value.actionRequests[0]!.name === "transfer_funds" ? "approve" : "reject" }] }]));
+    const resume = Object.fromEntries(
+      pending.map((p) => [
+        p.id,
+        { decisions: [{ type: p.value.actionRequests[0]!.name === "transfer_funds" ? "approve" : "reject" }] },
+      ]),
+    );
     const done = await agent.invoke(new Command({ resume }), config);
-    expect(ran.sort()).toEqual(['pay_invoice{"id":"1"}', 'transfer_funds{"amount":10,"to":"b"}', 'transfer_funds{"amount":2000,"to":"a"}']);
+    expect(ran.sort()).toEqual([
+      'pay_invoice{"id":"1"}',
+      'transfer_funds{"amount":10,"to":"b"}',
+      'transfer_funds{"amount":2000,"to":"a"}',
+    ]);
     expect(toolMessages(done.messages)).toHaveLength(4);
     assertToolCallPairing(done.messages);
   });
@@ -230,7 +339,12 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
       const file = join(dir, "threads.sqlite");
       const turns: ScriptedTurn[] = [
         { toolCalls: [{ name: "fetch_url", args: { url: "u" } }] },
-        { toolCalls: [{ name: "delete_account", args: { id: "3" } }, { name: "transfer_funds", args: { amount: 1 } }] },
+        {
+          toolCalls: [
+            { name: "delete_account", args: { id: "3" } },
+            { name: "transfer_funds", args: { amount: 1 } },
+          ],
+        },
         { text: "done" },
       ];
       const config = { configurable: { thread_id: "restore" }, context: { role: "teller" } };
@@ -255,7 +369,15 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const checkpointer = new MemorySaver();
     const hitl = humanInTheLoopMiddleware({ interruptOn: { pay_invoice: true } });
     const { agent, ran } = agentWith(
-      [{ toolCalls: [{ name: "pay_invoice", args: { id: "4" } }, { name: "delete_account", args: { id: "5" } }] }, { text: "ok" }],
+      [
+        {
+          toolCalls: [
+            { name: "pay_invoice", args: { id: "4" } },
+            { name: "delete_account", args: { id: "5" } },
+          ],
+        },
+        { text: "ok" },
+      ],
       { middleware: [hitl, new PolicyGuardMiddleware({ policy: POLICY })], checkpointer },
     );
     const config = { configurable: { thread_id: "with-hitl" }, context: { role: "teller" } };
@@ -266,7 +388,10 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const policyAsk = second.__interrupt__ as Array<{ value: PolicyReviewRequest }>;
     expect(policyAsk.map((i) => i.value.actionRequests.map((a) => a.name))).toEqual([["delete_account"]]);
     expect(ran).toEqual(['pay_invoice{"id":"4"}']);
-    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), config);
+    const done = await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }),
+      config,
+    );
     expect(ran).toEqual(['pay_invoice{"id":"4"}']);
     assertToolCallPairing(done.messages);
   });
@@ -275,7 +400,15 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const signals: Signal[] = [];
     const guard = new PolicyGuardMiddleware({ policy: POLICY, observeOnly: true, onSignal: (s) => signals.push(s) });
     const { agent, ran } = agentWith(
-      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5 } }, { name: "delete_account", args: { id: "1" } }] }, { text: "ok" }],
+      [
+        {
+          toolCalls: [
+            { name: "transfer_funds", args: { amount: 5 } },
+            { name: "delete_account", args: { id: "1" } },
+          ],
+        },
+        { text: "ok" },
+      ],
       { middleware: [guard] },
     );
     await agent.invoke({ messages: [new HumanMessage("go")] }, { context: { role: "intern" } });
@@ -289,8 +422,15 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   it("in recommendedGuards: off without rules, and right after the runaway guard with them", async () => {
     expect(stackMembers(recommendedGuards().agent).map((m) => m.name)).not.toContain("PolicyGuardMiddleware");
     const stack = recommendedGuards({ policy: POLICY }).agent;
-    expect(stackMembers(stack).map((m) => m.name).slice(0, 2)).toEqual(["RunawayGuardMiddleware", "PolicyGuardMiddleware"]);
-    const { agent, ran } = agentWith([{ toolCalls: [{ name: "transfer_funds", args: { amount: 5, to: "x" } }] }, { text: "ok" }], { middleware: stack });
+    expect(
+      stackMembers(stack)
+        .map((m) => m.name)
+        .slice(0, 2),
+    ).toEqual(["RunawayGuardMiddleware", "PolicyGuardMiddleware"]);
+    const { agent, ran } = agentWith(
+      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5, to: "x" } }] }, { text: "ok" }],
+      { middleware: stack },
+    );
     const result = await agent.invoke({ messages: [new HumanMessage("pay")] }, { context: { role: "intern" } });
     expect(ran).toEqual([]);
     expect(String(toolMessages(result.messages)[0]!.content)).toContain('"tellers-only"');
@@ -300,7 +440,15 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   it("in recommendedGuards: an ask's interrupt passes out through the runaway guard, and resume runs the call once", async () => {
     const checkpointer = new MemorySaver();
     const { agent, ran } = agentWith(
-      [{ toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }, { name: "pay_invoice", args: { id: "1" } }] }, { text: "ok" }],
+      [
+        {
+          toolCalls: [
+            { name: "transfer_funds", args: { amount: 5000, to: "acme" } },
+            { name: "pay_invoice", args: { id: "1" } },
+          ],
+        },
+        { text: "ok" },
+      ],
       { middleware: recommendedGuards({ policy: POLICY }).agent, checkpointer },
     );
     const config = { configurable: { thread_id: "stack-ask" }, context: { role: "teller" } };
@@ -316,7 +464,12 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     const turns = 4;
     const run = async (recursionLimit: number | undefined) => {
       const { agent, ran } = agentWith(
-        [...Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: "pay_invoice", args: { id: String(i) } }] })), { text: "done" }],
+        [
+          ...Array.from({ length: turns }, (_, i) => ({
+            toolCalls: [{ name: "pay_invoice", args: { id: String(i) } }],
+          })),
+          { text: "done" },
+        ],
         { middleware: recommendedGuards({ policy: POLICY }).agent },
       );
       await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit, context: { role: "teller" } });
@@ -327,7 +480,12 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
   });
 
   it("a policy given as options (observeOnly, onSignal) goes to recommendedGuards the same way", () => {
-    const stack = recommendedGuards({ policy: { policy: { rules: [deny("x", { tool: "t", args: { a: oneOf([1]) }, reason: "no" })] }, observeOnly: true } }).agent;
+    const stack = recommendedGuards({
+      policy: {
+        policy: { rules: [deny("x", { tool: "t", args: { a: oneOf([1]) }, reason: "no" })] },
+        observeOnly: true,
+      },
+    }).agent;
     const guard = stackMembers(stack).find((m) => m.name === "PolicyGuardMiddleware") as PolicyGuardMiddleware;
     expect(guard.observeOnly).toBe(true);
   });

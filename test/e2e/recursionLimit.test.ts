@@ -30,16 +30,30 @@ function runner(kind: Kind, setup: Setup, turns: number) {
       schema: z.object({ key: z.string() }),
     });
     const model = new ScriptedChatModel({
-      turns: [...Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })), { text: "done" }],
+      turns: [
+        ...Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: "lookup", args: { key: `k${i}` } }] })),
+        { text: "done" },
+      ],
       onExhausted: "throw",
     });
     const guards = recommendedGuards();
-    const middleware: AgentMiddleware[] = setup === "bare" ? [] : kind === "createAgent" ? guards.agent : guards.deepAgent;
-    const agent = kind === "createAgent" ? createAgent({ model, tools: [lookup], middleware }) : createDeepAgent({ model, tools: [lookup], middleware });
+    const middleware: AgentMiddleware[] =
+      setup === "bare" ? [] : kind === "createAgent" ? guards.agent : guards.deepAgent;
+    const agent =
+      kind === "createAgent"
+        ? createAgent({ model, tools: [lookup], middleware })
+        : createDeepAgent({ model, tools: [lookup], middleware });
     const config = recursionLimit === undefined ? {} : { recursionLimit };
-    const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
+    const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as {
+      messages: BaseMessage[];
+    };
     const last = messages.at(-1);
-    return AIMessage.isInstance(last) && last.content === "done" && ran === turns && messages.filter(ToolMessage.isInstance).length === turns;
+    return (
+      AIMessage.isInstance(last) &&
+      last.content === "done" &&
+      ran === turns &&
+      messages.filter(ToolMessage.isInstance).length === turns
+    );
   };
 }
 

@@ -5,7 +5,13 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createDeepAgent } from "deepagents";
-import { createAgent, humanInTheLoopMiddleware, summarizationMiddleware, toolCallLimitMiddleware, type AgentMiddleware } from "langchain";
+import {
+  createAgent,
+  humanInTheLoopMiddleware,
+  summarizationMiddleware,
+  toolCallLimitMiddleware,
+  type AgentMiddleware,
+} from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readMark } from "../../src/core/marks.js";
@@ -39,7 +45,9 @@ function recordingTools() {
       { name, description: name, schema },
     );
   const tools = [
-    make("get_account", z.object({ id: z.number() }), () => (outputs.length > 1 ? outputs.shift()! : (outputs[0] ?? VALID_ACCOUNT))),
+    make("get_account", z.object({ id: z.number() }), () =>
+      outputs.length > 1 ? outputs.shift()! : (outputs[0] ?? VALID_ACCOUNT),
+    ),
     make("update_account", z.object({ id: z.number(), seats: z.number() })),
     make("set_plan", z.object({ id: z.number(), plan: z.enum(["free", "pro"]), seats: z.number() })),
     make("transfer_funds", z.object({ amount: z.number(), to: z.string() })),
@@ -74,13 +82,17 @@ function agentFor(scenario: Scenario) {
     ran,
     middleware,
     newThread: () => void thread++,
-    say: async (text: string, context?: Record<string, unknown>) => agent.invoke({ messages: [new HumanMessage(text)] }, config(context)),
-    resume: async (resume: unknown, context?: Record<string, unknown>) => agent.invoke(new Command({ resume }), config(context)),
-    messages: async (): Promise<BaseMessage[]> => ((await agent.graph.getState(config())).values as { messages: BaseMessage[] }).messages,
+    say: async (text: string, context?: Record<string, unknown>) =>
+      agent.invoke({ messages: [new HumanMessage(text)] }, config(context)),
+    resume: async (resume: unknown, context?: Record<string, unknown>) =>
+      agent.invoke(new Command({ resume }), config(context)),
+    messages: async (): Promise<BaseMessage[]> =>
+      ((await agent.graph.getState(config())).values as { messages: BaseMessage[] }).messages,
   };
 }
 
-const stackSignals = (signals: Signal[], options: RecommendedGuardsOptions = {}) => recommendedGuards({ onSignal: (s) => signals.push(s), ...options }).agent;
+const stackSignals = (signals: Signal[], options: RecommendedGuardsOptions = {}) =>
+  recommendedGuards({ onSignal: (s) => signals.push(s), ...options }).agent;
 
 const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"]);
 
@@ -99,8 +111,12 @@ async function expectReplayAgrees(run: ReturnType<typeof agentFor>) {
     messages,
     guards.map((guard) => ({ guard, observeOnly: false, exitBehavior: "end" as const })),
   );
-  const live = run.signals.filter((s) => names.has(s.guard) && s.code !== "guard_failed").map((s) => `${s.guard}:${s.action}:${s.toolCallId}`);
-  expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`)).toEqual(live);
+  const live = run.signals
+    .filter((s) => names.has(s.guard) && s.code !== "guard_failed")
+    .map((s) => `${s.guard}:${s.action}:${s.toolCallId}`);
+  expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`)).toEqual(
+    live,
+  );
 }
 
 /** Text the model read that calls an unrun call a repeat or a result. */
@@ -111,11 +127,18 @@ async function expectNoRepeatClaims(run: ReturnType<typeof agentFor>) {
   expect(answers.filter((m) => REPEAT_TEXT.test(String(m.content))).map((m) => m.content)).toEqual([]);
 }
 
-const validatorOptions = { outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" as const } }, writeTools: ["update_account"] };
+const validatorOptions = {
+  outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" as const } },
+  writeTools: ["update_account"],
+};
 
 describe("validator degrade: the stack recovers exactly as the validator alone does", () => {
   const alone = (signals: Signal[]) => [
-    new OutputValidatorMiddleware({ tools: validatorOptions.outputSpecs, writeTools: validatorOptions.writeTools, onSignal: (s) => signals.push(s) }),
+    new OutputValidatorMiddleware({
+      tools: validatorOptions.outputSpecs,
+      writeTools: validatorOptions.writeTools,
+      onSignal: (s) => signals.push(s),
+    }),
   ];
   const stack = (signals: Signal[]) => stackSignals(signals, validatorOptions);
   /** Runs one script through `middleware`; each string of `script` is a user message, each array the model's turns after it. */
@@ -126,13 +149,32 @@ describe("validator degrade: the stack recovers exactly as the validator alone d
     return run;
   };
   const scripts: Array<[string, Array<string | ScriptedTurn[]>]> = [
-    ["after a valid re-read", ["add a seat", [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "done" }]]],
+    [
+      "after a valid re-read",
+      [
+        "add a seat",
+        [
+          { toolCalls: [readAccount] },
+          { toolCalls: [writeAccount] },
+          { toolCalls: [readAccount] },
+          { toolCalls: [writeAccount] },
+          { text: "done" },
+        ],
+      ],
+    ],
     [
       "after a new user message",
-      ["add a seat", [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "the service is down" }], "it is back, add the seat", [{ toolCalls: [writeAccount] }, { text: "done" }]],
+      [
+        "add a seat",
+        [{ toolCalls: [readAccount] }, { toolCalls: [writeAccount] }, { text: "the service is down" }],
+        "it is back, add the seat",
+        [{ toolCalls: [writeAccount] }, { text: "done" }],
+      ],
     ],
   ];
-  const cases = Object.entries(BAD_OUTPUTS).flatMap(([kind, bad]) => scripts.map(([when, script]) => [kind, when, bad, script] as const));
+  const cases = Object.entries(BAD_OUTPUTS).flatMap(([kind, bad]) =>
+    scripts.map(([when, script]) => [kind, when, bad, script] as const),
+  );
 
   it.each(cases)("%s, then the same write %s", async (_kind, _when, bad, script) => {
     const expected = await runWith(alone, bad, script);
@@ -153,7 +195,11 @@ describe("repair: the call fixed after a schema refusal runs", () => {
 
   it.each(fixes)("%s", async (_, wrong, fixed) => {
     const run = agentFor({
-      turns: [{ toolCalls: [{ name: "set_plan", args: wrong }] }, { toolCalls: [{ name: "set_plan", args: fixed }] }, { text: "done" }],
+      turns: [
+        { toolCalls: [{ name: "set_plan", args: wrong }] },
+        { toolCalls: [{ name: "set_plan", args: fixed }] },
+        { text: "done" },
+      ],
       middleware: (signals) => stackSignals(signals),
     });
     await run.say("downgrade the account");
@@ -175,12 +221,24 @@ describe("path guard: a call refused through a symlink runs once the link is fix
     mkdirSync(join(root, "outside"));
     writeFileSync(join(root, "outside", "notes.txt"), "secret");
     symlinkSync(join(root, "outside", "notes.txt"), join(data, "notes.txt"));
-    const read = tool(async ({ path }: { path: string }) => `read ${path}`, { name: "read_file", description: "read", schema: z.object({ path: z.string() }) });
+    const read = tool(async ({ path }: { path: string }) => `read ${path}`, {
+      name: "read_file",
+      description: "read",
+      schema: z.object({ path: z.string() }),
+    });
     const call = { name: "read_file", args: { path: "notes.txt" } };
     const run = agentFor({
       turns: [{ toolCalls: [call] }, { text: "that file leaves the folder" }, { toolCalls: [call] }, { text: "done" }],
       extraTools: [read],
-      middleware: (signals) => stackSignals(signals, { pathGuard: new PathGuardMiddleware({ roots: [data], baseDir: data, tools: { read_file: ["path"] }, onSignal: (s) => signals.push(s) }) }),
+      middleware: (signals) =>
+        stackSignals(signals, {
+          pathGuard: new PathGuardMiddleware({
+            roots: [data],
+            baseDir: data,
+            tools: { read_file: ["path"] },
+            onSignal: (s) => signals.push(s),
+          }),
+        }),
     });
     await run.say("read my notes");
     expect(run.signals.map((s) => s.reason)).toEqual(["through_symlink"]);
@@ -196,8 +254,16 @@ describe("path guard: a call refused through a symlink runs once the link is fix
 
 const POLICY: PolicyRules = {
   rules: [
-    deny("tellers-only", { tool: "transfer_funds", context: { role: { not: { in: ["teller"] } } }, reason: "role {context.role} may not move money" }),
-    ask("large-transfer", { tool: "transfer_funds", args: { amount: gt(1000) }, reason: "transfers over 1000 need a second person" }),
+    deny("tellers-only", {
+      tool: "transfer_funds",
+      context: { role: { not: { in: ["teller"] } } },
+      reason: "role {context.role} may not move money",
+    }),
+    ask("large-transfer", {
+      tool: "transfer_funds",
+      args: { amount: gt(1000) },
+      reason: "transfers over 1000 need a second person",
+    }),
   ],
 };
 
@@ -225,11 +291,16 @@ describe("policy guard: a denied or rejected call runs when its retry is allowed
     });
     const context = { role: "teller" };
     expect((await run.say("pay acme 2000", context)).__interrupt__).toHaveLength(1);
-    expect((await run.resume({ decisions: [{ type: "reject", message: "Wait for the invoice." }] }, context)).__interrupt__).toHaveLength(1);
+    expect(
+      (await run.resume({ decisions: [{ type: "reject", message: "Wait for the invoice." }] }, context)).__interrupt__,
+    ).toHaveLength(1);
     const done = await run.resume({ decisions: [{ type: "approve" }] }, context);
     expect(String(done.messages.at(-1)!.content)).toBe("done");
     expect(run.ran).toEqual(['transfer_funds {"amount":2000,"to":"acme"}']);
-    expect(run.signals.map((s) => `${s.guard}:${s.code}`)).toEqual(["PolicyGuardMiddleware:policy_rejected", "PolicyGuardMiddleware:policy_approved"]);
+    expect(run.signals.map((s) => `${s.guard}:${s.code}`)).toEqual([
+      "PolicyGuardMiddleware:policy_rejected",
+      "PolicyGuardMiddleware:policy_approved",
+    ]);
     await expectNoRepeatClaims(run);
     await expectReplayAgrees(run);
   });
@@ -260,7 +331,9 @@ describe("humanInTheLoopMiddleware: a call approved after two identical rejects 
     const done = await run.resume({ decisions: [{ type: "approve" }] });
     expect(String(done.messages.at(-1)!.content)).toBe("sent");
     expect(run.ran).toEqual(['send_email {"to":"ana@example.com","body":"Hi"}']);
-    const answers = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content));
+    const answers = (await run.messages())
+      .filter((m): m is ToolMessage => ToolMessage.isInstance(m))
+      .map((m) => String(m.content));
     expect(answers).toEqual(["Not yet.", "Not yet.", expect.stringContaining("send_email done")]);
     expect(run.signals).toEqual([]);
     await expectReplayAgrees(run);
@@ -273,7 +346,8 @@ describe("toolCallLimitMiddleware: calls blocked in one run run in the next, whe
     const run = agentFor({
       // The second turn's two calls are over the run's limit: both are blocked, and the run ends.
       turns: [{ toolCalls: [search] }, { toolCalls: [search, search] }, { toolCalls: [search] }, { text: "found it" }],
-      middleware: (signals) => order(toolCallLimitMiddleware({ toolName: "search_docs", runLimit: 1, exitBehavior: "continue" }), signals),
+      middleware: (signals) =>
+        order(toolCallLimitMiddleware({ toolName: "search_docs", runLimit: 1, exitBehavior: "continue" }), signals),
     });
     await run.say("find the refund policy");
     expect(run.ran).toHaveLength(1);
@@ -287,7 +361,9 @@ describe("toolCallLimitMiddleware: calls blocked in one run run in the next, whe
 
 describe("the whole stack as deployed: the retry a refusal invited runs", () => {
   it("createAgent at the default recursionLimit, with summaries mid-run and tool-call ids reused every turn", async () => {
-    const summariser = new ScriptedChatModel({ turns: Array.from({ length: 50 }, () => ({ text: "Earlier: the user asked for an email to Ana." })) });
+    const summariser = new ScriptedChatModel({
+      turns: Array.from({ length: 50 }, () => ({ text: "Earlier: the user asked for an email to Ana." })),
+    });
     const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" }, id: "call_0" };
     const run = agentFor({
       turns: [{ toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }, { text: "sent" }],
@@ -312,14 +388,34 @@ describe("the whole stack as deployed: the retry a refusal invited runs", () => 
 
   it("createDeepAgent with guards.deepAgent: the write refused in safe mode runs after a valid re-read", async () => {
     const outputs = [BAD_OUTPUTS.html_instead_of_json, VALID_ACCOUNT];
-    const getAccount = tool(async () => (outputs.length > 1 ? outputs.shift()! : outputs[0]!), { name: "get_account", description: "Reads an account.", schema: z.object({ id: z.number() }) });
+    const getAccount = tool(async () => (outputs.length > 1 ? outputs.shift()! : outputs[0]!), {
+      name: "get_account",
+      description: "Reads an account.",
+      schema: z.object({ id: z.number() }),
+    });
     const note = { name: "write_file", args: { file_path: "/seats.md", content: "4 seats" } };
     const signals: Signal[] = [];
-    const guards = recommendedGuards({ outputSpecs: validatorOptions.outputSpecs, writeTools: ["write_file"], onSignal: (s) => signals.push(s) });
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [readAccount] }, { toolCalls: [note] }, { toolCalls: [readAccount] }, { toolCalls: [note] }, { text: "done" }] });
-    const result = await createDeepAgent({ model, tools: [getAccount], middleware: guards.deepAgent }).invoke({ messages: [new HumanMessage("note the seats")] });
+    const guards = recommendedGuards({
+      outputSpecs: validatorOptions.outputSpecs,
+      writeTools: ["write_file"],
+      onSignal: (s) => signals.push(s),
+    });
+    const model = new ScriptedChatModel({
+      turns: [
+        { toolCalls: [readAccount] },
+        { toolCalls: [note] },
+        { toolCalls: [readAccount] },
+        { toolCalls: [note] },
+        { text: "done" },
+      ],
+    });
+    const result = await createDeepAgent({ model, tools: [getAccount], middleware: guards.deepAgent }).invoke({
+      messages: [new HumanMessage("note the seats")],
+    });
     assertToolCallPairing(result.messages);
-    const writes = result.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "write_file");
+    const writes = result.messages.filter(
+      (m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "write_file",
+    );
     expect(readMark(writes[0])?.guard).toBe("OutputValidatorMiddleware");
     expect(readMark(writes[1])).toBeUndefined();
     expect(Object.keys(result.files ?? {})).toEqual(["/seats.md"]);

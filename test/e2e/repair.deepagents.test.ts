@@ -13,11 +13,21 @@ async function runDeep(turns: ScriptedTurn[], withMiddleware = true) {
   const middleware = withMiddleware ? [new ToolCallRepairMiddleware({ onSignal: (s) => signals.push(s) })] : [];
   const agent = createDeepAgent({ model: new ScriptedChatModel({ turns }), middleware });
   const result = await agent.invoke({ messages: [new HumanMessage("write the report")] });
-  return { messages: result.messages as BaseMessage[], files: (result as { files?: Record<string, unknown> }).files ?? {}, signals };
+  return {
+    messages: result.messages as BaseMessage[],
+    files: (result as { files?: Record<string, unknown> }).files ?? {},
+    signals,
+  };
 }
 
-const truncatedWrite: ScriptedTurn = { invalidToolCalls: [{ name: "write_file", args: '{"file_path":"/report.md","content":"# Report\\n\\nRevenue grew by 1' }] };
-const resend: ScriptedTurn = { toolCalls: [{ name: "write_file", args: { file_path: "/report.md", content: "# Report\n\nRevenue grew by 12%." } }] };
+const truncatedWrite: ScriptedTurn = {
+  invalidToolCalls: [
+    { name: "write_file", args: '{"file_path":"/report.md","content":"# Report\\n\\nRevenue grew by 1' },
+  ],
+};
+const resend: ScriptedTurn = {
+  toolCalls: [{ name: "write_file", args: { file_path: "/report.md", content: "# Report\n\nRevenue grew by 12%." } }],
+};
 
 describe("ToolCallRepairMiddleware inside createDeepAgent", () => {
   it("without it, a write_file cut off by the token limit ends the deep agent's run silently", async () => {
@@ -45,12 +55,17 @@ describe("ToolCallRepairMiddleware inside createDeepAgent", () => {
       { text: "done" },
     ]);
     expect(Object.keys(files)).toEqual(["/a.md"]);
-    expect(toolTexts(messages)).toContainEqual(expect.stringMatching(/^Tool "writeFile" does not exist\. The closest available tools are write_file/));
+    expect(toolTexts(messages)).toContainEqual(
+      expect.stringMatching(/^Tool "writeFile" does not exist\. The closest available tools are write_file/),
+    );
     assertToolCallPairing(messages);
   });
 
   it("checks deepagents tool arguments before they run", async () => {
-    const { messages, files } = await runDeep([{ toolCalls: [{ name: "write_file", args: { file_path: "/a.md" } }] }, { text: "done" }]);
+    const { messages, files } = await runDeep([
+      { toolCalls: [{ name: "write_file", args: { file_path: "/a.md" } }] },
+      { text: "done" },
+    ]);
     expect(files).toEqual({});
     expect(toolTexts(messages)[0]).toMatch(/^The arguments for write_file do not match its schema: content: /);
   });

@@ -29,12 +29,20 @@ function recordTool(declaredKeys: string[] | undefined) {
 }
 
 /** Runs every case of one schema as one turn of invalid calls and returns what ran and what was answered. */
-async function throughCreateAgent(cases: Array<{ raw: string; declaredKeys?: string[] }>, declaredKeys: string[] | undefined, deep = false) {
+async function throughCreateAgent(
+  cases: Array<{ raw: string; declaredKeys?: string[] }>,
+  declaredKeys: string[] | undefined,
+  deep = false,
+) {
   const record = recordTool(declaredKeys);
-  const turn: ScriptedTurn = { invalidToolCalls: cases.map((c, i) => ({ id: `case-${i}`, name: "record", args: c.raw })) };
+  const turn: ScriptedTurn = {
+    invalidToolCalls: cases.map((c, i) => ({ id: `case-${i}`, name: "record", args: c.raw })),
+  };
   const model = new ScriptedChatModel({ turns: [turn, { text: "done" }] });
   const middleware = [new ToolCallRepairMiddleware({ stopAt: 10_000 })];
-  const agent = deep ? createDeepAgent({ model, tools: [record.tool], middleware }) : createAgent({ model, tools: [record.tool], middleware });
+  const agent = deep
+    ? createDeepAgent({ model, tools: [record.tool], middleware })
+    : createAgent({ model, tools: [record.tool], middleware });
   const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 1_000 });
   const messages = result.messages as BaseMessage[];
   assertToolCallPairing(messages);
@@ -69,7 +77,8 @@ describe("ToolCallRepairMiddleware: the meaning-change corpus through real graph
       expect(meaningChanges(cases, runs)).toEqual([]);
       for (const [i] of cases.entries()) {
         const answer = answers.get(`case-${i}`)!;
-        if (!runs.some((r) => r.id === `case-${i}`)) expect(answer).toMatch(/^Your call to record was not run: its arguments .*\. (Send|Write|Separate|Remove)/);
+        if (!runs.some((r) => r.id === `case-${i}`))
+          expect(answer).toMatch(/^Your call to record was not run: its arguments .*\. (Send|Write|Separate|Remove)/);
       }
       expect(providerPayloadProblems(messages)).toEqual(NO_PROBLEMS);
       total += cases.length;
@@ -96,13 +105,32 @@ describe("ToolCallRepairMiddleware: the meaning-change corpus through real graph
 
   it("refuses a valid call whose wire text holds a number JSON.parse rounded (OpenAI raw arguments)", async () => {
     const record = recordTool(["id", "amount"]);
-    const raws = ['{"id": 9007199254740993, "amount": 1}', '{"id": 1, "amount": 98765432109876543210}', '{"id": 1, "amount": 1e400}'];
+    const raws = [
+      '{"id": 9007199254740993, "amount": 1}',
+      '{"id": 1, "amount": 98765432109876543210}',
+      '{"id": 1, "amount": 1e400}',
+    ];
     const turn = new AIMessage({
       content: "",
-      tool_calls: raws.map((raw, i) => ({ id: `raw-${i}`, name: "record", args: JSON.parse(raw), type: "tool_call" as const })),
-      additional_kwargs: { tool_calls: raws.map((raw, i) => ({ id: `raw-${i}`, type: "function", function: { name: "record", arguments: raw } })) },
+      tool_calls: raws.map((raw, i) => ({
+        id: `raw-${i}`,
+        name: "record",
+        args: JSON.parse(raw),
+        type: "tool_call" as const,
+      })),
+      additional_kwargs: {
+        tool_calls: raws.map((raw, i) => ({
+          id: `raw-${i}`,
+          type: "function",
+          function: { name: "record", arguments: raw },
+        })),
+      },
     });
-    const agent = createAgent({ model: new ScriptedChatModel({ turns: [turn, { text: "done" }] }), tools: [record.tool], middleware: [new ToolCallRepairMiddleware({ stopAt: 100 })] });
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: [turn, { text: "done" }] }),
+      tools: [record.tool],
+      middleware: [new ToolCallRepairMiddleware({ stopAt: 100 })],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("pay")] });
     expect(record.runs).toEqual([]);
     const answers = (messages as BaseMessage[]).filter(ToolMessage.isInstance).map((m) => String(m.content));
@@ -115,7 +143,9 @@ describe("ToolCallRepairMiddleware: the meaning-change corpus through real graph
     const record = recordTool(undefined);
     const name = `x${"y".repeat(4999)}`;
     const agent = createAgent({
-      model: new ScriptedChatModel({ turns: [{ toolCalls: [{ name, args: {} }], invalidToolCalls: [{ name, args: "{" }] }, { text: "done" }] }),
+      model: new ScriptedChatModel({
+        turns: [{ toolCalls: [{ name, args: {} }], invalidToolCalls: [{ name, args: "{" }] }, { text: "done" }],
+      }),
       tools: [record.tool],
       middleware: [new ToolCallRepairMiddleware()],
     });

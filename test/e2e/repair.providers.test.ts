@@ -31,12 +31,30 @@ function fakeOpenAI(toolCalls: Array<{ id: string; name: string; arguments: stri
     requests.push(JSON.parse(init.body));
     const first = requests.length === 1;
     const message = first
-      ? { role: "assistant", content: null, tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+      ? {
+          role: "assistant",
+          content: null,
+          tool_calls: toolCalls.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
       : { role: "assistant", content: "done" };
-    const body = { id: `chatcmpl-${requests.length}`, object: "chat.completion", created: 1, model: "gpt-4o", choices: [{ index: 0, message, finish_reason: first ? "tool_calls" : "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    const body = {
+      id: `chatcmpl-${requests.length}`,
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-4o",
+      choices: [{ index: 0, message, finish_reason: first ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
     return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
   };
-  return { model: new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", configuration: { fetch: fetch as never } }), requests };
+  return {
+    model: new ChatOpenAI({ model: "gpt-4o", apiKey: "sk-offline", configuration: { fetch: fetch as never } }),
+    requests,
+  };
 }
 
 /** A streaming Messages API whose first reply is a tool_use cut off by max_tokens, then "done". */
@@ -49,15 +67,41 @@ function fakeAnthropic(partialJson: string) {
     const events =
       requests.length === 1
         ? [
-            { type: "message_start", message: { id, type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, usage } },
-            { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "read_file", input: {} } },
+            {
+              type: "message_start",
+              message: {
+                id,
+                type: "message",
+                role: "assistant",
+                model: "claude",
+                content: [],
+                stop_reason: null,
+                usage,
+              },
+            },
+            {
+              type: "content_block_start",
+              index: 0,
+              content_block: { type: "tool_use", id: "toolu_1", name: "read_file", input: {} },
+            },
             { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: partialJson } },
             { type: "content_block_stop", index: 0 },
             { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 50 } },
             { type: "message_stop" },
           ]
         : [
-            { type: "message_start", message: { id, type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, usage } },
+            {
+              type: "message_start",
+              message: {
+                id,
+                type: "message",
+                role: "assistant",
+                model: "claude",
+                content: [],
+                stop_reason: null,
+                usage,
+              },
+            },
             { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
             { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } },
             { type: "content_block_stop", index: 0 },
@@ -67,14 +111,28 @@ function fakeAnthropic(partialJson: string) {
     const sse = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
     return new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } });
   };
-  return { model: new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "offline", streaming: true, clientOptions: { fetch: fetch as never } }), requests };
+  return {
+    model: new ChatAnthropic({
+      model: "claude-sonnet-4-5",
+      apiKey: "offline",
+      streaming: true,
+      clientOptions: { fetch: fetch as never },
+    }),
+    requests,
+  };
 }
 
 describe("provider facts (pinned)", () => {
   it("the converters drop invalid_tool_calls, so answering one in place leaves an orphan result", () => {
     const history: BaseMessage[] = [
       new HumanMessage("go"),
-      new AIMessage({ id: "m1", content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "read_file", args: '{"path":"/etc/pas', error: "bad" }] }),
+      new AIMessage({
+        id: "m1",
+        content: "",
+        invalid_tool_calls: [
+          { type: "invalid_tool_call", id: "c1", name: "read_file", args: '{"path":"/etc/pas', error: "bad" },
+        ],
+      }),
       new ToolMessage({ tool_call_id: "c1", content: "your arguments were cut off", status: "error" }),
     ];
     const problems = providerPayloadProblems(history);
@@ -84,7 +142,10 @@ describe("provider facts (pinned)", () => {
   });
 
   it("a streamed call cut off mid-string is parsed into tool_calls by LangChain core, not reported invalid", () => {
-    const chunk = new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", id: "c1", name: "read_file", args: '{"path":"/etc/pas', index: 0 }] });
+    const chunk = new AIMessageChunk({
+      content: "",
+      tool_call_chunks: [{ type: "tool_call_chunk", id: "c1", name: "read_file", args: '{"path":"/etc/pas', index: 0 }],
+    });
     expect(chunk.tool_calls).toEqual([expect.objectContaining({ args: { path: "/etc/pas" } })]);
     expect(chunk.invalid_tool_calls).toEqual([]);
   });
@@ -110,7 +171,9 @@ describe("ToolCallRepairMiddleware with the real provider classes", () => {
     expect(requests).toHaveLength(2);
     expect(openAICompletionsProblem(requests[1]!.messages)).toBeUndefined();
     const assistant = requests[1]!.messages.find((m: { role: string }) => m.role === "assistant");
-    expect(assistant.tool_calls.map((c: { id: string; function: { arguments: string } }) => [c.id, c.function.arguments])).toEqual([
+    expect(
+      assistant.tool_calls.map((c: { id: string; function: { arguments: string } }) => [c.id, c.function.arguments]),
+    ).toEqual([
       ["call_cut", "{}"],
       ["call_quotes", '{"path":"notes.md"}'],
     ]);
@@ -128,12 +191,22 @@ describe("ToolCallRepairMiddleware with the real provider classes", () => {
 
   it("OpenAI: a call whose JSON repeats a key is refused, not decided by JSON.parse", async () => {
     const read = readFileTool();
-    const { model, requests } = fakeOpenAI([{ id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' }]);
-    const { messages } = await createAgent({ model, tools: [read.tool] }).invoke({ messages: [new HumanMessage("go")] });
+    const { model, requests } = fakeOpenAI([
+      { id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' },
+    ]);
+    const { messages } = await createAgent({ model, tools: [read.tool] }).invoke({
+      messages: [new HumanMessage("go")],
+    });
     expect(read.paths).toEqual(["/etc/passwd"]); // without the middleware: the last value wins, silently
-    const guarded = fakeOpenAI([{ id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' }]);
+    const guarded = fakeOpenAI([
+      { id: "call_dup", name: "read_file", arguments: '{"path":"notes.md","path":"/etc/passwd"}' },
+    ]);
     const again = readFileTool();
-    const result = await createAgent({ model: guarded.model, tools: [again.tool], middleware: [new ToolCallRepairMiddleware()] }).invoke({ messages: [new HumanMessage("go")] });
+    const result = await createAgent({
+      model: guarded.model,
+      tools: [again.tool],
+      middleware: [new ToolCallRepairMiddleware()],
+    }).invoke({ messages: [new HumanMessage("go")] });
     expect(again.paths).toEqual([]);
     expect(String(result.messages.find(ToolMessage.isInstance)!.content)).toMatch(/give key "path" twice/);
     expect(openAICompletionsProblem(guarded.requests[1]!.messages)).toBeUndefined();

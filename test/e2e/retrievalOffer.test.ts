@@ -7,12 +7,20 @@ import { MemoryOffloadStore, ToolResultBudgetMiddleware } from "../../src/index.
 import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 
-const logs = tool(async ({ size }) => "x".repeat(size), { name: "logs", description: "Read logs", schema: z.object({ size: z.number() }) });
+const logs = tool(async ({ size }) => "x".repeat(size), {
+  name: "logs",
+  description: "Read logs",
+  schema: z.object({ size: z.number() }),
+});
 
 describe("read_stored_result is offered once something is stored", () => {
   it("is left out of requests until a result is offloaded, then offered on every later request", async () => {
     const model = new ScriptedChatModel({
-      turns: [{ toolCalls: [{ name: "logs", args: { size: 10 } }] }, { toolCalls: [{ name: "logs", args: { size: 50_000 } }] }, { text: "done" }],
+      turns: [
+        { toolCalls: [{ name: "logs", args: { size: 10 } }] },
+        { toolCalls: [{ name: "logs", args: { size: 50_000 } }] },
+        { text: "done" },
+      ],
     });
     const budget = new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() });
     const agent = createAgent({ model, tools: [logs], middleware: [budget] });
@@ -22,8 +30,14 @@ describe("read_stored_result is offered once something is stored", () => {
   });
 
   it("still answers a call to it when it was not offered", async () => {
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: RETRIEVAL_TOOL_NAME, args: { key: "nope" } }] }, { text: "done" }] });
-    const agent = createAgent({ model, tools: [logs], middleware: [new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() })] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: RETRIEVAL_TOOL_NAME, args: { key: "nope" } }] }, { text: "done" }],
+    });
+    const agent = createAgent({
+      model,
+      tools: [logs],
+      middleware: [new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() })],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
     expect(String(messages[2]?.content)).toMatch(/Nothing is stored under the key/);
   });

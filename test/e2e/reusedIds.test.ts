@@ -34,7 +34,10 @@ const callArb: fc.Arbitrary<Call> = fc.record({
 // A batch the model sends up to 4 times in a row, as a stuck agent does: the loop guards refuse
 // and stop. At most 10 tool turns: 2 + 2 × 10 graph steps fit LangGraph's default recursionLimit of 25.
 const scriptArb: fc.Arbitrary<Batch[]> = fc
-  .array(fc.record({ batch: fc.array(callArb, { minLength: 1, maxLength: 3 }), times: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 6 })
+  .array(
+    fc.record({ batch: fc.array(callArb, { minLength: 1, maxLength: 3 }), times: fc.integer({ min: 1, max: 4 }) }),
+    { minLength: 1, maxLength: 6 },
+  )
   .map((steps) => steps.flatMap(({ batch, times }) => Array.from({ length: times }, () => batch)).slice(0, 10));
 
 function result({ key, mode }: { key: string; mode: Call["mode"] }): string {
@@ -52,7 +55,9 @@ async function run(script: Batch[], guarded: boolean, uniqueIds = false) {
   const idOf = (turn: number, j: number) => (uniqueIds ? `cal${turn}_${j}` : `call_${j}`);
   const model = new ScriptedChatModel({
     turns: [
-      ...script.map((batch, turn): ScriptedTurn => ({ toolCalls: batch.map((c, j) => ({ name: c.tool, args: { key: c.key, mode: c.mode }, id: idOf(turn, j) })) })),
+      ...script.map((batch, turn): ScriptedTurn => ({
+        toolCalls: batch.map((c, j) => ({ name: c.tool, args: { key: c.key, mode: c.mode }, id: idOf(turn, j) })),
+      })),
       { text: "done" },
     ],
     onExhausted: "throw",
@@ -68,7 +73,9 @@ async function run(script: Batch[], guarded: boolean, uniqueIds = false) {
     tool(record, { name: "update_record", description: "change a record", schema }),
   ];
   const middleware = guarded ? recommendedGuards().agent : [];
-  const { messages } = (await createAgent({ model, tools, middleware }).invoke({ messages: [new HumanMessage("check the records")] })) as {
+  const { messages } = (await createAgent({ model, tools, middleware }).invoke({
+    messages: [new HumanMessage("check the records")],
+  })) as {
     messages: BaseMessage[];
   };
   return { messages, ran, idOf };
@@ -87,10 +94,13 @@ function answers(messages: readonly BaseMessage[]): Map<string, ToolMessage> {
 
 const answeredInPlace = (message: ToolMessage) => {
   const mark = readMark(message);
-  return mark !== undefined && ANSWERING_GUARDS.has(mark.guard) && (mark.action === "directive" || mark.action === "stop");
+  return (
+    mark !== undefined && ANSWERING_GUARDS.has(mark.guard) && (mark.action === "directive" || mark.action === "stop")
+  );
 };
 
-const toolCallsOf = (messages: readonly BaseMessage[]) => messages.filter(AIMessage.isInstance).map((m) => (m.tool_calls ?? []).map((c) => [c.id, c.name, c.args]));
+const toolCallsOf = (messages: readonly BaseMessage[]) =>
+  messages.filter(AIMessage.isInstance).map((m) => (m.tool_calls ?? []).map((c) => [c.id, c.name, c.args]));
 
 /** Checks one script through the stack; says how many batches the guards refused in part, and whether one stopped the run. */
 async function checkStack(script: Batch[]): Promise<{ partial: number; stopped: boolean }> {
@@ -102,7 +112,9 @@ async function checkStack(script: Batch[]): Promise<{ partial: number; stopped: 
   const byCall = answers(messages);
   expect(new Set(ran).size, "no call runs twice").toBe(ran.length);
   for (const [call, answer] of byCall) {
-    expect(ran.includes(call), `${call}: run, or answered in place by a guard, never both or neither`).toBe(!answeredInPlace(answer));
+    expect(ran.includes(call), `${call}: run, or answered in place by a guard, never both or neither`).toBe(
+      !answeredInPlace(answer),
+    );
   }
 
   const stopped = readMark(last)?.action === "stop";
@@ -113,7 +125,9 @@ async function checkStack(script: Batch[]): Promise<{ partial: number; stopped: 
   }
   let partial = 0;
   for (let turn = 0; turn < script.length; turn++) {
-    const refused = script[turn]!.filter((_, j) => byCall.get(`${turn}:call_${j}`) && !ran.includes(`${turn}:call_${j}`)).length;
+    const refused = script[turn]!.filter(
+      (_, j) => byCall.get(`${turn}:call_${j}`) && !ran.includes(`${turn}:call_${j}`),
+    ).length;
     if (refused > 0 && refused < script[turn]!.length) partial++;
   }
   return { partial, stopped };
@@ -170,7 +184,11 @@ describe("tool-call ids reused every turn", () => {
         calls: script.map((batch, turn) =>
           batch.map((_, j) => {
             const answer = byCall.get(`${turn}:${idOf(turn, j)}`);
-            return answer === undefined ? "unasked" : ran.includes(`${turn}:${idOf(turn, j)}`) ? "ran" : `answered by ${readMark(answer)?.guard}`;
+            return answer === undefined
+              ? "unasked"
+              : ran.includes(`${turn}:${idOf(turn, j)}`)
+                ? "ran"
+                : `answered by ${readMark(answer)?.guard}`;
           }),
         ),
         end: messages.at(-1)?.content,

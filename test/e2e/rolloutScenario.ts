@@ -13,11 +13,17 @@ export function rolloutScenario() {
   let polls = 0;
   const record = (name: string, args: unknown) => calls.push({ tool: name, args });
   const tools = [
-    tool(async (args) => (record("export_logs", args), Array.from({ length: 30_000 }, (_, i) => `line ${i}: ok`).join("\n")), {
-      name: "export_logs",
-      description: "Export the service logs",
-      schema: z.object({}),
-    }),
+    tool(
+      async (args) => (
+        record("export_logs", args),
+        Array.from({ length: 30_000 }, (_, i) => `line ${i}: ok`).join("\n")
+      ),
+      {
+        name: "export_logs",
+        description: "Export the service logs",
+        schema: z.object({}),
+      },
+    ),
     tool(async (args) => (record("read_attachment", args), makePng().toString("utf8")), {
       name: "read_attachment",
       description: "Read a ticket attachment",
@@ -73,5 +79,7 @@ export function rolloutScenario() {
 /** Options of recommendedGuards that make every guard of the stack act on the scenario. */
 export const rolloutGuardOptions = {
   writeTools: ["update_account"],
-  outputSpecs: { get_account: { schema: z.object({ id: z.string(), seats: z.number() }), onInvalid: "degrade" as const } },
+  outputSpecs: {
+    get_account: { schema: z.object({ id: z.string(), seats: z.number() }), onInvalid: "degrade" as const },
+  },
 } as const;

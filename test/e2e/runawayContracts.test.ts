@@ -17,18 +17,30 @@ import { ODD_TOOL_RESULTS as RESULTS } from "../helpers/toolResults.js";
  * every run ends normally, every tool call is answered exactly once, and a stop is the last word.
  */
 
-
 const usageArb = fc.oneof(
   fc.constant(undefined),
   fc.record({ input_tokens: fc.nat(20_000), output_tokens: fc.nat(2_000) }),
-  fc.constantFrom<Record<string, unknown>>({ input_tokens: Number.NaN, output_tokens: 1 }, { input_tokens: -1, output_tokens: 5 }, { input_tokens: "12" }, {}),
+  fc.constantFrom<Record<string, unknown>>(
+    { input_tokens: Number.NaN, output_tokens: 1 },
+    { input_tokens: -1, output_tokens: 5 },
+    { input_tokens: "12" },
+    {},
+  ),
 );
-const callArb = fc.record({ name: fc.constantFrom("alpha", "beta", "task", "ghost"), args: fc.oneof(fc.constant({}), fc.record({ k: fc.nat(3) })) });
+const callArb = fc.record({
+  name: fc.constantFrom("alpha", "beta", "task", "ghost"),
+  args: fc.oneof(fc.constant({}), fc.record({ k: fc.nat(3) })),
+});
 const turnArb = fc.oneof(
   {
     weight: 8,
     arbitrary: fc.tuple(fc.array(callArb, { minLength: 1, maxLength: 4 }), usageArb).map(
-      ([calls, usage]): ScriptedTurn => new AIMessage({ content: "", tool_calls: calls.map((c, i) => ({ ...c, id: `${Math.random()}-${i}`, type: "tool_call" as const })), usage_metadata: usage as never }),
+      ([calls, usage]): ScriptedTurn =>
+        new AIMessage({
+          content: "",
+          tool_calls: calls.map((c, i) => ({ ...c, id: `${Math.random()}-${i}`, type: "tool_call" as const })),
+          usage_metadata: usage as never,
+        }),
     ),
   },
   { weight: 1, arbitrary: fc.constant<ScriptedTurn>({ text: "done" }) },
@@ -46,7 +58,13 @@ const optionsArb = fc.record({
 
 function tools(picks: number[]) {
   let n = 0;
-  return ["alpha", "beta", "task"].map((name) => tool(async () => RESULTS[picks[n++ % picks.length]!]!() as string, { name, description: name, schema: z.object({}).passthrough() }));
+  return ["alpha", "beta", "task"].map((name) =>
+    tool(async () => RESULTS[picks[n++ % picks.length]!]!() as string, {
+      name,
+      description: name,
+      schema: z.object({}).passthrough(),
+    }),
+  );
 }
 
 function checkRun(thread: BaseMessage[], observeOnly: boolean) {
@@ -55,7 +73,9 @@ function checkRun(thread: BaseMessage[], observeOnly: boolean) {
   while (start > 0 && !HumanMessage.isInstance(thread[start])) start--;
   const messages = thread.slice(start);
   if (observeOnly) expect(messages.filter((m) => markOf(m)?.guard === "RunawayGuardMiddleware")).toEqual([]);
-  const stopAt = messages.findIndex((m) => AIMessage.isInstance(m) && markOf(m)?.action === "stop" && markOf(m)?.guard === "RunawayGuardMiddleware");
+  const stopAt = messages.findIndex(
+    (m) => AIMessage.isInstance(m) && markOf(m)?.action === "stop" && markOf(m)?.guard === "RunawayGuardMiddleware",
+  );
   if (stopAt >= 0) expect(stopAt).toBe(messages.length - 1);
 }
 
@@ -82,8 +102,16 @@ describe("RunawayGuard keeps contracts 1 and 2 for random histories", () => {
             });
             return o.withLoopGuard ? [guard, new LoopGuardMiddleware({ warnAt: 1, stopAt: 2 })] : [guard];
           };
-          for (const [turns, text] of [[firstTurns, "first"], [secondTurns, "second"]] as const) {
-            const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: tools(picks), middleware: middleware(), checkpointer });
+          for (const [turns, text] of [
+            [firstTurns, "first"],
+            [secondTurns, "second"],
+          ] as const) {
+            const agent = createAgent({
+              model: new ScriptedChatModel({ turns }),
+              tools: tools(picks),
+              middleware: middleware(),
+              checkpointer,
+            });
             const result = await agent.invoke({ messages: [new HumanMessage(text)] }, config);
             checkRun(result.messages, o.observeOnly);
           }

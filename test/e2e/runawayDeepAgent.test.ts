@@ -9,9 +9,17 @@ import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 const usage = { input_tokens: 1000, output_tokens: 0 };
-const lookupTool = () => tool(async ({ key }: { key: string }) => `value of ${key}`, { name: "lookup", description: "look a key up", schema: z.object({ key: z.string() }) });
-const repeat = <T,>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
-const task = (subagent: string, description: string): ScriptedTurn => ({ toolCalls: [{ name: "task", args: { description, subagent_type: subagent } }], usage });
+const lookupTool = () =>
+  tool(async ({ key }: { key: string }) => `value of ${key}`, {
+    name: "lookup",
+    description: "look a key up",
+    schema: z.object({ key: z.string() }),
+  });
+const repeat = <T>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
+const task = (subagent: string, description: string): ScriptedTurn => ({
+  toolCalls: [{ name: "task", args: { description, subagent_type: subagent } }],
+  usage,
+});
 
 describe("RunawayGuardMiddleware inside createDeepAgent", () => {
   it("reports per run the share of work delegated to task subagents", async () => {
@@ -27,8 +35,18 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
         { text: "Ada owns a; b has a value.", usage },
       ],
     });
-    const subagent = (name: string) => ({ name, description: `${name} helper`, systemPrompt: "You help.", middleware: [guard] });
-    const agent = createDeepAgent({ model, tools: [lookupTool()], middleware: [guard], subagents: [subagent("researcher"), subagent("general-purpose")] });
+    const subagent = (name: string) => ({
+      name,
+      description: `${name} helper`,
+      systemPrompt: "You help.",
+      middleware: [guard],
+    });
+    const agent = createDeepAgent({
+      model,
+      tools: [lookupTool()],
+      middleware: [guard],
+      subagents: [subagent("researcher"), subagent("general-purpose")],
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("who owns a, and what is b?")] });
     assertToolCallPairing(result.messages);
 
@@ -37,8 +55,19 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
     expect(researcher!.delegation).toEqual({ delegatedCalls: 0, directCalls: 0, delegatedShare: 0, bySubagent: {} });
     expect(researcher).toMatchObject({ modelCalls: 1, source: "usage_metadata" });
     expect(generalPurpose).toMatchObject({ modelCalls: 1 });
-    expect(parent).toMatchObject({ modelCalls: 4, toolCalls: 3, runTokens: 4000, peakRunawayFactor: 0, source: "usage_metadata" });
-    expect(parent!.delegation).toEqual({ delegatedCalls: 2, directCalls: 1, delegatedShare: 2 / 3, bySubagent: { researcher: 1, "general-purpose": 1 } });
+    expect(parent).toMatchObject({
+      modelCalls: 4,
+      toolCalls: 3,
+      runTokens: 4000,
+      peakRunawayFactor: 0,
+      source: "usage_metadata",
+    });
+    expect(parent!.delegation).toEqual({
+      delegatedCalls: 2,
+      directCalls: 1,
+      delegatedShare: 2 / 3,
+      bySubagent: { researcher: 1, "general-purpose": 1 },
+    });
   });
 
   it("stops a runaway main agent and a runaway subagent, each counted on its own", async () => {
@@ -56,17 +85,29 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
       model,
       tools: [lookupTool()],
       middleware: [guard],
-      subagents: [{ name: "general-purpose", description: "does anything", systemPrompt: "You help.", middleware: [guard] }],
+      subagents: [
+        { name: "general-purpose", description: "does anything", systemPrompt: "You help.", middleware: [guard] },
+      ],
     });
     const result = await agent.invoke({ messages: [new HumanMessage("look everything up")] });
     const messages = result.messages as BaseMessage[];
     assertToolCallPairing(messages);
     expect(signals.map((s) => `${s.action}@${String(s.detail?.modelCalls)}`)).toEqual([
-      "warn@4", "directive@5", "directive@6", "stop@7", // subagent
-      "warn@5", "directive@6", "directive@7", "stop@8", // main agent
+      "warn@4",
+      "directive@5",
+      "directive@6",
+      "stop@7", // subagent
+      "warn@5",
+      "directive@6",
+      "directive@7",
+      "stop@8", // main agent
     ]);
     const taskAnswer = messages.find((m) => ToolMessage.isInstance(m) && m.name === "task");
-    expect(String(taskAnswer?.content)).toMatch(/Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/);
-    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/);
+    expect(String(taskAnswer?.content)).toMatch(
+      /Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/,
+    );
+    expect(String(messages.at(-1)?.content)).toMatch(
+      /^Run stopped by RunawayGuardMiddleware: the run re-read its context 5\.00× over/,
+    );
   });
 });

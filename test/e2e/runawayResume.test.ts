@@ -9,16 +9,28 @@ import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /** The same call every time; the search answers the same every time, so each repeat adds 1× from the third call. */
-const flat = (name: string): ScriptedTurn => ({ toolCalls: [{ name, args: {} }], usage: { input_tokens: 1000, output_tokens: 0 } });
-const repeat = <T,>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
+const flat = (name: string): ScriptedTurn => ({
+  toolCalls: [{ name, args: {} }],
+  usage: { input_tokens: 1000, output_tokens: 0 },
+});
+const repeat = <T>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
 
 /** A fresh agent instance (new model, new guard, new tools) on a shared checkpointer. */
 function instance(checkpointer: MemorySaver, turns: ScriptedTurn[], options: RunawayGuardOptions = {}) {
   const counter = { runs: 0 };
-  const search = tool(async () => (++counter.runs, "no results"), { name: "search", description: "search", schema: z.object({}).passthrough() });
+  const search = tool(async () => (++counter.runs, "no results"), {
+    name: "search",
+    description: "search",
+    schema: z.object({}).passthrough(),
+  });
   const signals: Signal[] = [];
   const model = new ScriptedChatModel({ turns });
-  const agent = createAgent({ model, tools: [search], middleware: [new RunawayGuardMiddleware({ ...options, onSignal: (s) => signals.push(s) })], checkpointer });
+  const agent = createAgent({
+    model,
+    tools: [search],
+    middleware: [new RunawayGuardMiddleware({ ...options, onSignal: (s) => signals.push(s) })],
+    checkpointer,
+  });
   return { agent, model, counter, signals };
 }
 
@@ -43,7 +55,9 @@ describe("RunawayGuardMiddleware on a resumed thread", () => {
     expect(second.model.callCount).toBe(4);
     expect(second.signals.map((s) => s.action)).toEqual([...repeat(3, "directive"), "stop"]);
     expect(second.signals.at(-1)).toMatchObject({ detail: { runawayFactor: 8, modelCalls: 10 } });
-    expect(String(messages.at(-1)?.content)).toMatch(/^Run stopped by RunawayGuardMiddleware: the run re-read its context 8\.00× over/);
+    expect(String(messages.at(-1)?.content)).toMatch(
+      /^Run stopped by RunawayGuardMiddleware: the run re-read its context 8\.00× over/,
+    );
   });
 
   it("starts each new run from zero but keeps the thread cap across runs and instances", async () => {
@@ -51,7 +65,11 @@ describe("RunawayGuardMiddleware on a resumed thread", () => {
     const config = { configurable: { thread_id: "resume-2" }, recursionLimit: 1000 };
     const options = { maxThreadTokens: 6000 };
 
-    const first = instance(checkpointer, [...repeat(3, flat("search")), { text: "first done", usage: { input_tokens: 1000, output_tokens: 0 } }], options);
+    const first = instance(
+      checkpointer,
+      [...repeat(3, flat("search")), { text: "first done", usage: { input_tokens: 1000, output_tokens: 0 } }],
+      options,
+    );
     await first.agent.invoke({ messages: [new HumanMessage("one")] }, config);
     expect(first.signals).toEqual([]);
 
@@ -60,7 +78,12 @@ describe("RunawayGuardMiddleware on a resumed thread", () => {
     assertToolCallPairing(two.messages);
     expect(second.model.callCount).toBe(2); // 4,000 tokens before + 2 calls of 1,000
     expect(second.counter.runs).toBe(1);
-    expect(second.signals).toEqual([expect.objectContaining({ action: "stop", detail: expect.objectContaining({ cap: "maxThreadTokens", tokens: 6000 }) })]);
+    expect(second.signals).toEqual([
+      expect.objectContaining({
+        action: "stop",
+        detail: expect.objectContaining({ cap: "maxThreadTokens", tokens: 6000 }),
+      }),
+    ]);
 
     const third = instance(checkpointer, repeat(10, flat("search")), options);
     const three = await third.agent.invoke({ messages: [new HumanMessage("three")] }, config);

@@ -42,9 +42,13 @@ describe("signal codes", () => {
     const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: guards.agent });
     const events: unknown[] = [];
     let messages: unknown[] = [];
-    for await (const event of agent.streamEvents({ messages: [new HumanMessage("Why is the service down?")] }, { version: "v2", recursionLimit: 200 })) {
+    for await (const event of agent.streamEvents(
+      { messages: [new HumanMessage("Why is the service down?")] },
+      { version: "v2", recursionLimit: 200 },
+    )) {
       if (event.event === "on_custom_event" && event.name === SIGNAL_EVENT) events.push(event.data);
-      if (event.event === "on_chain_end" && event.name === "LangGraph") messages = (event.data.output as { messages: unknown[] }).messages;
+      if (event.event === "on_chain_end" && event.name === "LangGraph")
+        messages = (event.data.output as { messages: unknown[] }).messages;
     }
     assertToolCallPairing(messages);
 
@@ -76,14 +80,24 @@ describe("signal codes", () => {
     const { tools, turns } = rolloutScenario();
     const signals: Signal[] = [];
     const guards = recommendedGuards({ ...rolloutGuardOptions, onSignal: (s) => signals.push(s) });
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "task", args: { description: "look into it", subagent_type: "general-purpose" } }] }, ...turns] });
+    const model = new ScriptedChatModel({
+      turns: [
+        { toolCalls: [{ name: "task", args: { description: "look into it", subagent_type: "general-purpose" } }] },
+        ...turns,
+      ],
+    });
     const agent = createDeepAgent({
       model,
       tools: tools.filter((t) => t.name !== "read_file"), // deepagents brings its own
       middleware: guards.deepAgent,
-      subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "Help.", middleware: guards.subagent }],
+      subagents: [
+        { name: "general-purpose", description: "General helper", systemPrompt: "Help.", middleware: guards.subagent },
+      ],
     });
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] }, { recursionLimit: 300 });
+    const { messages } = await agent.invoke(
+      { messages: [new HumanMessage("Why is the service down?")] },
+      { recursionLimit: 300 },
+    );
     assertToolCallPairing(messages);
     expect(signals.length).toBeGreaterThan(3);
     const documented = new Set(documentedCodes());

@@ -14,11 +14,17 @@ function supportTools() {
   const runs: Record<string, number> = {};
   const count = (name: string) => (runs[name] = (runs[name] ?? 0) + 1);
   const tools = [
-    tool(async () => (count("export_logs"), Array.from({ length: 40_000 }, (_, i) => `line ${i}: ok`).join("\n") + "\nFATAL: disk full"), {
-      name: "export_logs",
-      description: "Export the service logs",
-      schema: z.object({}),
-    }),
+    tool(
+      async () => (
+        count("export_logs"),
+        Array.from({ length: 40_000 }, (_, i) => `line ${i}: ok`).join("\n") + "\nFATAL: disk full"
+      ),
+      {
+        name: "export_logs",
+        description: "Export the service logs",
+        schema: z.object({}),
+      },
+    ),
     tool(async () => (count("read_attachment"), makePng().toString("utf8")), {
       name: "read_attachment",
       description: "Read a ticket attachment",
@@ -59,7 +65,10 @@ describe("recommendedGuards in createAgent", () => {
       (messages) => {
         const preview = String(messages.at(-1)?.content);
         expect(preview).toMatch(/characters omitted/);
-        return call(RETRIEVAL_TOOL_NAME, { key: (preview.match(/key "([^"]+)"/) ?? preview.match(/"([^"\s]+-[^"\s]+)"/))?.[1] ?? "", pattern: "FATAL" });
+        return call(RETRIEVAL_TOOL_NAME, {
+          key: (preview.match(/key "([^"]+)"/) ?? preview.match(/"([^"\s]+-[^"\s]+)"/))?.[1] ?? "",
+          pattern: "FATAL",
+        });
       },
       call("read_attachment", { name: "screenshot.png" }),
       call("get_account", { id: "A1" }),
@@ -69,14 +78,21 @@ describe("recommendedGuards in createAgent", () => {
       ...Array.from({ length: 8 }, () => call("job_status", { id: 7 })),
     ];
     const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools, middleware: guards.agent });
-    const result = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] }, { recursionLimit: 200 });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage("Why is the service down?")] },
+      { recursionLimit: 200 },
+    );
     const messages = result.messages;
     assertToolCallPairing(messages);
 
     const answers = messages.filter(ToolMessage.isInstance).map((m) => String(m.content));
     expect(answers.some((a) => a.includes("FATAL: disk full"))).toBe(true); // found through the retrieval tool
     expect(answers.some((a) => /PNG/.test(a) && /(OCR|extract)/i.test(a))).toBe(true);
-    expect(answers.some((a) => a.startsWith("ToolOutputInvalid: html_instead_of_json") || a.includes("html_instead_of_json"))).toBe(true);
+    expect(
+      answers.some(
+        (a) => a.startsWith("ToolOutputInvalid: html_instead_of_json") || a.includes("html_instead_of_json"),
+      ),
+    ).toBe(true);
     expect(runs.update_account ?? 0).toBe(0); // safe mode refused the write, and the malformed retry too
     expect(answers.some((a) => /does not exist/.test(a) && /delete_everything/.test(a))).toBe(true);
     // the runaway guard (the previews re-read each turn add up) and the progress guard share the loop
@@ -109,9 +125,14 @@ describe("recommendedGuards in createDeepAgent", () => {
       model,
       tools,
       middleware: guards.deepAgent,
-      subagents: [{ name: "general-purpose", description: "General helper", systemPrompt: "Help.", middleware: guards.subagent }],
+      subagents: [
+        { name: "general-purpose", description: "General helper", systemPrompt: "Help.", middleware: guards.subagent },
+      ],
     });
-    const result = await agent.invoke({ messages: [new HumanMessage("Why is the service down?")] }, { recursionLimit: 300 });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage("Why is the service down?")] },
+      { recursionLimit: 300 },
+    );
     assertToolCallPairing(result.messages);
     const answers = result.messages.filter(ToolMessage.isInstance).map((m: ToolMessage) => String(m.content));
     expect(answers.some((a) => a.includes("FATAL: disk full"))).toBe(true);

@@ -29,15 +29,34 @@ const OUTPUTS: Array<(n: number) => unknown> = [
   () => makePng().toString("utf8"),
   () => [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo".repeat(3000) }],
   () => "<!DOCTYPE html><html><body>Service unavailable</body></html>",
-  () => [{ type: "text", text: "a block" }, { type: "text", text: "another" }],
+  () => [
+    { type: "text", text: "a block" },
+    { type: "text", text: "another" },
+  ],
   () => JSON.stringify({ id: "A1", seats: 3 }),
 ];
 
 const argsArb = fc.oneof(fc.constant({}), fc.record({ q: fc.integer({ min: 0, max: 2 }) }));
-const callArb = fc.record({ name: fc.constantFrom("search", "fetch_page", "update_record", "report", "ghost_tool", "extract-user_info", RETRIEVAL_TOOL_NAME), args: argsArb });
+const callArb = fc.record({
+  name: fc.constantFrom(
+    "search",
+    "fetch_page",
+    "update_record",
+    "report",
+    "ghost_tool",
+    "extract-user_info",
+    RETRIEVAL_TOOL_NAME,
+  ),
+  args: argsArb,
+});
 const turnArb: fc.Arbitrary<Omit<ScriptedTurn, "id"> & object> = fc.oneof(
   { weight: 7, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls) => ({ toolCalls })) },
-  { weight: 1, arbitrary: fc.constantFrom('{"q": 1', '{"q": tr', "q=1", '{"q": 1} trailing').map((args) => ({ invalidToolCalls: [{ name: "search", args, error: "malformed" }] })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('{"q": 1', '{"q": tr', "q=1", '{"q": 1} trailing')
+      .map((args) => ({ invalidToolCalls: [{ name: "search", args, error: "malformed" }] })),
+  },
   { weight: 1, arbitrary: fc.constant({ text: "done" }) },
 );
 
@@ -50,15 +69,26 @@ function toolsFor(picks: number[]) {
     tool(async () => next() as string, { name: "search", description: "search", schema }),
     tool(async () => next() as string, { name: "fetch_page", description: "fetch a page", schema }),
     tool(async () => next() as string, { name: "update_record", description: "change a record", schema }),
-    tool(async () => [String(next()), { rows: 3 }] as [string, unknown], { name: "report", description: "report", schema, responseFormat: "content_and_artifact" }),
+    tool(async () => [String(next()), { rows: 3 }] as [string, unknown], {
+      name: "report",
+      description: "report",
+      schema,
+      responseFormat: "content_and_artifact",
+    }),
   ];
 }
 
 /** Turns with fixed tool-call ids, so two runs of one script produce the same texts. */
 function withIds(turns: Array<Record<string, unknown>>, tag: string): ScriptedTurn[] {
   return turns.map((turn, t) => {
-    if (Array.isArray(turn.toolCalls)) return { toolCalls: turn.toolCalls.map((c: object, i: number) => ({ ...c, id: `${tag}-${t}-${i}` })) } as ScriptedTurn;
-    if (Array.isArray(turn.invalidToolCalls)) return { invalidToolCalls: turn.invalidToolCalls.map((c: object) => ({ ...c, id: `${tag}-${t}-bad` })) } as ScriptedTurn;
+    if (Array.isArray(turn.toolCalls))
+      return {
+        toolCalls: turn.toolCalls.map((c: object, i: number) => ({ ...c, id: `${tag}-${t}-${i}` })),
+      } as ScriptedTurn;
+    if (Array.isArray(turn.invalidToolCalls))
+      return {
+        invalidToolCalls: turn.invalidToolCalls.map((c: object) => ({ ...c, id: `${tag}-${t}-bad` })),
+      } as ScriptedTurn;
     return turn as ScriptedTurn;
   });
 }
@@ -68,10 +98,16 @@ async function runThread(first: ScriptedTurn[], second: ScriptedTurn[], picks: n
   const checkpointer = new MemorySaver();
   const model = new ScriptedChatModel({ turns: [...first, { text: "pause" }, ...second] });
   const tools = toolsFor(picks);
-  const build = () => createAgent({ model, tools, checkpointer, middleware: recommendedGuards({
-    writeTools: ["update_record"],
-    outputSpecs: { fetch_page: { schema: z.object({ id: z.string(), seats: z.number() }), onInvalid: "degrade" } },
-  }).agent });
+  const build = () =>
+    createAgent({
+      model,
+      tools,
+      checkpointer,
+      middleware: recommendedGuards({
+        writeTools: ["update_record"],
+        outputSpecs: { fetch_page: { schema: z.object({ id: z.string(), seats: z.number() }), onInvalid: "degrade" } },
+      }).agent,
+    });
   const config = { configurable: { thread_id: "stress" }, recursionLimit: 300 };
   const agent = build();
   await agent.invoke({ messages: [new HumanMessage("start")] }, config);
@@ -81,13 +117,20 @@ async function runThread(first: ScriptedTurn[], second: ScriptedTurn[], picks: n
 
 /** What the model and the user read: message kinds, texts, call names and statuses. */
 const transcript = (messages: BaseMessage[]) =>
-  messages.map((m) => [m.type, JSON.stringify(m.content), (m as { tool_calls?: Array<{ name: string }> }).tool_calls?.map((c) => c.name), (m as ToolMessage).status]);
+  messages.map((m) => [
+    m.type,
+    JSON.stringify(m.content),
+    (m as { tool_calls?: Array<{ name: string }> }).tool_calls?.map((c) => c.name),
+    (m as ToolMessage).status,
+  ]);
 
 let cases = 0;
 /** Which guards acted across all cases, so the suite proves it exercised them. */
 const acted = new Map<string, number>();
 afterAll(() =>
-  console.log(`stack stress: ${cases} random threads, each run twice (same instance, fresh instance); guards that acted: ${JSON.stringify(Object.fromEntries(acted))}`),
+  console.log(
+    `stack stress: ${cases} random threads, each run twice (same instance, fresh instance); guards that acted: ${JSON.stringify(Object.fromEntries(acted))}`,
+  ),
 );
 
 describe("the recommended stack under stress", () => {
@@ -107,7 +150,8 @@ describe("the recommended stack under stress", () => {
           assertToolCallPairing(freshInstance);
           expect(providerPayloadProblems(freshInstance)).toEqual(NO_PROBLEMS);
           // 2. no exception reached invoke (we are here), and every thrown tool error became an answer
-          for (const m of freshInstance.filter(ToolMessage.isInstance)) expect(String(m.content)).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+          for (const m of freshInstance.filter(ToolMessage.isInstance))
+            expect(String(m.content)).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
           // 3. nothing lost silently: a shortened result says so, and the artifact survives
           for (const m of freshInstance.filter(ToolMessage.isInstance)) {
             const budget = (m.response_metadata as { harness_kit?: { budget?: unknown } })?.harness_kit?.budget;
@@ -124,7 +168,13 @@ describe("the recommended stack under stress", () => {
       ),
       { numRuns: 60 },
     );
-    for (const guard of ["ToolResultBudgetMiddleware", "BinaryReadGuardMiddleware", "OutputValidatorMiddleware", "ToolCallRepairMiddleware", "ProgressAwareLoopGuardMiddleware"]) {
+    for (const guard of [
+      "ToolResultBudgetMiddleware",
+      "BinaryReadGuardMiddleware",
+      "OutputValidatorMiddleware",
+      "ToolCallRepairMiddleware",
+      "ProgressAwareLoopGuardMiddleware",
+    ]) {
       expect(acted.get(guard) ?? 0, `${guard} never acted`).toBeGreaterThan(0);
     }
   }, 600_000);

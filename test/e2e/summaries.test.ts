@@ -17,7 +17,9 @@ import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./valid
 const INVALID_ACCOUNT = JSON.stringify({ id: 7, plan: "enterprise", seats: 3 });
 
 function summaries(): AgentMiddleware {
-  const summariser = new ScriptedChatModel({ turns: Array.from({ length: 200 }, () => ({ text: "Earlier: the agent called tools." })) });
+  const summariser = new ScriptedChatModel({
+    turns: Array.from({ length: 200 }, () => ({ text: "Earlier: the agent called tools." })),
+  });
   return summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } });
 }
 
@@ -25,27 +27,56 @@ function agentWith(turns: ScriptedTurn[], options: RecommendedGuardsOptions, sum
   const writes: unknown[] = [];
   let reads = 0;
   let polls = 0;
-  const getAccount = tool(async () => (reads++ === 0 ? INVALID_ACCOUNT : VALID_ACCOUNT), { name: "get_account", description: "Reads an account.", schema: z.object({ id: z.number() }) });
-  const updateAccount = tool(async (args) => (writes.push(args), "updated"), { name: "update_account", description: "Changes an account.", schema: z.object({ id: z.number(), seats: z.number() }) });
+  const getAccount = tool(async () => (reads++ === 0 ? INVALID_ACCOUNT : VALID_ACCOUNT), {
+    name: "get_account",
+    description: "Reads an account.",
+    schema: z.object({ id: z.number() }),
+  });
+  const updateAccount = tool(async (args) => (writes.push(args), "updated"), {
+    name: "update_account",
+    description: "Changes an account.",
+    schema: z.object({ id: z.number(), seats: z.number() }),
+  });
   // the same answer every time: a poll that shows progress is not a loop
-  const pollJob = tool(async () => (polls++, "status: running"), { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
-  const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "take_note", description: "Notes.", schema: z.object({ text: z.string() }) });
-  const guards = recommendedGuards({ writeTools: ["update_account"], outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" } }, ...options }).agent;
+  const pollJob = tool(async () => (polls++, "status: running"), {
+    name: "poll_job",
+    description: "Job status.",
+    schema: z.object({ job: z.string() }),
+  });
+  const note = tool(async ({ text }: { text: string }) => `noted ${text}`, {
+    name: "take_note",
+    description: "Notes.",
+    schema: z.object({ text: z.string() }),
+  });
+  const guards = recommendedGuards({
+    writeTools: ["update_account"],
+    outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" } },
+    ...options,
+  }).agent;
   const model = new ScriptedChatModel({ turns });
   const agent = createAgent({
     model,
     tools: [getAccount, updateAccount, pollJob, note],
-    middleware: summaryFirst === "no summaries" ? guards : summaryFirst ? [summaries(), ...guards] : [...guards, summaries()],
+    middleware:
+      summaryFirst === "no summaries" ? guards : summaryFirst ? [summaries(), ...guards] : [...guards, summaries()],
     checkpointer: new MemorySaver(),
   });
   const run = async (): Promise<BaseMessage[]> =>
-    (await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "t" }, recursionLimit: 500 })).messages;
+    (
+      await agent.invoke(
+        { messages: [new HumanMessage("go")] },
+        { configurable: { thread_id: "t" }, recursionLimit: 500 },
+      )
+    ).messages;
   return { agent, run, model, writes, polls: () => polls };
 }
 
-const notes = (n: number, from = 0): ScriptedTurn[] => Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "take_note", args: { text: `n${from + i}` } }] }));
-const summarised = (messages: readonly BaseMessage[]) => messages.some((m) => (m.additional_kwargs as { lc_source?: unknown }).lc_source === "summarization");
-const stoppedBy = (messages: readonly BaseMessage[]) => (messages.at(-1)!.response_metadata as { harness_kit?: { guard?: string } }).harness_kit?.guard;
+const notes = (n: number, from = 0): ScriptedTurn[] =>
+  Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "take_note", args: { text: `n${from + i}` } }] }));
+const summarised = (messages: readonly BaseMessage[]) =>
+  messages.some((m) => (m.additional_kwargs as { lc_source?: unknown }).lc_source === "summarization");
+const stoppedBy = (messages: readonly BaseMessage[]) =>
+  (messages.at(-1)!.response_metadata as { harness_kit?: { guard?: string } }).harness_kit?.guard;
 
 describe.each([
   ["summary before the stack", true],
@@ -66,17 +97,32 @@ describe.each([
   });
 
   it("safe mode holds: a write after a summary removed the invalid read is still refused", async () => {
-    const a = agentWith([{ toolCalls: [readAccount] }, ...notes(4), { toolCalls: [writeAccount] }, { text: "done" }], {}, summaryFirst);
+    const a = agentWith(
+      [{ toolCalls: [readAccount] }, ...notes(4), { toolCalls: [writeAccount] }, { text: "done" }],
+      {},
+      summaryFirst,
+    );
     const messages = await a.run();
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
-    expect(messages.some((m) => ToolMessage.isInstance(m) && m.tool_call_id && String(m.content).includes("ToolOutputInvalid"))).toBe(false); // summarised away
+    expect(
+      messages.some(
+        (m) => ToolMessage.isInstance(m) && m.tool_call_id && String(m.content).includes("ToolOutputInvalid"),
+      ),
+    ).toBe(false); // summarised away
     expect(a.writes).toEqual([]);
   });
 
   it("token totals keep adding up: maxRunTokens stops the run at the same model call", async () => {
-    const spend = (turn: ScriptedTurn, i: number): ScriptedTurn => ({ ...turn, usage: { input_tokens: 9_000 + i, output_tokens: 1_000 } });
-    const a = agentWith([...notes(10).map(spend), { text: "never" }], { runaway: { maxRunTokens: 50_000 } }, summaryFirst);
+    const spend = (turn: ScriptedTurn, i: number): ScriptedTurn => ({
+      ...turn,
+      usage: { input_tokens: 9_000 + i, output_tokens: 1_000 },
+    });
+    const a = agentWith(
+      [...notes(10).map(spend), { text: "never" }],
+      { runaway: { maxRunTokens: 50_000 } },
+      summaryFirst,
+    );
     const messages = await a.run();
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
@@ -86,7 +132,11 @@ describe.each([
 
   it("unusable calls keep counting: the third call to a missing tool stops the run", async () => {
     const missing: ScriptedTurn = { toolCalls: [{ name: "no_such_tool", args: {} }] };
-    const a = agentWith([missing, ...notes(3, 0), missing, ...notes(3, 3), missing, { text: "never" }], {}, summaryFirst);
+    const a = agentWith(
+      [missing, ...notes(3, 0), missing, ...notes(3, 3), missing, { text: "never" }],
+      {},
+      summaryFirst,
+    );
     const messages = await a.run();
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
@@ -97,9 +147,20 @@ describe.each([
 describe("a guard used alone carries its own history", () => {
   it("LoopGuardMiddleware without the stack still counts identical calls across summaries", async () => {
     let polls = 0;
-    const pollJob = tool(async () => (polls++, "status: running"), { name: "poll_job", description: "Job status.", schema: z.object({ job: z.string() }) });
-    const turns = [...Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] })), { text: "never" }];
-    const agent = createAgent({ model: new ScriptedChatModel({ turns }), tools: [pollJob], middleware: [summaries(), new LoopGuardMiddleware()] });
+    const pollJob = tool(async () => (polls++, "status: running"), {
+      name: "poll_job",
+      description: "Job status.",
+      schema: z.object({ job: z.string() }),
+    });
+    const turns = [
+      ...Array.from({ length: 12 }, () => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" } }] })),
+      { text: "never" },
+    ];
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns }),
+      tools: [pollJob],
+      middleware: [summaries(), new LoopGuardMiddleware()],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 500 });
     assertToolCallPairing(messages);
     expect(summarised(messages)).toBe(true);
@@ -115,7 +176,11 @@ describe("a thread that changes process right after a summary", () => {
     const expected = await unsummarised.run();
     const a = agentWith([...polls, { text: "never" }], {}, true);
     // Each summary ends the invoke; the next one starts from the checkpoint, where no message is one this process saw.
-    const config = { configurable: { thread_id: "t" }, recursionLimit: 500, interruptAfter: ["SummarizationMiddleware.before_model"] };
+    const config = {
+      configurable: { thread_id: "t" },
+      recursionLimit: 500,
+      interruptAfter: ["SummarizationMiddleware.before_model"],
+    };
     let { messages } = await a.agent.invoke({ messages: [new HumanMessage("go")] }, config);
     let resumes = 0;
     while (stoppedBy(messages) === undefined && resumes++ < 20) ({ messages } = await a.agent.invoke(null, config));

@@ -22,9 +22,13 @@ const MESSAGE_TOKENS = 4;
 export function requestTokens(body: { messages?: unknown[]; tools?: unknown[] }): number {
   let total = body.tools?.length ? encoder.encode(JSON.stringify(body.tools)).length : 0;
   for (const message of body.messages ?? []) {
-    const m = message as { content?: unknown; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+    const m = message as {
+      content?: unknown;
+      tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+    };
     total += MESSAGE_TOKENS + encoder.encode(textOf(m.content)).length;
-    for (const call of m.tool_calls ?? []) total += encoder.encode(`${call.function?.name ?? ""}${call.function?.arguments ?? ""}`).length;
+    for (const call of m.tool_calls ?? [])
+      total += encoder.encode(`${call.function?.name ?? ""}${call.function?.arguments ?? ""}`).length;
   }
   return total;
 }
@@ -32,7 +36,15 @@ export function requestTokens(body: { messages?: unknown[]; tools?: unknown[] })
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((part) => (typeof part === "string" ? part : typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+  return content
+    .map((part) =>
+      typeof part === "string"
+        ? part
+        : typeof (part as { text?: unknown }).text === "string"
+          ? (part as { text: string }).text
+          : "",
+    )
+    .join("");
 }
 
 export async function startTiktokenProvider(options: { window: number; pages: number }): Promise<TiktokenProvider> {
@@ -41,7 +53,8 @@ export async function startTiktokenProvider(options: { window: number; pages: nu
   const server = await startLocalServer(async (raw, _req, res) => {
     const body = JSON.parse(raw) as { model: string; messages: unknown[]; tools?: unknown[] };
     const tokens = requestTokens(body);
-    const summarizer = !body.tools?.length && /summar/i.test(textOf((body.messages[0] as { content?: unknown }).content));
+    const summarizer =
+      !body.tools?.length && /summar/i.test(textOf((body.messages[0] as { content?: unknown }).content));
     const refused = tokens > options.window;
     requests.push({ tokens, refused, summarizer });
     const send = (status: number, payload: unknown) => {
@@ -54,13 +67,36 @@ export async function startTiktokenProvider(options: { window: number; pages: nu
     }
     let message: Record<string, unknown>;
     if (summarizer) {
-      message = { role: "assistant", content: "The agent fetched report pages one at a time; each page lists request ids and their status." };
+      message = {
+        role: "assistant",
+        content: "The agent fetched report pages one at a time; each page lists request ids and their status.",
+      };
     } else {
       const n = calls++;
-      message = n < options.pages ? { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: "fetch_page", arguments: JSON.stringify({ n }) } }] } : { role: "assistant", content: "done" };
+      message =
+        n < options.pages
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: [
+                {
+                  id: `call_${n}`,
+                  type: "function",
+                  function: { name: "fetch_page", arguments: JSON.stringify({ n }) },
+                },
+              ],
+            }
+          : { role: "assistant", content: "done" };
     }
     const finish = message.tool_calls ? "tool_calls" : "stop";
-    send(200, { id: `chatcmpl-${requests.length}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 } });
+    send(200, {
+      id: `chatcmpl-${requests.length}`,
+      object: "chat.completion",
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 },
+    });
   });
   return { url: server.url, requests, close: server.close };
 }

@@ -5,7 +5,10 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
-import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
+import {
+  OutputValidatorMiddleware,
+  type OutputValidatorOptions,
+} from "../../src/guards/output/OutputValidatorMiddleware.js";
 import { runStateOf } from "../../src/guards/output/runState.js";
 import type { Signal } from "../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
@@ -34,7 +37,10 @@ const callArb = fc.record({
   args: fc.constantFrom({}, { id: 7 }, { id: 8 }),
 });
 const turnArb = fc.oneof(
-  { weight: 6, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })) },
+  {
+    weight: 6,
+    arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
+  },
   { weight: 1, arbitrary: fc.constant<ScriptedTurn>({ text: "done" }) },
 );
 const optionsArb: fc.Arbitrary<OutputValidatorOptions> = fc.record({
@@ -79,15 +85,18 @@ describe("OutputValidatorMiddleware keeps the contracts for random histories", (
           const signals: Signal[] = [];
           const executedWrites = new Set<string>();
           const tools = ["get_account", "update_account", "web_fetch"].map((name) =>
-            tool(async (_args, config) => {
-              if (name !== "update_account") return behaviour() as string;
-              executedWrites.add(config.toolCall!.id!);
-              return "updated";
-            }, {
-              name,
-              description: name,
-              schema: z.object({}).passthrough(),
-            }),
+            tool(
+              async (_args, config) => {
+                if (name !== "update_account") return behaviour() as string;
+                executedWrites.add(config.toolCall!.id!);
+                return "updated";
+              },
+              {
+                name,
+                description: name,
+                schema: z.object({}).passthrough(),
+              },
+            ),
           );
           const validator = new OutputValidatorMiddleware({ ...options, onSignal: (s) => signals.push(s) });
           const middleware = withLoopGuard ? [new LoopGuardMiddleware({ stopAt: 3 }), validator] : [validator];
@@ -97,7 +106,9 @@ describe("OutputValidatorMiddleware keeps the contracts for random histories", (
 
           for (const signal of signals) {
             if (!signal.reason.startsWith("ToolOutputInvalid")) continue;
-            const answer = messages.find((m) => m.type === "tool" && (m as { tool_call_id?: string }).tool_call_id === signal.toolCallId);
+            const answer = messages.find(
+              (m) => m.type === "tool" && (m as { tool_call_id?: string }).tool_call_id === signal.toolCallId,
+            );
             expect(answer).toBeDefined();
             if (!options.observeOnly) expect(String(answer!.content).startsWith(signal.reason)).toBe(true);
           }

@@ -3,13 +3,20 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
+import {
+  OutputValidatorMiddleware,
+  type OutputValidatorOptions,
+} from "../../src/guards/output/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /** Shared by the validator's e2e tests: an account API whose answers the test scripts, and a write tool. */
 
-export const accountSchema = z.object({ id: z.number(), plan: z.enum(["free", "pro"]), seats: z.number().int().min(1) });
+export const accountSchema = z.object({
+  id: z.number(),
+  plan: z.enum(["free", "pro"]),
+  seats: z.number().int().min(1),
+});
 
 export const VALID_ACCOUNT = JSON.stringify({ id: 7, plan: "pro", seats: 3 });
 
@@ -56,7 +63,11 @@ export function buildHarness(options: {
       writes.push(args);
       return "updated";
     },
-    { name: "update_account", description: "Changes an account.", schema: z.object({ id: z.number(), seats: z.number() }) },
+    {
+      name: "update_account",
+      description: "Changes an account.",
+      schema: z.object({ id: z.number(), seats: z.number() }),
+    },
   );
   const model = new ScriptedChatModel({ turns: options.turns });
   const validator = new OutputValidatorMiddleware({

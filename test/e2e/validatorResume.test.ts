@@ -5,7 +5,18 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
 import { assertToolCallPairing, type ScriptedTurn } from "../../src/testing/index.js";
 import type { OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
-import { BAD_OUTPUTS, VALID_ACCOUNT, accountSchema, buildHarness, harnessMark, readAccount, run, textOf, toolMessages, writeAccount } from "./validatorFixtures.js";
+import {
+  BAD_OUTPUTS,
+  VALID_ACCOUNT,
+  accountSchema,
+  buildHarness,
+  harnessMark,
+  readAccount,
+  run,
+  textOf,
+  toolMessages,
+  writeAccount,
+} from "./validatorFixtures.js";
 
 /**
  * Safe mode, the kill switch and stops live in the thread's messages, not in the middleware
@@ -24,7 +35,8 @@ function processes(checkpointer: BaseCheckpointSaver, validator: OutputValidator
   const thread = { configurable: { thread_id: `thread-${Math.random()}` } };
   return {
     first: (turns: ScriptedTurn[]) => buildHarness({ turns, outputs, validator, checkpointer, extraTools: [askHuman] }),
-    second: (turns: ScriptedTurn[]) => buildHarness({ turns, outputs: [VALID_ACCOUNT], validator, checkpointer, extraTools: [askHuman] }),
+    second: (turns: ScriptedTurn[]) =>
+      buildHarness({ turns, outputs: [VALID_ACCOUNT], validator, checkpointer, extraTools: [askHuman] }),
     thread,
   };
 }
@@ -43,11 +55,18 @@ describe.each(Object.keys(SAVERS))("a thread resumed by a fresh agent (%s)", (sa
     const paused = await a.agent.invoke({ messages: [{ role: "user", content: "raise seats" }] }, thread);
     expect(paused.__interrupt__).toBeDefined();
 
-    const b = second([{ toolCalls: [writeAccount] }, { text: "could not" }, { toolCalls: [writeAccount] }, { text: "done" }]);
+    const b = second([
+      { toolCalls: [writeAccount] },
+      { text: "could not" },
+      { toolCalls: [writeAccount] },
+      { text: "done" },
+    ]);
     const resumed = await b.agent.invoke(new Command({ resume: "yes" }), thread);
     assertToolCallPairing(resumed.messages);
     expect(b.writes).toEqual([]);
-    expect(textOf(toolMessages(resumed.messages).at(-1))).toMatch(/safe mode because "get_account" returned invalid output/);
+    expect(textOf(toolMessages(resumed.messages).at(-1))).toMatch(
+      /safe mode because "get_account" returned invalid output/,
+    );
     expect(b.signals.map((s) => s.reason)).toEqual(["safe_mode: get_account returned invalid output in this run"]);
 
     await run(b, "just write it", thread);
@@ -70,7 +89,10 @@ describe.each(Object.keys(SAVERS))("a thread resumed by a fresh agent (%s)", (sa
 
   it("trips the kill switch once, in the process that finished the tripping batch", async () => {
     const killSwitch: OutputValidatorOptions = { killSwitch: { window: 4, threshold: 0.5 } };
-    const { first, second, thread } = processes(SAVERS[saver]!(), killSwitch, [BAD_OUTPUTS.oversized, BAD_OUTPUTS.html_instead_of_json]);
+    const { first, second, thread } = processes(SAVERS[saver]!(), killSwitch, [
+      BAD_OUTPUTS.oversized,
+      BAD_OUTPUTS.html_instead_of_json,
+    ]);
     const a = first([{ toolCalls: [readAccount] }, { toolCalls: [readAccount, ask] }]);
     await a.agent.invoke({ messages: [{ role: "user", content: "check" }] }, thread);
     expect(a.signals.filter((s) => s.reason.startsWith("kill_switch"))).toEqual([]);
@@ -79,6 +101,9 @@ describe.each(Object.keys(SAVERS))("a thread resumed by a fresh agent (%s)", (sa
     const resumed = await b.agent.invoke(new Command({ resume: "ok" }), thread);
     assertToolCallPairing(resumed.messages);
     expect(b.writes).toEqual([]);
-    expect(b.signals.filter((s) => s.reason.startsWith("kill_switch")).map((s) => s.action)).toEqual(["warn", "directive"]);
+    expect(b.signals.filter((s) => s.reason.startsWith("kill_switch")).map((s) => s.action)).toEqual([
+      "warn",
+      "directive",
+    ]);
   });
 });

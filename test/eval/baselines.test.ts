@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ableProgressGuard, callEvents, geminiCli, openHands, rooCode, type Baseline } from "../../bench/baselines/index.js";
+import {
+  ableProgressGuard,
+  callEvents,
+  geminiCli,
+  openHands,
+  rooCode,
+  type Baseline,
+} from "../../bench/baselines/index.js";
 
 type Step = { tool: string; args?: Record<string, unknown>; result?: string } | { human: true };
 
@@ -17,7 +24,8 @@ function thread(steps: Step[]): Array<Record<string, unknown>> {
   return messages;
 }
 
-const flagged = (baseline: Baseline, steps: Step[]) => baseline.detect(callEvents(thread(steps))).map((f) => f.callIndex);
+const flagged = (baseline: Baseline, steps: Step[]) =>
+  baseline.detect(callEvents(thread(steps))).map((f) => f.callIndex);
 const repeat = (n: number, step: Step) => Array.from({ length: n }, () => step);
 const scroll = (n: number) => ({ tool: "browser", args: { action: "scroll" }, result: `page part ${n}` });
 const failing = { tool: "book", args: { id: 1 }, result: "Error: declined" };

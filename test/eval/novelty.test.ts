@@ -54,13 +54,30 @@ describe("novelty of text rendered anew on every call", () => {
   });
 
   it("every new number is news: a status page whose only change is a number still moves", async () => {
-    const status = (n: number) => ["Build pipeline status", `Step ${n} of 40 running`, "Waiting for the test shard to report back to the coordinator", "Logs are streamed to the console as they arrive from each worker", "Nothing else has changed on this page since the last refresh of it"].join("\n");
+    const status = (n: number) =>
+      [
+        "Build pipeline status",
+        `Step ${n} of 40 running`,
+        "Waiting for the test shard to report back to the coordinator",
+        "Logs are streamed to the console as they arrive from each worker",
+        "Nothing else has changed on this page since the last refresh of it",
+      ].join("\n");
     const [, next] = await deltas([status(11), status(12)]);
     expect(next).toBeGreaterThan(0.02);
   });
 
   it("structured and short results keep the line measure: one changed field is a change", async () => {
-    const json = (n: number) => JSON.stringify({ job: 7, state: "running", note: "the worker reports progress every few seconds to the coordinator", progress: n }, null, 2);
+    const json = (n: number) =>
+      JSON.stringify(
+        {
+          job: 7,
+          state: "running",
+          note: "the worker reports progress every few seconds to the coordinator",
+          progress: n,
+        },
+        null,
+        2,
+      );
     const [, jsonNext] = await deltas([json(45), json(46)]);
     expect(jsonNext).toBeGreaterThan(0.02);
     const [, shortNext] = await deltas(["state: running\nqueue: 3", "state: done\nqueue: 3"]);
@@ -79,8 +96,22 @@ describe("novelty of text rendered anew on every call", () => {
 
   it("a calculator between two failing attempts does not count as a change of the world", async () => {
     const guard = new ProgressAwareLoopGuardMiddleware();
-    const booking: Step = { tool: "book_reservation", args: { flight: "HAT001" }, result: "Error: payment amount does not add up", status: "error" };
-    const messages = history([booking, { tool: "think", args: { t: "why" } }, booking, { tool: "calculate", args: { expression: "158 + 141" }, result: "299.0" }, booking], { pendingLast: true });
+    const booking: Step = {
+      tool: "book_reservation",
+      args: { flight: "HAT001" },
+      result: "Error: payment amount does not add up",
+      status: "error",
+    };
+    const messages = history(
+      [
+        booking,
+        { tool: "think", args: { t: "why" } },
+        booking,
+        { tool: "calculate", args: { expression: "158 + 141" }, result: "299.0" },
+        booking,
+      ],
+      { pendingLast: true },
+    );
     const [decision] = await guard.evaluate(messages, pendingToolCalls(messages));
     expect(decision!.decision.action).toBe("directive");
   });
@@ -88,15 +119,24 @@ describe("novelty of text rendered anew on every call", () => {
   it("gives the same answer incrementally as a full rebuild on prose results", async () => {
     const hash = await loadHasher();
     const texts = [PAGE, PAGE_REWORDED, PAGE_SCROLLED, `${PAGE}\nStep 12 of 40`, "short answer"];
-    const stepArb = fc.record({ tool: fc.constantFrom("click", "scroll"), args: fc.record({ x: fc.integer({ min: 0, max: 1 }) }), result: fc.constantFrom(...texts) });
+    const stepArb = fc.record({
+      tool: fc.constantFrom("click", "scroll"),
+      args: fc.record({ x: fc.integer({ min: 0, max: 1 }) }),
+      result: fc.constantFrom(...texts),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 5 }), async (steps, cuts) => {
-        const messages = history(steps);
-        const store = new ObservationStore(hash);
-        for (const cut of [...cuts].sort((a, b) => a - b)) store.update(messages.slice(0, cut % (messages.length + 1)));
-        store.update(messages);
-        expect(store.observations).toEqual(await buildObservations(messages));
-      }),
+      fc.asyncProperty(
+        fc.array(stepArb, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        async (steps, cuts) => {
+          const messages = history(steps);
+          const store = new ObservationStore(hash);
+          for (const cut of [...cuts].sort((a, b) => a - b))
+            store.update(messages.slice(0, cut % (messages.length + 1)));
+          store.update(messages);
+          expect(store.observations).toEqual(await buildObservations(messages));
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -17,7 +17,9 @@ interface Episode {
   reason: string;
 }
 
-const episodes = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8")) as {
+const episodes = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8"),
+) as {
   stuck: Episode[];
   legitimate: Episode[];
 };
@@ -30,7 +32,9 @@ async function decisionsOn(thread: string): Promise<ReplayedDecision[]> {
   if (!decisions) {
     const { messages } = loadThreadFile(join(EVALDATA, "threads", `${thread}.json`));
     // What the stack does live: judgements of calls an outer guard already answered are left out.
-    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions.filter((d) => !d.shadowedBy && !d.afterStop);
+    decisions = (await replayThread(messages, buildReplaySetup().stack)).decisions.filter(
+      (d) => !d.shadowedBy && !d.afterStop,
+    );
     cache.set(thread, decisions);
   }
   return decisions;
@@ -42,10 +46,18 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
   it("the labelled episodes exist in the data, with their calls in order", async () => {
     for (const episode of [...episodes.stuck, ...episodes.legitimate]) {
       const { messages } = loadThreadFile(join(EVALDATA, "threads", `${episode.thread}.json`));
-      const ids = messages.flatMap((m) => ((m as { tool_calls?: Array<{ id: string }> }).tool_calls ?? []).map((c) => c.id));
+      const ids = messages.flatMap((m) =>
+        ((m as { tool_calls?: Array<{ id: string }> }).tool_calls ?? []).map((c) => c.id),
+      );
       const positions = episode.calls.map((id) => ids.indexOf(id));
-      expect(positions.every((p) => p >= 0), episode.thread).toBe(true);
-      expect([...positions].sort((a, b) => a - b), episode.thread).toEqual(positions);
+      expect(
+        positions.every((p) => p >= 0),
+        episode.thread,
+      ).toBe(true);
+      expect(
+        [...positions].sort((a, b) => a - b),
+        episode.thread,
+      ).toEqual(positions);
     }
     const sources = new Set(episodes.stuck.map((e) => e.thread.split("/")[0]));
     expect(sources.size).toBe(4);
@@ -67,13 +79,16 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
     for (const episode of episodes.legitimate) {
       const calls = new Set(episode.calls);
       const decisions = (await decisionsOn(episode.thread)).filter((d) => calls.has(d.toolCallId) && intervenes(d));
-      if (decisions.length > 0) hit.push(`${episode.thread}: ${decisions.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
+      if (decisions.length > 0)
+        hit.push(`${episode.thread}: ${decisions.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
     }
     expect(hit).toEqual([]);
   });
 
   it("stop at most 0.5% and direct at most 3% of the successful runs", async () => {
-    const index = JSON.parse(readFileSync(join(EVALDATA, "index.json"), "utf8")) as { threads: Array<{ thread: string; outcome: Record<string, unknown> }> };
+    const index = JSON.parse(readFileSync(join(EVALDATA, "index.json"), "utf8")) as {
+      threads: Array<{ thread: string; outcome: Record<string, unknown> }>;
+    };
     const successful = index.threads.filter((t) => t.outcome.resolved === true || t.outcome.reward === 1);
     expect(successful.length).toBeGreaterThan(400);
     let stopped = 0;

@@ -7,13 +7,22 @@ import type { ReplayedDecision, StackedGuard } from "../../src/replay/replayThre
 import { loadThreadFile } from "../../src/replay/sources.js";
 import { simulateUsage } from "../../src/replay/simulateUsage.js";
 import { toolCallsOf } from "../../src/core/messages.js";
-import { billedTokens, carryOn, firstStop, INCIDENT, incidentThread, replayWithUsage, runawayStack } from "../../bench/runawayShapes.js";
+import {
+  billedTokens,
+  carryOn,
+  firstStop,
+  INCIDENT,
+  incidentThread,
+  replayWithUsage,
+  runawayStack,
+} from "../../bench/runawayShapes.js";
 
 // The requirements of issue 19 on the recorded third-party runs, with the usage a provider would
 // have reported simulated over a system prompt of 8,000 and of 2,000 tokens. The data lives
 // outside the repository (../shared/evaldata); without it these tests are skipped.
 const EVALDATA = join(import.meta.dirname, "..", "..", "..", "shared", "evaldata");
-if (!existsSync(EVALDATA)) console.log(`test/eval/runawayRealData.test.ts skipped: the recorded runs are not at ${EVALDATA}`);
+if (!existsSync(EVALDATA))
+  console.log(`test/eval/runawayRealData.test.ts skipped: the recorded runs are not at ${EVALDATA}`);
 const SYSTEM_PROMPTS = [8_000, 2_000];
 /** Repeats a carried-on stuck episode may take, beyond its recorded calls, before the guard alone stops it. */
 const CARRY_ON_LIMIT = 10;
@@ -23,12 +32,16 @@ interface Episode {
   calls: string[];
 }
 
-const episodes = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8")) as { stuck: Episode[] };
+const episodes = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "fixtures", "loop-episodes.json"), "utf8"),
+) as { stuck: Episode[] };
 
 const threadOf = (key: string): BaseMessage[] => loadThreadFile(join(EVALDATA, "threads", `${key}.json`)).messages;
 
 function successfulBySource(): Map<string, string[]> {
-  const index = JSON.parse(readFileSync(join(EVALDATA, "index.json"), "utf8")) as { threads: Array<{ thread: string; outcome: Record<string, unknown> }> };
+  const index = JSON.parse(readFileSync(join(EVALDATA, "index.json"), "utf8")) as {
+    threads: Array<{ thread: string; outcome: Record<string, unknown> }>;
+  };
   const bySource = new Map<string, string[]>();
   for (const { thread, outcome } of index.threads) {
     if (outcome.resolved !== true && outcome.reward !== 1) continue;
@@ -45,7 +58,9 @@ async function hitsOnSuccessful(stack: () => StackedGuard[], systemTokens: numbe
     let stopped = 0;
     let directed = 0;
     for (const thread of threads) {
-      const decisions = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter((d) => d.guard === guard);
+      const decisions = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter(
+        (d) => d.guard === guard,
+      );
       if (decisions.some((d) => d.action === "stop")) stopped++;
       if (decisions.some((d) => d.action === "directive")) directed++;
     }
@@ -56,7 +71,10 @@ async function hitsOnSuccessful(stack: () => StackedGuard[], systemTokens: numbe
 
 function expectWithinTargets(rows: Array<{ source: string; runs: number; stopped: number; directed: number }>) {
   expect(rows.map((r) => r.source).sort()).toEqual(["mini-swe-agent-swebench", "tau-bench-airline"]);
-  const all = rows.reduce((sum, r) => ({ runs: sum.runs + r.runs, stopped: sum.stopped + r.stopped, directed: sum.directed + r.directed }), { runs: 0, stopped: 0, directed: 0 });
+  const all = rows.reduce(
+    (sum, r) => ({ runs: sum.runs + r.runs, stopped: sum.stopped + r.stopped, directed: sum.directed + r.directed }),
+    { runs: 0, stopped: 0, directed: 0 },
+  );
   expect(all.runs).toBeGreaterThan(400);
   for (const r of [...rows, { source: "all", ...all }]) {
     expect(r.stopped / r.runs, `${r.source}: stopped`).toBeLessThanOrEqual(0.005);
@@ -76,7 +94,8 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
         const carried = carryOn(threadOf(episode.thread), episode.calls, 3 * CARRY_ON_LIMIT);
         const lastCall = carried.flatMap((m) => toolCallsOf(m)).findIndex((c) => c.id === episode.calls.at(-1));
         const stop = firstStop(carried, await replayWithUsage(carried, runawayStack(), systemTokens), systemTokens);
-        if (stop === undefined || stop.callIndex - lastCall > CARRY_ON_LIMIT) late.push(`${episode.thread}: ${stop ? `repeat ${stop.callIndex - lastCall}` : "never"}`);
+        if (stop === undefined || stop.callIndex - lastCall > CARRY_ON_LIMIT)
+          late.push(`${episode.thread}: ${stop ? `repeat ${stop.callIndex - lastCall}` : "never"}`);
       }
       expect(late).toEqual([]);
     });
@@ -98,7 +117,9 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
     expect(new Set(calls.map((c) => JSON.stringify(c.args))).size).toBe(5);
     const tokens = billedTokens(incident);
     expect(tokens / 6_500_000).toBeCloseTo(1, 2);
-    const firstInput = (incident.find((m) => toolCallsOf(m).length > 0) as unknown as { usage_metadata: { input_tokens: number } }).usage_metadata.input_tokens;
+    const firstInput = (
+      incident.find((m) => toolCallsOf(m).length > 0) as unknown as { usage_metadata: { input_tokens: number } }
+    ).usage_metadata.input_tokens;
     expect(tokens / firstInput).toBeCloseTo(42.8, 1);
   });
 
@@ -111,7 +132,9 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
         let directed = 0;
         for (const thread of threads) {
           // What the stack does live: judgements of calls an outer guard had answered are left out.
-          const decisions: ReplayedDecision[] = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter((d) => !d.shadowedBy && !d.afterStop);
+          const decisions: ReplayedDecision[] = (await replayWithUsage(threadOf(thread), stack(), systemTokens)).filter(
+            (d) => !d.shadowedBy && !d.afterStop,
+          );
           if (decisions.some((d) => d.action === "stop")) stopped++;
           if (decisions.some((d) => d.action === "directive")) directed++;
         }
@@ -124,7 +147,8 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
     for (const episode of episodes.stuck) {
       const firstThree = new Set(episode.calls.slice(0, 3));
       const decisions = await replayWithUsage(threadOf(episode.thread), stack(), 8_000);
-      if (!decisions.some((d) => (d.action === "directive" || d.action === "stop") && firstThree.has(d.toolCallId))) late.push(episode.thread);
+      if (!decisions.some((d) => (d.action === "directive" || d.action === "stop") && firstThree.has(d.toolCallId)))
+        late.push(episode.thread);
     }
     expect(late.length / episodes.stuck.length, late.join(", ")).toBeLessThanOrEqual(0.1);
   });

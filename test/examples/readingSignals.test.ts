@@ -13,10 +13,18 @@ const server = http.createServer((req, res) => {
     const body = Buffer.concat(chunks);
     bodies.push((req.headers["content-encoding"] === "gzip" ? gunzipSync(body) : body).toString("utf8"));
     res.setHeader("content-type", "application/json");
-    res.end(req.url?.startsWith("/info") ? JSON.stringify({ version: "0.0", batch_ingest_config: { use_multipart_endpoint: false } }) : "{}");
+    res.end(
+      req.url?.startsWith("/info")
+        ? JSON.stringify({ version: "0.0", batch_ingest_config: { use_multipart_endpoint: false } })
+        : "{}",
+    );
   });
 });
-const saved = { tracing: process.env.LANGSMITH_TRACING, endpoint: process.env.LANGSMITH_ENDPOINT, key: process.env.LANGSMITH_API_KEY };
+const saved = {
+  tracing: process.env.LANGSMITH_TRACING,
+  endpoint: process.env.LANGSMITH_ENDPOINT,
+  key: process.env.LANGSMITH_API_KEY,
+};
 let example: typeof import("../../examples/reading-signals.js");
 
 beforeAll(async () => {
@@ -27,7 +35,11 @@ beforeAll(async () => {
   example = await import("../../examples/reading-signals.js");
 });
 afterAll(() => {
-  for (const [name, value] of [["LANGSMITH_TRACING", saved.tracing], ["LANGSMITH_ENDPOINT", saved.endpoint], ["LANGSMITH_API_KEY", saved.key]] as const) {
+  for (const [name, value] of [
+    ["LANGSMITH_TRACING", saved.tracing],
+    ["LANGSMITH_ENDPOINT", saved.endpoint],
+    ["LANGSMITH_API_KEY", saved.key],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -52,8 +64,12 @@ describe("examples/reading-signals.ts, as the README shows it", () => {
     await example.signalsInLangSmith();
     const { awaitAllCallbacks } = await import("@langchain/core/callbacks/promises");
     await awaitAllCallbacks();
-    await expect.poll(() => bodies.some((b) => b.includes('"name":"harness_kit_signal"')), { timeout: 10_000 }).toBe(true);
-    const runs = bodies.filter((b) => b.startsWith("{")).flatMap((b) => (JSON.parse(b) as { post?: Array<Record<string, unknown>> }).post ?? []);
+    await expect
+      .poll(() => bodies.some((b) => b.includes('"name":"harness_kit_signal"')), { timeout: 10_000 })
+      .toBe(true);
+    const runs = bodies
+      .filter((b) => b.startsWith("{"))
+      .flatMap((b) => (JSON.parse(b) as { post?: Array<Record<string, unknown>> }).post ?? []);
     const signalRun = runs.find((run) => run.name === "harness_kit_signal")!;
     const parent = runs.find((run) => run.id === signalRun.parent_run_id);
     expect(parent?.name).toBe("tools"); // nested under the node whose call the guard judged

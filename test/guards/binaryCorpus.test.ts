@@ -53,7 +53,9 @@ function hexdumpC(bytes: Buffer): string {
     const row = [...bytes.subarray(at, at + 16)].map((b) => b.toString(16).padStart(2, "0"));
     const left = row.slice(0, 8).join(" ");
     const right = row.slice(8).join(" ");
-    const ascii = [...bytes.subarray(at, at + 16)].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
+    const ascii = [...bytes.subarray(at, at + 16)]
+      .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : "."))
+      .join("");
     lines.push(`${at.toString(16).padStart(8, "0")}  ${left.padEnd(23)}  ${right.padEnd(23)}  |${ascii}|`);
   }
   return lines.join("\n");
@@ -65,7 +67,8 @@ function hexdumpWords(bytes: Buffer): string {
   for (let at = 0; at < bytes.length; at += 16) {
     const row = bytes.subarray(at, at + 16);
     const words: string[] = [];
-    for (let i = 0; i < row.length; i += 2) words.push(((row[i + 1] ?? 0) * 256 + row[i]!).toString(16).padStart(4, "0"));
+    for (let i = 0; i < row.length; i += 2)
+      words.push(((row[i + 1] ?? 0) * 256 + row[i]!).toString(16).padStart(4, "0"));
     lines.push(`${at.toString(16).padStart(7, "0")} ${words.join(" ")}`);
   }
   return lines.join("\n");
@@ -80,7 +83,10 @@ function pythonBytes(bytes: Buffer): string {
 /** `od -A x -t x1` output. */
 function od(bytes: Buffer): string {
   const lines: string[] = [];
-  for (let at = 0; at < bytes.length; at += 16) lines.push(`${at.toString(16).padStart(6, "0")} ${[...bytes.subarray(at, at + 16)].map((b) => b.toString(16).padStart(2, "0")).join(" ")}`);
+  for (let at = 0; at < bytes.length; at += 16)
+    lines.push(
+      `${at.toString(16).padStart(6, "0")} ${[...bytes.subarray(at, at + 16)].map((b) => b.toString(16).padStart(2, "0")).join(" ")}`,
+    );
   return lines.join("\n");
 }
 
@@ -93,7 +99,16 @@ describe("binary payloads in every form the issue found (all must be caught)", (
         const small = outcome(bare);
         expect(small.caught, `${encoding} bare`).toBe(true);
         expectGone(small.output, file);
-        const described = JSON.stringify({ name, description: "Attachment from the quarterly review, as uploaded by the finance team on Monday.", content: file.toString(encoding), tags: ["q3"] }, null, 2);
+        const described = JSON.stringify(
+          {
+            name,
+            description: "Attachment from the quarterly review, as uploaded by the finance team on Monday.",
+            content: file.toString(encoding),
+            tags: ["q3"],
+          },
+          null,
+          2,
+        );
         const rich = outcome(described);
         expect(rich.review?.kind, `${encoding} described`).toBe("cleaned");
         expectGone(rich.output, file);
@@ -106,7 +121,12 @@ describe("binary payloads in every form the issue found (all must be caught)", (
 
     it(`${name}: base64 glued to a prefix, alone and inside a sentence`, () => {
       const b64 = file.toString("base64");
-      for (const text of [`payload_${b64}`, `file-${b64}`, `attachment_data_${b64}`, `The upload is payload_${b64} and nothing else matters here, thanks for checking it.`]) {
+      for (const text of [
+        `payload_${b64}`,
+        `file-${b64}`,
+        `attachment_data_${b64}`,
+        `The upload is payload_${b64} and nothing else matters here, thanks for checking it.`,
+      ]) {
         const result = outcome(text);
         expect(result.caught, text.slice(0, 30)).toBe(true);
         expectGone(result.output, file);
@@ -114,7 +134,16 @@ describe("binary payloads in every form the issue found (all must be caught)", (
     });
 
     it(`${name}: hex dumps (xxd, hexdump, hexdump -C, od), an unbroken hex string and Python's bytes, alone and in a report`, () => {
-      for (const text of [xxd(file), hexdumpC(file), hexdumpWords(file), od(file), file.toString("hex"), pythonBytes(file), `Dump of the upload follows.\n${xxd(file)}\nEnd of dump; the checksum matched the manifest entry for this file.`, `data = ${pythonBytes(file)}\nprint(len(data))  # the rest of the script stays`]) {
+      for (const text of [
+        xxd(file),
+        hexdumpC(file),
+        hexdumpWords(file),
+        od(file),
+        file.toString("hex"),
+        pythonBytes(file),
+        `Dump of the upload follows.\n${xxd(file)}\nEnd of dump; the checksum matched the manifest entry for this file.`,
+        `data = ${pythonBytes(file)}\nprint(len(data))  # the rest of the script stays`,
+      ]) {
         const result = outcome(text);
         expect(result.caught, text.slice(0, 40)).toBe(true);
         expectGone(result.output, file);
@@ -131,7 +160,11 @@ describe("binary payloads in every form the issue found (all must be caught)", (
   }
 
   it("hex wrapped over lines (xxd -p, toString('hex') wrapped at any width), both cases, LF, CRLF and escaped in JSON: every file and unknown binary", () => {
-    const files = { ...FILES, "dump.bin": makeUnknownBinary(8192), "big.png": Buffer.concat([makePng(), makeNoise(100_000, 9)]) };
+    const files = {
+      ...FILES,
+      "dump.bin": makeUnknownBinary(8192),
+      "big.png": Buffer.concat([makePng(), makeNoise(100_000, 9)]),
+    };
     let forms = 0;
     for (const [name, file] of Object.entries(files)) {
       for (const width of [16, 30, 32, 60, 64, 75, 76, 128, 256, 1000]) {
@@ -139,10 +172,19 @@ describe("binary payloads in every form the issue found (all must be caught)", (
           for (const eol of ["\n", "\r\n"]) {
             const wrapped = wrapHex(file, width, { upper, eol });
             const middle = wrapped.split(eol)[Math.floor(wrapped.split(eol).length / 2)]!;
-            for (const text of [wrapped, `${wrapped}${eol}`, `Dump of ${name}:${eol}${wrapped}${eol}End of dump; the checksum matched.`, JSON.stringify({ name, hex: wrapped }), `    ${wrapped.split(eol).join(`${eol}    `)}`]) {
+            for (const text of [
+              wrapped,
+              `${wrapped}${eol}`,
+              `Dump of ${name}:${eol}${wrapped}${eol}End of dump; the checksum matched.`,
+              JSON.stringify({ name, hex: wrapped }),
+              `    ${wrapped.split(eol).join(`${eol}    `)}`,
+            ]) {
               const result = outcome(text);
               forms++;
-              expect(result.caught, `${name} at ${width}, ${upper ? "upper" : "lower"}, ${JSON.stringify(eol)}: ${text.slice(0, 30)}`).toBe(true);
+              expect(
+                result.caught,
+                `${name} at ${width}, ${upper ? "upper" : "lower"}, ${JSON.stringify(eol)}: ${text.slice(0, 30)}`,
+              ).toBe(true);
               expect(result.output).not.toContain(middle);
             }
             expect(outcome(wrapped).review?.kind, `${name} at ${width} alone`).toBe("binary");
@@ -153,7 +195,7 @@ describe("binary payloads in every form the issue found (all must be caught)", (
     console.log(`wrapped hex: ${forms} forms of ${Object.keys(files).length} files, all caught`);
   });
 
-  it("a typed array as JSON ({\"0\":137,...}) and a JSON array of its bytes, alone and inside an object: every file and unknown binary", () => {
+  it('a typed array as JSON ({"0":137,...}) and a JSON array of its bytes, alone and inside an object: every file and unknown binary', () => {
     const files = { ...FILES, "dump.bin": makeUnknownBinary(8192) };
     for (const [name, file] of Object.entries(files)) {
       const typed = JSON.stringify(new Uint8Array(file));
@@ -166,15 +208,23 @@ describe("binary payloads in every form the issue found (all must be caught)", (
       expect(inside.review?.kind, name).toBe("cleaned");
       const parsed = JSON.parse(inside.output) as { name: string; data: string };
       expect(parsed.name).toBe(name);
-      expect(parsed.data).toMatch(/^\[binary data removed by harness-kit: .* as (a byte array written as a JSON object|a Node Buffer)/);
+      expect(parsed.data).toMatch(
+        /^\[binary data removed by harness-kit: .* as (a byte array written as a JSON object|a Node Buffer)/,
+      );
     }
   });
 
   it("base64 files in the middle of a 1 MB JSON: every one of 8, the records around them intact", () => {
     const entries = Object.entries(FILES);
-    const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) => ({ id: i, title: `record ${i}`, body: `Plain description number ${i} of the export, with some words to read. `.repeat(5) }));
+    const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) => ({
+      id: i,
+      title: `record ${i}`,
+      body: `Plain description number ${i} of the export, with some words to read. `.repeat(5),
+    }));
     const positions = entries.map((_, i) => 150 + i * 300 + ((i * 37) % 50));
-    entries.forEach(([name, file], i) => records.splice(positions[i]!, 0, { id: `file-${i}`, name, data: file.toString("base64") }));
+    entries.forEach(([name, file], i) =>
+      records.splice(positions[i]!, 0, { id: `file-${i}`, name, data: file.toString("base64") }),
+    );
     const json = JSON.stringify({ export: records });
     expect(json.length).toBeGreaterThan(1_000_000);
     const started = performance.now();
@@ -183,7 +233,9 @@ describe("binary payloads in every form the issue found (all must be caught)", (
     expect(result.review?.kind).toBe("cleaned");
     const removed = result.review?.kind === "cleaned" ? result.review.removed : [];
     expect(removed).toHaveLength(8);
-    expect(removed.map((r) => r.label)).toEqual(expect.arrayContaining(["PNG image", "PDF document", "JPEG image", "GIF image", "gzip archive", "WAV audio"]));
+    expect(removed.map((r) => r.label)).toEqual(
+      expect.arrayContaining(["PNG image", "PDF document", "JPEG image", "GIF image", "gzip archive", "WAV audio"]),
+    );
     expect(removed.map((r) => r.label).some((label) => label.startsWith("ZIP archive"))).toBe(true);
     for (const [, file] of entries) expectGone(result.output, file);
     const parsed = JSON.parse(result.output) as { export: Record<string, unknown>[] };
@@ -232,8 +284,21 @@ describe("documents that are partly binary keep their text", () => {
     const notebook = {
       cells: [
         { cell_type: "markdown", source: ["# Sales analysis\n", "Monthly revenue by region."] },
-        { cell_type: "code", source: ["df.plot()"], outputs: [{ output_type: "display_data", data: { "image/png": `${wrapped}\n`, "text/plain": ["<Figure size 640x480>"] } }] },
-        { cell_type: "code", source: ["df.describe()"], outputs: [{ output_type: "execute_result", data: { "text/plain": ["count 12.0\nmean 4.2"] } }] },
+        {
+          cell_type: "code",
+          source: ["df.plot()"],
+          outputs: [
+            {
+              output_type: "display_data",
+              data: { "image/png": `${wrapped}\n`, "text/plain": ["<Figure size 640x480>"] },
+            },
+          ],
+        },
+        {
+          cell_type: "code",
+          source: ["df.describe()"],
+          outputs: [{ output_type: "execute_result", data: { "text/plain": ["count 12.0\nmean 4.2"] } }],
+        },
       ],
       metadata: { kernelspec: { name: "python3" } },
       nbformat: 4,
@@ -259,7 +324,8 @@ describe("documents that are partly binary keep their text", () => {
 });
 
 describe("text in the wrong encoding is text", () => {
-  const french = "Le café de la rue Saint-Étienne ouvre à sept heures; les crêpes sont très appréciées des élèves. ".repeat(20);
+  const french =
+    "Le café de la rue Saint-Étienne ouvre à sept heures; les crêpes sont très appréciées des élèves. ".repeat(20);
 
   it("Windows-1252 read as UTF-8: kept, with a note that names the encoding", () => {
     const misread = Buffer.from(french, "latin1").toString("utf8");
@@ -309,31 +375,69 @@ function legitimateCorpus(): Record<string, string> {
     const body = `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "user-1", scope: "read write", exp: 1900000000 })).toString("base64url")}`;
     return `${body}.${createSign("RSA-SHA256").update(body).sign(privateKey).toString("base64url")}`;
   })();
-  corpus.jwts = Array.from({ length: 50 }, (_, i) => `Authorization: Bearer ${i % 2 ? rs256 : hmac({ sub: `user-${i}`, name: "Jane Doe", iat: 1700000000 + i })}`).join("\n");
+  corpus.jwts = Array.from(
+    { length: 50 },
+    (_, i) =>
+      `Authorization: Bearer ${i % 2 ? rs256 : hmac({ sub: `user-${i}`, name: "Jane Doe", iat: 1700000000 + i })}`,
+  ).join("\n");
   corpus.hashes = Array.from({ length: 300 }, (_, i) => {
     const data = `file-${i}`;
     return `${createHash("md5").update(data).digest("hex")}  ${createHash("sha1").update(data).digest("hex")}  ${createHash("sha256").update(data).digest("hex")}  ${createHash("sha512").update(data).digest("hex")}  sha512-${createHash("sha512").update(data).digest("base64")}`;
   }).join("\n");
   corpus.minifiedJs = transformSync(readFileSync("node_modules/acorn/dist/acorn.js", "utf8"), { minify: true }).code;
   corpus.tokenizerRanks = readFileSync("node_modules/js-tiktoken/dist/ranks/gpt2.js", "utf8").slice(0, 300_000);
-  corpus.cjk = "日本語のテキストと中文文本，还有한국어 텍스트。東京都の天気は晴れです。我们明天去北京参观故宫博物院。서울의 날씨는 맑습니다.\n".repeat(300);
+  corpus.cjk =
+    "日本語のテキストと中文文本，还有한국어 텍스트。東京都の天気は晴れです。我们明天去北京参观故宫博物院。서울의 날씨는 맑습니다.\n".repeat(
+      300,
+    );
   corpus.pemKeys = `${privateKey.export({ type: "pkcs8", format: "pem" })}\n${publicKey.export({ type: "spki", format: "pem" })}\n${generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" })}`;
-  if (existsSync("/etc/ssl/certs/ca-certificates.crt")) corpus.caBundle = readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8").slice(0, 300_000);
+  if (existsSync("/etc/ssl/certs/ca-certificates.crt"))
+    corpus.caBundle = readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8").slice(0, 300_000);
   corpus.packageLock = readFileSync("package-lock.json", "utf8");
-  corpus.sshKeys = Array.from({ length: 20 }, (_, i) => `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${makeNoise(32, i).toString("base64").slice(0, 43)} user${i}@host`).join("\n");
+  corpus.sshKeys = Array.from(
+    { length: 20 },
+    (_, i) => `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${makeNoise(32, i).toString("base64").slice(0, 43)} user${i}@host`,
+  ).join("\n");
   corpus.uuids = Array.from({ length: 2000 }, () => randomUUID()).join("\n");
-  corpus.gitLog = Array.from({ length: 200 }, (_, i) => `commit ${createHash("sha1").update(String(i)).digest("hex")}\nAuthor: Dev <dev@example.com>\nDate:   Mon Nov ${(i % 28) + 1} 10:00:00 2026\n\n    Fix issue #${i}\n`).join("\n");
+  corpus.gitLog = Array.from(
+    { length: 200 },
+    (_, i) =>
+      `commit ${createHash("sha1").update(String(i)).digest("hex")}\nAuthor: Dev <dev@example.com>\nDate:   Mon Nov ${(i % 28) + 1} 10:00:00 2026\n\n    Fix issue #${i}\n`,
+  ).join("\n");
   corpus.k8sSecret = `apiVersion: v1\nkind: Secret\ndata:\n  config.json: ${Buffer.from(JSON.stringify({ db: { host: "db.internal", user: "app", options: Array.from({ length: 200 }, (_, i) => `opt${i}`) } })).toString("base64")}\n  token: ${Buffer.from("a plain text token value for the service account").toString("base64")}\n`;
-  corpus.longBase64OfText = Buffer.from("The configuration as text, base64-encoded by a tool. ".repeat(300)).toString("base64");
-  corpus.csv = "id,amount,ratio\n" + Array.from({ length: 3000 }, (_, i) => `${i},${(i * 37) % 1000},${((i * 13) % 97) / 97}`).join("\n");
-  corpus.numberMatrix = Array.from({ length: 200 }, (_, r) => Array.from({ length: 16 }, (_, c) => String((r * 16 + c) % 100).padStart(2, "0")).join(" ")).join("\n");
-  corpus.hexColours = Array.from({ length: 500 }, (_, i) => `--colour-${i}: #${((i * 2654435761) >>> 8).toString(16).padStart(6, "0").slice(0, 6)};`).join("\n");
+  corpus.longBase64OfText = Buffer.from("The configuration as text, base64-encoded by a tool. ".repeat(300)).toString(
+    "base64",
+  );
+  corpus.csv =
+    "id,amount,ratio\n" +
+    Array.from({ length: 3000 }, (_, i) => `${i},${(i * 37) % 1000},${((i * 13) % 97) / 97}`).join("\n");
+  corpus.numberMatrix = Array.from({ length: 200 }, (_, r) =>
+    Array.from({ length: 16 }, (_, c) => String((r * 16 + c) % 100).padStart(2, "0")).join(" "),
+  ).join("\n");
+  corpus.hexColours = Array.from(
+    { length: 500 },
+    (_, i) => `--colour-${i}: #${((i * 2654435761) >>> 8).toString(16).padStart(6, "0").slice(0, 6)};`,
+  ).join("\n");
   corpus.emoji = "Release notes 🎉🚀 with emoji 👍🏽 and flags 🇫🇷 and math ∑∫√ and arrows → ⇒\n".repeat(200);
-  corpus.urls = Array.from({ length: 100 }, (_, i) => `https://example.com/download?token=${makeNoise(48, i).toString("base64url")}&page=${i}`).join("\n");
-  corpus.ansiLog = "\u001b[31mERROR\u001b[0m build failed at step 3\n\u001b[32mOK\u001b[0m tests passed\r\n\u001b[1;33mWARN\u001b[0m slow test\n".repeat(300);
-  corpus.accentedUtf8 = "Ελληνικά, русский текст, עברית, العربية, हिन्दी, ไทย, Tiếng Việt, Español ñ, Français é, Deutsch ß.\n".repeat(200);
-  corpus.pythonStrings = Array.from({ length: 50 }, (_, i) => `print("path: C:\\\\x${i}\\\\data")  # escapes like \\x41 and \\x0a appear in docs ${i}`).join("\n");
-  corpus.hexAddresses = Array.from({ length: 300 }, (_, i) => `    at fn${i} (0x7fff${(i * 4096).toString(16).padStart(8, "0")}) [module.so+0x${(i * 64).toString(16)}]`).join("\n");
+  corpus.urls = Array.from(
+    { length: 100 },
+    (_, i) => `https://example.com/download?token=${makeNoise(48, i).toString("base64url")}&page=${i}`,
+  ).join("\n");
+  corpus.ansiLog =
+    "\u001b[31mERROR\u001b[0m build failed at step 3\n\u001b[32mOK\u001b[0m tests passed\r\n\u001b[1;33mWARN\u001b[0m slow test\n".repeat(
+      300,
+    );
+  corpus.accentedUtf8 =
+    "Ελληνικά, русский текст, עברית, العربية, हिन्दी, ไทย, Tiếng Việt, Español ñ, Français é, Deutsch ß.\n".repeat(200);
+  corpus.pythonStrings = Array.from(
+    { length: 50 },
+    (_, i) => `print("path: C:\\\\x${i}\\\\data")  # escapes like \\x41 and \\x0a appear in docs ${i}`,
+  ).join("\n");
+  corpus.hexAddresses = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `    at fn${i} (0x7fff${(i * 4096).toString(16).padStart(8, "0")}) [module.so+0x${(i * 64).toString(16)}]`,
+  ).join("\n");
   // look-alikes of wrapped hex and of byte lists (issue 28): hashes and ids one per line, git logs, numbers, numeric-keyed data
   const digest = (algorithm: string, i: number) => createHash(algorithm).update(`entry-${i}`).digest("hex");
   corpus.sha256List = Array.from({ length: 2000 }, (_, i) => digest("sha256", i)).join("\n");
@@ -343,17 +447,41 @@ function legitimateCorpus(): Record<string, string> {
   corpus.objectIds = Array.from({ length: 3000 }, (_, i) => digest("sha1", i).slice(0, 24)).join("\n");
   corpus.dashlessUuids = Array.from({ length: 3000 }, () => randomUUID().replaceAll("-", "")).join("\n");
   corpus.sha256sums = Array.from({ length: 1000 }, (_, i) => `${digest("sha256", i)}  dist/chunk-${i}.js`).join("\n");
-  corpus.hashesInJson = JSON.stringify({ files: Array.from({ length: 1000 }, (_, i) => digest("sha256", i)).join("\n") });
+  corpus.hashesInJson = JSON.stringify({
+    files: Array.from({ length: 1000 }, (_, i) => digest("sha256", i)).join("\n"),
+  });
   corpus.gitRevList = Array.from({ length: 3000 }, (_, i) => digest("sha1", i)).join("\n");
-  corpus.gitLogOneline = Array.from({ length: 1000 }, (_, i) => `${digest("sha1", i).slice(0, 7)} Fix issue #${i} in the parser`).join("\n");
-  corpus.gitLogRaw = Array.from({ length: 300 }, (_, i) => `commit ${digest("sha1", i)}\ntree ${digest("sha1", i + 1e6)}\nparent ${digest("sha1", i + 1)}\nauthor Dev <dev@example.com> 1700000000 +0000\n\n    Fix issue #${i}\n`).join("\n");
-  corpus.numberColumn = Array.from({ length: 3000 }, (_, i) => String(1_000_000_000_000_000 + i * 7_919_113).padStart(20, "0")).join("\n");
-  corpus.numberTable = Array.from({ length: 1000 }, (_, r) => Array.from({ length: 12 }, (_, c) => String((r * 31 + c * 17) % 256).padStart(3, " ")).join(" ")).join("\n");
-  corpus.jsonMatrix = JSON.stringify(Array.from({ length: 500 }, (_, r) => Array.from({ length: 16 }, (_, c) => (r * 7 + c * 13) % 256)));
+  corpus.gitLogOneline = Array.from(
+    { length: 1000 },
+    (_, i) => `${digest("sha1", i).slice(0, 7)} Fix issue #${i} in the parser`,
+  ).join("\n");
+  corpus.gitLogRaw = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `commit ${digest("sha1", i)}\ntree ${digest("sha1", i + 1e6)}\nparent ${digest("sha1", i + 1)}\nauthor Dev <dev@example.com> 1700000000 +0000\n\n    Fix issue #${i}\n`,
+  ).join("\n");
+  corpus.numberColumn = Array.from({ length: 3000 }, (_, i) =>
+    String(1_000_000_000_000_000 + i * 7_919_113).padStart(20, "0"),
+  ).join("\n");
+  corpus.numberTable = Array.from({ length: 1000 }, (_, r) =>
+    Array.from({ length: 12 }, (_, c) => String((r * 31 + c * 17) % 256).padStart(3, " ")).join(" "),
+  ).join("\n");
+  corpus.jsonMatrix = JSON.stringify(
+    Array.from({ length: 500 }, (_, r) => Array.from({ length: 16 }, (_, c) => (r * 7 + c * 13) % 256)),
+  );
   corpus.agesArray = JSON.stringify(Array.from({ length: 5000 }, (_, i) => 18 + ((i * 37) % 70)));
-  corpus.pandasColumns = JSON.stringify({ age: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), 18 + ((i * 37) % 70)])), score: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), (i * 7919) % 101])) });
-  corpus.histogram = JSON.stringify(Object.fromEntries(Array.from({ length: 256 }, (_, i) => [String(i), Math.round(200 * Math.exp(-((i - 128) ** 2) / 2000))])));
-  corpus.scoresById = JSON.stringify(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [String(100 + i * 3), (i * 13) % 256])));
+  corpus.pandasColumns = JSON.stringify({
+    age: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), 18 + ((i * 37) % 70)])),
+    score: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [String(i), (i * 7919) % 101])),
+  });
+  corpus.histogram = JSON.stringify(
+    Object.fromEntries(
+      Array.from({ length: 256 }, (_, i) => [String(i), Math.round(200 * Math.exp(-((i - 128) ** 2) / 2000))]),
+    ),
+  );
+  corpus.scoresById = JSON.stringify(
+    Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [String(100 + i * 3), (i * 13) % 256])),
+  );
   corpus.randomScores = JSON.stringify(Object.fromEntries([...makeNoise(4096, 11)].map((v, i) => [String(i), v])));
   corpus.randomBytesList = JSON.stringify([...makeNoise(4096, 12)]);
   const sources: string[] = [];
@@ -366,7 +494,18 @@ function legitimateCorpus(): Record<string, string> {
   };
   walk("src");
   corpus.thisRepositorySources = sources.join("\n");
-  corpus.prettyJson = JSON.stringify({ users: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `Ünïcødé user ${i}`, email: `u${i}@example.com`, avatar: `https://cdn.example.com/a/${createHash("sha256").update(String(i)).digest("hex")}.png` })) }, null, 2);
+  corpus.prettyJson = JSON.stringify(
+    {
+      users: Array.from({ length: 300 }, (_, i) => ({
+        id: i,
+        name: `Ünïcødé user ${i}`,
+        email: `u${i}@example.com`,
+        avatar: `https://cdn.example.com/a/${createHash("sha256").update(String(i)).digest("hex")}.png`,
+      })),
+    },
+    null,
+    2,
+  );
   return corpus;
 }
 
@@ -382,7 +521,9 @@ describe("legitimate texts are never flagged", () => {
       if (reviewToolResult({ content: [{ type: "text", text }] }, none) !== undefined) flagged.push(`${name} (block)`);
     }
     const elapsed = performance.now() - started;
-    console.log(`legitimate corpus: ${Object.keys(corpus).length} texts, ${(chars / 1e6).toFixed(1)} M characters, ${flagged.length} flagged, ${elapsed.toFixed(0)} ms for both passes`);
+    console.log(
+      `legitimate corpus: ${Object.keys(corpus).length} texts, ${(chars / 1e6).toFixed(1)} M characters, ${flagged.length} flagged, ${elapsed.toFixed(0)} ms for both passes`,
+    );
     expect(flagged).toEqual([]);
     expect(Object.keys(corpus).length).toBeGreaterThanOrEqual(44);
   });

@@ -14,10 +14,20 @@ describe("the binary review's cost", () => {
   it("reads 10 MB of prose, JSON, base64, hex (unbroken, wrapped, a list of hashes) in linear time", () => {
     const texts: Record<string, string> = {
       prose: "The quick brown fox jumps over the lazy dog, again and again, for the benchmark.\n".repeat(125_000),
-      json: JSON.stringify(Array.from({ length: 60_000 }, (_, i) => ({ id: i, name: `user ${i}`, note: "ünïcødé text and numbers 1234567890" }))),
+      json: JSON.stringify(
+        Array.from({ length: 60_000 }, (_, i) => ({
+          id: i,
+          name: `user ${i}`,
+          note: "ünïcødé text and numbers 1234567890",
+        })),
+      ),
       base64: makeNoise(7_500_000, 3).toString("base64"),
       hex: makeNoise(5_000_000, 4).toString("hex"),
-      wrappedHex: (makeNoise(5_000_000, 5).toString("hex").match(/.{1,60}/g) ?? []).join("\n"),
+      wrappedHex: (
+        makeNoise(5_000_000, 5)
+          .toString("hex")
+          .match(/.{1,60}/g) ?? []
+      ).join("\n"),
       hashList: Array.from({ length: 150_000 }, (_, i) => makeNoise(32, i).toString("hex")).join("\n"),
     };
     const times: Record<string, number> = {};
@@ -35,7 +45,21 @@ describe("the binary review's cost", () => {
 });
 
 describe("what the review keeps (properties)", () => {
-  const proseArb = fc.array(fc.constantFrom("Revenue grew 12% in Q3.", "See the table below.", "日本語のテキスト", "naïve café", "id,amount\n1,2", "  ", "\n", "{\"k\": [1, 2]}"), { maxLength: 40 }).map((parts) => parts.join(" "));
+  const proseArb = fc
+    .array(
+      fc.constantFrom(
+        "Revenue grew 12% in Q3.",
+        "See the table below.",
+        "日本語のテキスト",
+        "naïve café",
+        "id,amount\n1,2",
+        "  ",
+        "\n",
+        '{"k": [1, 2]}',
+      ),
+      { maxLength: 40 },
+    )
+    .map((parts) => parts.join(" "));
   const formArb = fc.constantFrom(
     (file: Buffer) => file.toString("base64"),
     (file: Buffer) => `data:application/octet-stream;base64,${file.toString("base64")}`,

@@ -4,8 +4,12 @@ import { cutReadBack, fittingLineWindow } from "../../src/guards/budget/lineWind
 import type { LineReader } from "../../src/offload/OffloadStore.js";
 
 const chars = createMeasure("chars");
-const reader: LineReader = { tool: "read_file", window: (offset, limit) => `use read_file with offset ${offset} and limit ${limit}` };
-const lines = (count: number, width: number) => Array.from({ length: count }, (_, i) => `${String(i).padStart(5, "0")} ${"w".repeat(width - 6)}`).join("\n");
+const reader: LineReader = {
+  tool: "read_file",
+  window: (offset, limit) => `use read_file with offset ${offset} and limit ${limit}`,
+};
+const lines = (count: number, width: number) =>
+  Array.from({ length: count }, (_, i) => `${String(i).padStart(5, "0")} ${"w".repeat(width - 6)}`).join("\n");
 
 describe("fittingLineWindow", () => {
   it("starts at the line holding the character and counts the lines that fit with room for a header", () => {

@@ -11,9 +11,14 @@ const outcomeArb: fc.Arbitrary<PreviewOutcome> = fc.oneof(
   fc.record({
     kind: fc.constant("stored" as const),
     key: fc.constant("tool-call_1"),
-    readHint: fc.constant('use read_file with file_path "/large_tool_results/tool-call_1.txt" (offset and limit count lines)'),
+    readHint: fc.constant(
+      'use read_file with file_path "/large_tool_results/tool-call_1.txt" (offset and limit count lines)',
+    ),
   }),
-  fc.record({ kind: fc.constant("not-stored" as const), reason: fc.option(fc.string({ maxLength: 150 }), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant("not-stored" as const),
+    reason: fc.option(fc.string({ maxLength: 150 }), { nil: undefined }),
+  }),
 );
 
 const textArb = fc.oneof(
@@ -22,7 +27,9 @@ const textArb = fc.oneof(
   fc.integer({ min: 0, max: 60_000 }).map((n) => "lorem ipsum dolor ".repeat(Math.ceil(n / 18)).slice(0, n)),
 );
 
-const imageArb = fc.integer({ min: 0, max: 40_000 }).map((size) => ({ type: "image", mimeType: "image/png", data: "A".repeat(size) }));
+const imageArb = fc
+  .integer({ min: 0, max: 40_000 })
+  .map((size) => ({ type: "image", mimeType: "image/png", data: "A".repeat(size) }));
 
 const contentArb = fc.oneof(
   textArb,
@@ -38,19 +45,32 @@ const unitArb = fc.constantFrom(
 function budgeted(content: unknown, limit: number, measure: Measure, outcome: PreviewOutcome) {
   const assessment = assessContent(content, measure);
   const plan = planBudget(assessment, limit, measure);
-  const facts: PreviewFacts = { tool: "fetch", chars: assessment.split.text.length, size: assessment.textSize, unit: measure.unit, limit, outcome };
+  const facts: PreviewFacts = {
+    tool: "fetch",
+    chars: assessment.split.text.length,
+    size: assessment.textSize,
+    unit: measure.unit,
+    limit,
+    outcome,
+  };
   return { assessment, plan, ...renderBudgeted(assessment, plan, facts, measure) };
 }
 
 describe("the budget's rendering", () => {
   it("never exceeds the limit, whatever the content, unit and outcome", () => {
     fc.assert(
-      fc.property(contentArb, unitArb, fc.integer({ min: 0, max: 20_000 }), outcomeArb, (content, { unit, measure }, extra, outcome) => {
-        const limit = MIN_LIMIT[unit] + extra;
-        const { assessment, content: out } = budgeted(content, limit, measure, outcome);
-        fc.pre(assessment.size > limit);
-        expect(assessContent(out, measure).size).toBeLessThanOrEqual(limit);
-      }),
+      fc.property(
+        contentArb,
+        unitArb,
+        fc.integer({ min: 0, max: 20_000 }),
+        outcomeArb,
+        (content, { unit, measure }, extra, outcome) => {
+          const limit = MIN_LIMIT[unit] + extra;
+          const { assessment, content: out } = budgeted(content, limit, measure, outcome);
+          fc.pre(assessment.size > limit);
+          expect(assessContent(out, measure).size).toBeLessThanOrEqual(limit);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -74,10 +94,14 @@ describe("the budget's rendering", () => {
 
   it("says how to read the rest when stored, and that it was not kept otherwise", () => {
     const text = "x".repeat(50_000);
-    const stored = budgeted(text, 2000, createMeasure("chars"), { kind: "stored", key: "fetch-call_9" }).content as string;
+    const stored = budgeted(text, 2000, createMeasure("chars"), { kind: "stored", key: "fetch-call_9" })
+      .content as string;
     expect(stored).toContain('The full result is stored under the key "fetch-call_9".');
     expect(stored).toMatch(/To read it, call read_stored_result with key "fetch-call_9" and offset \d+/);
-    const lost = budgeted(text, 2000, createMeasure("chars"), { kind: "not-stored", reason: "storing them failed: disk full" }).content as string;
+    const lost = budgeted(text, 2000, createMeasure("chars"), {
+      kind: "not-stored",
+      reason: "storing them failed: disk full",
+    }).content as string;
     expect(lost).toMatch(/The omitted \d+ characters were not kept \(storing them failed: disk full\)/);
     expect(lost).not.toContain("stored under");
   });
@@ -85,15 +109,24 @@ describe("the budget's rendering", () => {
 
 describe("media blocks", () => {
   it("measures base64 blocks by their size", () => {
-    const content = [{ type: "text", text: "caption" }, { type: "image", mimeType: "image/png", data: "A".repeat(10_000) }];
+    const content = [
+      { type: "text", text: "caption" },
+      { type: "image", mimeType: "image/png", data: "A".repeat(10_000) },
+    ];
     expect(assessContent(content, createMeasure("chars")).size).toBe(7 + 10_000);
     expect(assessContent(content, createMeasure("tokens")).size).toBe(2 + 2500);
     expect(splitContent(content).media).toHaveLength(1);
   });
 
   it("replaces an oversized image by a note and keeps the text", () => {
-    const content = [{ type: "text", text: "caption" }, { type: "image", mimeType: "image/png", data: "A".repeat(50_000) }];
-    const { content: out, plan } = budgeted(content, 20_000, createMeasure("chars"), { kind: "not-stored", reason: undefined });
+    const content = [
+      { type: "text", text: "caption" },
+      { type: "image", mimeType: "image/png", data: "A".repeat(50_000) },
+    ];
+    const { content: out, plan } = budgeted(content, 20_000, createMeasure("chars"), {
+      kind: "not-stored",
+      reason: undefined,
+    });
     expect(plan.dropped).toHaveLength(1);
     expect(plan.cutText).toBe(false);
     expect(out).toEqual([

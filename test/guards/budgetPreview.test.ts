@@ -19,16 +19,20 @@ function hasLoneSurrogateAtEdge(text: string): boolean {
 describe("cutHeadTail", () => {
   it("keeps a prefix and a suffix within the room, and head + omitted + tail = the whole text", () => {
     fc.assert(
-      fc.property(textArb.filter((t) => t.length > 1), fc.nat({ max: 4000 }), (text, room) => {
-        const cut = cutHeadTail(text, room);
-        expect(cut.head.length + cut.omitted + cut.tail.length).toBe(text.length);
-        expect(text.startsWith(cut.head)).toBe(true);
-        expect(text.endsWith(cut.tail)).toBe(true);
-        expect(cut.head.length + cut.tail.length).toBeLessThanOrEqual(room);
-        expect(cut.omitted).toBeGreaterThanOrEqual(1);
-        expect(cut.omittedFrom).toBe(cut.head.length);
-        expect(cut.tailFrom).toBe(text.length - cut.tail.length);
-      }),
+      fc.property(
+        textArb.filter((t) => t.length > 1),
+        fc.nat({ max: 4000 }),
+        (text, room) => {
+          const cut = cutHeadTail(text, room);
+          expect(cut.head.length + cut.omitted + cut.tail.length).toBe(text.length);
+          expect(text.startsWith(cut.head)).toBe(true);
+          expect(text.endsWith(cut.tail)).toBe(true);
+          expect(cut.head.length + cut.tail.length).toBeLessThanOrEqual(room);
+          expect(cut.omitted).toBeGreaterThanOrEqual(1);
+          expect(cut.omittedFrom).toBe(cut.head.length);
+          expect(cut.tailFrom).toBe(text.length - cut.tail.length);
+        },
+      ),
     );
   });
 
@@ -100,7 +104,13 @@ describe("fitToBudget", () => {
   });
 
   it("survives a token counter that throws or answers nonsense", () => {
-    for (const broken of [() => Number.NaN, () => -1, () => { throw new Error("tokenizer down"); }]) {
+    for (const broken of [
+      () => Number.NaN,
+      () => -1,
+      () => {
+        throw new Error("tokenizer down");
+      },
+    ]) {
       const measure = createMeasure("tokens", broken as CountTokens);
       const out = fitToBudget((room) => "word ".repeat(room), 50, measure, 1000);
       expect(approximateTokens(out)).toBeLessThanOrEqual(50);

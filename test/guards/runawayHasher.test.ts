@@ -13,10 +13,22 @@ function thread(): BaseMessage[] {
   const answers = ["page 1", "page 2", "page 2", "page 2", "page 3", "page 3"];
   answers.forEach((answer, i) => {
     const id = `c${i}`;
-    messages.push(new AIMessage({ content: "", tool_calls: [{ id, name: "read", args: { page: Math.min(i, 3) }, type: "tool_call" }], usage_metadata: usage }));
+    messages.push(
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id, name: "read", args: { page: Math.min(i, 3) }, type: "tool_call" }],
+        usage_metadata: usage,
+      }),
+    );
     messages.push(new ToolMessage({ content: answer, tool_call_id: id }));
   });
-  messages.push(new AIMessage({ content: "", tool_calls: [{ id: "p", name: "read", args: { page: 3 }, type: "tool_call" }], usage_metadata: usage }));
+  messages.push(
+    new AIMessage({
+      content: "",
+      tool_calls: [{ id: "p", name: "read", args: { page: 3 }, type: "tool_call" }],
+      usage_metadata: usage,
+    }),
+  );
   return messages;
 }
 

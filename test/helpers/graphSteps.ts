@@ -8,7 +8,10 @@ import { GraphRecursionError } from "@langchain/langgraph";
  */
 export type Outcome = "finished" | "recursion";
 
-export async function outcomeAt(run: (recursionLimit: number | undefined) => Promise<boolean>, recursionLimit?: number): Promise<Outcome> {
+export async function outcomeAt(
+  run: (recursionLimit: number | undefined) => Promise<boolean>,
+  recursionLimit?: number,
+): Promise<Outcome> {
   try {
     if (await run(recursionLimit)) return "finished";
   } catch (error) {
@@ -22,7 +25,10 @@ export async function outcomeAt(run: (recursionLimit: number | undefined) => Pro
  * The smallest `recursionLimit` at which `run` finishes, found by walking up from 1: the number
  * of graph steps (super-steps) the run takes.
  */
-export async function smallestLimit(run: (recursionLimit: number | undefined) => Promise<boolean>, upTo = 200): Promise<number> {
+export async function smallestLimit(
+  run: (recursionLimit: number | undefined) => Promise<boolean>,
+  upTo = 200,
+): Promise<number> {
   for (let limit = 1; limit <= upTo; limit++) if ((await outcomeAt(run, limit)) === "finished") return limit;
   throw new Error(`the run did not finish within recursionLimit ${upTo}`);
 }

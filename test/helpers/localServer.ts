@@ -7,7 +7,9 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function startLocalServer(answer: (raw: string, req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<LocalServer> {
+export async function startLocalServer(
+  answer: (raw: string, req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<LocalServer> {
   const server = createServer(async (req, res) => answer(await readBody(req), req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

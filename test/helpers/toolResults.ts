@@ -17,5 +17,8 @@ export const ODD_TOOL_RESULTS: Array<() => unknown> = [
   () => "x".repeat(5000),
   () => "y\n".repeat(30_000),
   () => makePng().toString("utf8"),
-  () => [{ type: "image", mimeType: "image/png", data: "A".repeat(50_000) }, { type: "text", text: "z".repeat(3000) }],
+  () => [
+    { type: "image", mimeType: "image/png", data: "A".repeat(50_000) },
+    { type: "text", text: "z".repeat(3000) },
+  ],
 ];

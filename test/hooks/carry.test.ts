@@ -5,11 +5,19 @@ import { mergeCarried, type Carried } from "../../src/hooks/carry.js";
 
 const entry = (id: string) => new AIMessage({ id, content: id }) as Carried;
 /** A carried summary: what the carry ends with, naming the summary its removals lead to. */
-const summary = (id: string) => new HumanMessage({ id: `summary:${id}`, content: "summary", additional_kwargs: { lc_source: "summarization" } }) as Carried;
+const summary = (id: string) =>
+  new HumanMessage({
+    id: `summary:${id}`,
+    content: "summary",
+    additional_kwargs: { lc_source: "summarization" },
+  }) as Carried;
 const ids = (entries: readonly Carried[]) => entries.map((e) => e.id);
 
 describe("the carry channel's reducer", () => {
-  const write = fc.tuple(fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 5 }), fc.constantFrom("s1", "s2", "s3"));
+  const write = fc.tuple(
+    fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 5 }),
+    fc.constantFrom("s1", "s2", "s3"),
+  );
   const updateOf = ([removed, name]: [string[], string]) => [...removed.map(entry), summary(name)];
 
   it("keeps every removed message once, in the order first written, and ends with the newest summary, for any writes to any earlier version", () => {

@@ -22,15 +22,29 @@ async function carryWrites(saver: MemorySaver): Promise<{ id: string }[][]> {
 }
 
 function agentWith(withSummaries: boolean) {
-  const calls = (turn: number) => Array.from({ length: 4 }, (_, i) => ({ name: "lookup", args: { key: `k${turn}-${i}` } }));
+  const calls = (turn: number) =>
+    Array.from({ length: 4 }, (_, i) => ({ name: "lookup", args: { key: `k${turn}-${i}` } }));
   // Results over the budget's limit: the budget rewrites the answer outside the validator.
-  const lookup = tool(async ({ key }: { key: string }) => `${key} `.repeat(6_000), { name: "lookup", description: "look up", schema: z.object({ key: z.string() }) });
-  const model = new ScriptedChatModel({ turns: [...[0, 1, 2, 3, 4].map((turn) => ({ toolCalls: calls(turn) })), { text: "done" }] });
-  const summariser = new ScriptedChatModel({ turns: Array.from({ length: 20 }, () => ({ text: "Earlier: lookups." })) });
+  const lookup = tool(async ({ key }: { key: string }) => `${key} `.repeat(6_000), {
+    name: "lookup",
+    description: "look up",
+    schema: z.object({ key: z.string() }),
+  });
+  const model = new ScriptedChatModel({
+    turns: [...[0, 1, 2, 3, 4].map((turn) => ({ toolCalls: calls(turn) })), { text: "done" }],
+  });
+  const summariser = new ScriptedChatModel({
+    turns: Array.from({ length: 20 }, () => ({ text: "Earlier: lookups." })),
+  });
   const summaries = summarizationMiddleware({ model: summariser, trigger: { messages: 8 }, keep: { messages: 5 } });
   const saver = new MemorySaver();
   const guards = recommendedGuards().agent;
-  const agent = createAgent({ model, tools: [lookup], middleware: withSummaries ? [summaries, ...guards] : guards, checkpointer: saver });
+  const agent = createAgent({
+    model,
+    tools: [lookup],
+    middleware: withSummaries ? [summaries, ...guards] : guards,
+    checkpointer: saver,
+  });
   return { agent, saver };
 }
 
@@ -46,7 +60,9 @@ describe("what the stack carries", () => {
   it("after summaries, each removed message once, however many guards and parallel calls a batch has", async () => {
     const { agent, saver } = agentWith(true);
     const config = { configurable: { thread_id: "t" } };
-    const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
+    const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] }, config)) as {
+      messages: BaseMessage[];
+    };
     expect(messages.some(isSummary)).toBe(true);
 
     const writes = await carryWrites(saver);

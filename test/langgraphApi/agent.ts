@@ -68,18 +68,29 @@ const tools = [
   }),
   tool(
     async ({ service }: { service: string }, runtime: ToolRuntime) =>
-      new ToolMessage({ content: `Error: deploy of ${service} failed: registry unreachable`, tool_call_id: runtime.toolCallId, name: "deploy", status: "error" }),
+      new ToolMessage({
+        content: `Error: deploy of ${service} failed: registry unreachable`,
+        tool_call_id: runtime.toolCallId,
+        name: "deploy",
+        status: "error",
+      }),
     { name: "deploy", description: "Deploys a service.", schema: z.object({ service: z.string() }) },
   ),
 ];
 
 function summaries(): AgentMiddleware {
-  const summariser = new ScriptedChatModel({ turns: Array.from({ length: 100 }, () => ({ text: "Earlier: the agent polled job j1." })) });
+  const summariser = new ScriptedChatModel({
+    turns: Array.from({ length: 100 }, () => ({ text: "Earlier: the agent polled job j1." })),
+  });
   return summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } });
 }
 
 /** The agent, with the recommended stack; the server sets its own checkpointer in place of `checkpointer`. */
-export function serverTestAgent(options: { summarised: boolean; checkpointer?: BaseCheckpointSaver; onSignal?: (signal: Signal) => void }) {
+export function serverTestAgent(options: {
+  summarised: boolean;
+  checkpointer?: BaseCheckpointSaver;
+  onSignal?: (signal: Signal) => void;
+}) {
   const offloadStore = new LangGraphOffloadStore({ store: new InMemoryStore() });
   const guards = recommendedGuards({ offloadStore, onSignal: options.onSignal }).agent;
   const dispatch: ScriptedTurn = (messages) => nextTurn(messages);

@@ -48,7 +48,10 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
       }
       const thread = await client.threads.create({ metadata: { script } });
       const graph = SUMMARISED.has(script) ? "summarised" : "agent";
-      await client.runs.wait(thread.thread_id, graph, { input: { messages: [{ type: "human", content: String(startMessage(script).content) }] }, config: { recursion_limit: 500 } });
+      await client.runs.wait(thread.thread_id, graph, {
+        input: { messages: [{ type: "human", content: String(startMessage(script).content) }] },
+        config: { recursion_limit: 500 },
+      });
       scriptOf.set(thread.thread_id, script);
       threadOf.set(script, thread.thread_id);
     }
@@ -64,14 +67,28 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
     for (const script of SCRIPT_NAMES) {
       const signals: Signal[] = [];
       const checkpointer = new MemorySaver();
-      const agent = serverTestAgent({ summarised: SUMMARISED.has(script), checkpointer, onSignal: (signal) => void signals.push(signal) });
-      await agent.invoke({ messages: [startMessage(script)] }, { configurable: { thread_id: script }, recursionLimit: 500 });
+      const agent = serverTestAgent({
+        summarised: SUMMARISED.has(script),
+        checkpointer,
+        onSignal: (signal) => void signals.push(signal),
+      });
+      await agent.invoke(
+        { messages: [startMessage(script)] },
+        { configurable: { thread_id: script }, recursionLimit: 500 },
+      );
       const tuple = (await checkpointer.getTuple({ configurable: { thread_id: script } }))!;
-      const messages = await checkpointHistory(checkpointer, tuple.checkpoint.channel_values as unknown as GuardState, tuple.parentConfig);
+      const messages = await checkpointHistory(
+        checkpointer,
+        tuple.checkpoint.channel_values as unknown as GuardState,
+        tuple.parentConfig,
+      );
       const path = join(folder, `${script}.json`);
       writeFileSync(path, JSON.stringify({ id: script, messages }));
       file.set(script, path);
-      live.set(script, signals.filter((s) => REPLAYED.has(s.guard)));
+      live.set(
+        script,
+        signals.filter((s) => REPLAYED.has(s.guard)),
+      );
     }
   }
 
@@ -81,7 +98,15 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
       const decision = JSON.parse(line) as Record<string, unknown>;
       return { ...decision, thread: scriptOf.get(String(decision.thread)) ?? decision.thread };
     });
-  const liveLines = (script: string) => live.get(script)!.map(({ toolCallId, tool, guard, action, reason }) => ({ thread: script, toolCallId, tool, guard, action, reason }));
+  const liveLines = (script: string) =>
+    live.get(script)!.map(({ toolCallId, tool, guard, action, reason }) => ({
+      thread: script,
+      toolCallId,
+      tool,
+      guard,
+      action,
+      reason,
+    }));
   /** The summary without the time it took. */
   const totals = (text: string) => text.replace(/^throughput.*$/m, "");
   /** Scripts in the order the server lists their threads (by thread id). */
@@ -93,11 +118,22 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
     const replayed = byScript(io.stdoutLines());
     expect(replayed).toEqual(inServerOrder().flatMap(liveLines));
     // The scripts do what they are here for: a stop on the loop, on the failing deploy, and across summaries.
-    for (const script of ["loop", "failing", "carry"]) expect(replayed.some((d) => d.thread === script && d.action === "stop"), script).toBe(true);
-    for (const script of ["calm", "brief"]) expect(replayed.some((d) => d.thread === script), script).toBe(false);
+    for (const script of ["loop", "failing", "carry"])
+      expect(
+        replayed.some((d) => d.thread === script && d.action === "stop"),
+        script,
+      ).toBe(true);
+    for (const script of ["calm", "brief"])
+      expect(
+        replayed.some((d) => d.thread === script),
+        script,
+      ).toBe(false);
     // On worker threads only: each loads its threads from the server itself.
     const onWorkers = captureIo({ env: { HARNESS_KIT_REPLAY_HERE: "0" } });
-    expect(await runCli(["eval", "--langgraph-api", server.url, "--jsonl", "--workers", "2"], onWorkers), onWorkers.stderr()).toBe(0);
+    expect(
+      await runCli(["eval", "--langgraph-api", server.url, "--jsonl", "--workers", "2"], onWorkers),
+      onWorkers.stderr(),
+    ).toBe(0);
     expect(onWorkers.stdout()).toBe(io.stdout());
 
     const fromServer = captureIo();
@@ -111,7 +147,10 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
   it("inspect --thread reads a summarised thread with the history its summaries removed, as its thread file gives it", async () => {
     for (const script of ["carry", "brief", "failing"]) {
       const io = captureIo();
-      expect(await runCli(["inspect", "--langgraph-api", server.url, "--thread", threadOf.get(script)!, "--json"], io), io.stderr()).toBe(0);
+      expect(
+        await runCli(["inspect", "--langgraph-api", server.url, "--thread", threadOf.get(script)!, "--json"], io),
+        io.stderr(),
+      ).toBe(0);
       const reference = captureIo();
       expect(await runCli(["inspect", file.get(script)!, "--json"], reference)).toBe(0);
       const { thread, source, ...report } = JSON.parse(io.stdout()) as Record<string, unknown>;
@@ -124,12 +163,17 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
     // thread's earlier checkpoints (brief ends right after a summary, which nothing carried).
     const rowsOf = async (script: string) => {
       const io = captureIo();
-      expect(await runCli(["inspect", "--langgraph-api", server.url, "--thread", threadOf.get(script)!, "--json"], io)).toBe(0);
+      expect(
+        await runCli(["inspect", "--langgraph-api", server.url, "--thread", threadOf.get(script)!, "--json"], io),
+      ).toBe(0);
       return (JSON.parse(io.stdout()) as { rows: { toolCallId: string }[] }).rows.map((row) => row.toolCallId);
     };
     const stop = live.get("carry")!.at(-1)!;
-    expect(await rowsOf("carry")).toEqual(Array.from({ length: Number(stop.toolCallId!.replace("carry-", "")) + 1 }, (_, i) => `carry-${i}`));
-    const brief = (await new Client({ apiUrl: server.url, apiKey: null }).threads.getState(threadOf.get("brief")!)).values as Record<string, unknown[]>;
+    expect(await rowsOf("carry")).toEqual(
+      Array.from({ length: Number(stop.toolCallId!.replace("carry-", "")) + 1 }, (_, i) => `carry-${i}`),
+    );
+    const brief = (await new Client({ apiUrl: server.url, apiKey: null }).threads.getState(threadOf.get("brief")!))
+      .values as Record<string, unknown[]>;
     expect((brief.messages![0] as { content: string }).content).toMatch(/^Here is a summary/);
     expect(brief._harnessKitCarry ?? []).toEqual([]);
     expect(await rowsOf("brief")).toEqual(["brief-0", "brief-1"]);
@@ -137,9 +181,14 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
 
   it("eval --since replays only the threads updated since then", async () => {
     const io = captureIo();
-    expect(await runCli(["eval", "--langgraph-api", server.url, "--since", midway.toISOString(), "--jsonl"], io), io.stderr()).toBe(0);
+    expect(
+      await runCli(["eval", "--langgraph-api", server.url, "--since", midway.toISOString(), "--jsonl"], io),
+      io.stderr(),
+    ).toBe(0);
     const later = SCRIPT_NAMES.slice(2);
-    expect(new Set(byScript(io.stdoutLines()).map((d) => d.thread))).toEqual(new Set(later.filter((s) => live.get(s)!.length > 0)));
+    expect(new Set(byScript(io.stdoutLines()).map((d) => d.thread))).toEqual(
+      new Set(later.filter((s) => live.get(s)!.length > 0)),
+    );
     expect(io.stderr()).toMatch(new RegExp(`threads\\s+${later.length}\\b`));
 
     const none = captureIo();
@@ -156,7 +205,11 @@ describe("harness-kit inspect/eval --langgraph-api", () => {
     }
     const recent: string[] = [];
     for await (const id of langGraphThreadIds({ url: server.url }, { since: midway, pageSize: 1 })) recent.push(id);
-    expect(recent).toEqual(SCRIPT_NAMES.slice(2).map((s) => threadOf.get(s)!).reverse());
+    expect(recent).toEqual(
+      SCRIPT_NAMES.slice(2)
+        .map((s) => threadOf.get(s)!)
+        .reverse(),
+    );
   });
 
   it("names a thread the server does not hold", async () => {
@@ -202,9 +255,15 @@ describe("--langgraph-api without a LangGraph server", () => {
   it("rejects --since without eval --langgraph-api, and a --since that is not a date", async () => {
     const cases: Array<[string[], RegExp]> = [
       [["eval", "x.json", "--since", "2026-01-01"], /--since belongs to eval --langgraph-api/],
-      [["inspect", "--langgraph-api", "http://x", "--thread", "t", "--since", "2026-01-01"], /--since belongs to eval --langgraph-api/],
+      [
+        ["inspect", "--langgraph-api", "http://x", "--thread", "t", "--since", "2026-01-01"],
+        /--since belongs to eval --langgraph-api/,
+      ],
       [["eval", "--langgraph-api", "http://x", "--since", "yesterday"], /--since takes an ISO 8601 date/],
-      [["eval", "--langgraph-api", "http://x", "--sqlite", "x.sqlite"], /--sqlite and --langgraph-api: one checkpoint database or server at a time/],
+      [
+        ["eval", "--langgraph-api", "http://x", "--sqlite", "x.sqlite"],
+        /--sqlite and --langgraph-api: one checkpoint database or server at a time/,
+      ],
       [["eval", "x.json", "--langgraph-api-key", "k"], /--langgraph-api-key belongs to --langgraph-api/],
       [["inspect", "--langgraph-api", "http://x"], /inspect --langgraph-api needs --thread <id>/],
     ];

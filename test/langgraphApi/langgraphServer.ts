@@ -33,7 +33,10 @@ export async function startLangGraphServer(): Promise<LangGraphServer> {
     rmSync(folder, { recursive: true, force: true });
   };
   const started = await new Promise<{ url: string } | { failure: string }>((resolve) => {
-    const timer = setTimeout(() => resolve({ failure: `no answer within ${START_TIMEOUT_MS / 1000} s` }), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => resolve({ failure: `no answer within ${START_TIMEOUT_MS / 1000} s` }),
+      START_TIMEOUT_MS,
+    );
     child.on("message", (message: { url: string }) => {
       clearTimeout(timer);
       resolve({ url: message.url });
@@ -49,5 +52,3 @@ export async function startLangGraphServer(): Promise<LangGraphServer> {
   }
   return { url: started.url, stop };
 }
-
-

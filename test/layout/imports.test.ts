@@ -8,16 +8,16 @@ import { describe, expect, it } from "vitest";
 
 // rank  layer                                       files (the first row that matches wins)
 const LAYERS: ReadonlyArray<readonly [number, string, RegExp]> = [
-  [0, "core",                                      /^src\/core\//],
-  [1, "observe",                                   /^src\/observe\//],
-  [2, "pure guard files",                          /^src\/guards\/[^/]+\/(?!index\.ts$)(?![^/]*Middleware\.ts$)/],
-  [2, "offload",                                   /^src\/offload\//],
-  [3, "adapters",                                  /^src\/hooks\//],
-  [4, "middleware classes",                        /^src\/guards\/[^/]+\/[^/]*Middleware\.ts$/],
-  [4, "feature indexes",                           /^src\/guards\/[^/]+\/index\.ts$/],
-  [6, "entries",                                   /^src\/(index|node|testing\/index)\.ts$/],
-  [5, "stack, replay, tools, testing kit",         /^src\/(stack|replay|tools|testing)\//],
-  [6, "cli",                                       /^src\/cli\//],
+  [0, "core", /^src\/core\//],
+  [1, "observe", /^src\/observe\//],
+  [2, "pure guard files", /^src\/guards\/[^/]+\/(?!index\.ts$)(?![^/]*Middleware\.ts$)/],
+  [2, "offload", /^src\/offload\//],
+  [3, "adapters", /^src\/hooks\//],
+  [4, "middleware classes", /^src\/guards\/[^/]+\/[^/]*Middleware\.ts$/],
+  [4, "feature indexes", /^src\/guards\/[^/]+\/index\.ts$/],
+  [6, "entries", /^src\/(index|node|testing\/index)\.ts$/],
+  [5, "stack, replay, tools, testing kit", /^src\/(stack|replay|tools|testing)\//],
+  [6, "cli", /^src\/cli\//],
 ];
 
 // Who may import the package `langchain` (its agent and middleware API). The stack takes its
@@ -52,14 +52,19 @@ function importsOf(file: string): Import[] {
   const add = (literal: ts.Expression | undefined, typeOnly: boolean) => {
     if (!literal || !ts.isStringLiteralLike(literal)) return;
     const specifier = literal.text;
-    const target = specifier.startsWith(".") ? posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts") : undefined;
+    const target = specifier.startsWith(".")
+      ? posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts")
+      : undefined;
     found.push({ from: file, specifier, ...(target ? { target } : {}), typeOnly });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
-      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
-      const allTypes = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      const named =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const allTypes =
+        !!clause &&
+        (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
       add(node.moduleSpecifier, allTypes);
     } else if (ts.isExportDeclaration(node)) {
       add(node.moduleSpecifier, node.isTypeOnly);
@@ -108,14 +113,18 @@ describe("import direction in src/", () => {
   });
 
   it("nothing outside src/cli imports src/cli", () => {
-    const intoCli = srcImports.filter((i) => i.target?.startsWith("src/cli/") && !i.from.startsWith("src/cli/")).map(describeImport);
+    const intoCli = srcImports
+      .filter((i) => i.target?.startsWith("src/cli/") && !i.from.startsWith("src/cli/"))
+      .map(describeImport);
     expect(intoCli).toEqual([]);
   });
 
   it("the entries only re-export", () => {
     for (const entry of ["src/index.ts", "src/node.ts", "src/testing/index.ts"]) {
       const source = ts.createSourceFile(entry, readFileSync(join(root, entry), "utf8"), ts.ScriptTarget.Latest);
-      const other = source.statements.filter((s) => !ts.isExportDeclaration(s)).map((s) => `${entry}: ${s.getText(source).slice(0, 60)}`);
+      const other = source.statements
+        .filter((s) => !ts.isExportDeclaration(s))
+        .map((s) => `${entry}: ${s.getText(source).slice(0, 60)}`);
       expect(other).toEqual([]);
     }
   });
@@ -125,7 +134,11 @@ describe("examples", () => {
   it("import harness-kit only through its package entries", () => {
     const stray = filesUnder("examples")
       .flatMap(importsOf)
-      .filter((i) => (i.target ? !i.target.startsWith("examples/") : i.specifier.startsWith("harness-kit") && !PACKAGE_ENTRIES.has(i.specifier)))
+      .filter((i) =>
+        i.target
+          ? !i.target.startsWith("examples/")
+          : i.specifier.startsWith("harness-kit") && !PACKAGE_ENTRIES.has(i.specifier),
+      )
       .map(describeImport);
     expect(stray).toEqual([]);
   });

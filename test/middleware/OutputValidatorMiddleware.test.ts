@@ -4,7 +4,10 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, GraphInterrupt } from "@langchain/langgraph";
 import { z } from "zod";
-import { OutputValidatorMiddleware, type OutputValidatorOptions } from "../../src/guards/output/OutputValidatorMiddleware.js";
+import {
+  OutputValidatorMiddleware,
+  type OutputValidatorOptions,
+} from "../../src/guards/output/OutputValidatorMiddleware.js";
 import type { Signal } from "../../src/core/signals.js";
 import { loadHasher } from "../../src/observe/hash.js";
 import { resultFingerprint } from "../../src/observe/resultFingerprint.js";
@@ -15,13 +18,20 @@ const toolCall = { id: "call-1", name: "get_plan", args: { user: 1 } };
 
 function middleware(options: OutputValidatorOptions = {}) {
   const signals: Signal[] = [];
-  const validator = new OutputValidatorMiddleware({ tools: { get_plan: { schema } }, ...options, onSignal: (s) => signals.push(s) });
+  const validator = new OutputValidatorMiddleware({
+    tools: { get_plan: { schema } },
+    ...options,
+    onSignal: (s) => signals.push(s),
+  });
   const call = (handler: () => unknown, messages: unknown[] = []) =>
     validator.wrapToolCall({ toolCall, tool: undefined, state: { messages }, runtime: {} } as never, handler as never);
   return { validator, signals, call };
 }
 
-function result(content: ToolMessage["content"], extra: Partial<ConstructorParameters<typeof ToolMessage>[0] & object> = {}) {
+function result(
+  content: ToolMessage["content"],
+  extra: Partial<ConstructorParameters<typeof ToolMessage>[0] & object> = {},
+) {
   return new ToolMessage({ content, tool_call_id: toolCall.id, name: toolCall.name, ...extra });
 }
 
@@ -46,7 +56,13 @@ describe("OutputValidatorMiddleware.wrapToolCall", () => {
     });
     expect(replaced.response_metadata).toMatchObject({
       http: 200,
-      harness_kit: { guard: "OutputValidatorMiddleware", action: "directive", outcome: "invalid_output", errorClass: "schema_invalid", mode: "fail_closed" },
+      harness_kit: {
+        guard: "OutputValidatorMiddleware",
+        action: "directive",
+        outcome: "invalid_output",
+        errorClass: "schema_invalid",
+        mode: "fail_closed",
+      },
     });
     // What was dropped stays known to the loop guards: the original's fingerprint and size.
     const hash = await loadHasher();
@@ -64,7 +80,10 @@ describe("OutputValidatorMiddleware.wrapToolCall", () => {
 
   it("validates the ToolMessage inside a Command and keeps the Command's other updates", async () => {
     const { call } = middleware();
-    const command = new Command({ update: { messages: [result("<html><body>down</body></html>")], todos: ["a"] }, goto: "model" });
+    const command = new Command({
+      update: { messages: [result("<html><body>down</body></html>")], todos: ["a"] },
+      goto: "model",
+    });
     const out = (await call(() => command)) as Command;
     expect(out).toBeInstanceOf(Command);
     expect(out.goto).toEqual(["model"]);
@@ -96,13 +115,19 @@ describe("OutputValidatorMiddleware.wrapToolCall", () => {
 
   it("leaves answers written by other guards alone", async () => {
     const { call, signals } = middleware({ unspecifiedTools: "require-spec" });
-    const refused = result("Not run: loop", { status: "error", response_metadata: { harness_kit: { guard: "LoopGuardMiddleware", action: "directive" } } });
+    const refused = result("Not run: loop", {
+      status: "error",
+      response_metadata: { harness_kit: { guard: "LoopGuardMiddleware", action: "directive" } },
+    });
     expect(await call(() => refused)).toBe(refused);
     expect(signals).toEqual([]);
   });
 
   it("survives a cache that throws", async () => {
-    const broken = { get: () => Promise.reject(new Error("redis down")), set: () => Promise.reject(new Error("redis down")) };
+    const broken = {
+      get: () => Promise.reject(new Error("redis down")),
+      set: () => Promise.reject(new Error("redis down")),
+    };
     const { call } = middleware({ tools: { get_plan: { schema, onInvalid: "degrade" } }, lastKnownGood: broken });
     expect(((await call(() => result('{"plan":"pro"}'))) as ToolMessage).content).toBe('{"plan":"pro"}');
     expect(String(((await call(() => result("{"))) as ToolMessage).content)).toMatch(/unavailable/);
@@ -124,16 +149,31 @@ describe("OutputValidatorMiddleware.wrapToolCall", () => {
       tool_call_id: "earlier",
       name: "read_db",
       status: "error",
-      response_metadata: { harness_kit: { guard: "OutputValidatorMiddleware", action: "directive", reason: "r", outcome: "invalid_output", mode: "degrade" } },
+      response_metadata: {
+        harness_kit: {
+          guard: "OutputValidatorMiddleware",
+          action: "directive",
+          reason: "r",
+          outcome: "invalid_output",
+          mode: "degrade",
+        },
+      },
     });
     let ran = false;
-    const history = [new HumanMessage("go"), new AIMessage({ content: "", tool_calls: [{ id: "earlier", name: "read_db", args: {} }] }), degraded];
+    const history = [
+      new HumanMessage("go"),
+      new AIMessage({ content: "", tool_calls: [{ id: "earlier", name: "read_db", args: {} }] }),
+      degraded,
+    ];
     const answer = (await call(() => {
       ran = true;
       return result('{"plan":"pro"}');
     }, history)) as ToolMessage;
     expect(ran).toBe(false);
-    expect(answer.response_metadata.harness_kit).toMatchObject({ outcome: "blocked", reason: "safe_mode: read_db returned invalid output in this run" });
+    expect(answer.response_metadata.harness_kit).toMatchObject({
+      outcome: "blocked",
+      reason: "safe_mode: read_db returned invalid output in this run",
+    });
     expect(signals.map((s) => s.reason)).toEqual(["safe_mode: read_db returned invalid output in this run"]);
   });
 });
@@ -143,14 +183,24 @@ describe("OutputValidatorMiddleware with a tool that returns a Command", () => {
     const commandTool = tool(
       async (_args, config) =>
         new Command({
-          update: { messages: [new ToolMessage({ content: '{"plan":"platinum"}', tool_call_id: config.toolCall!.id!, name: "get_plan" })] },
+          update: {
+            messages: [
+              new ToolMessage({ content: '{"plan":"platinum"}', tool_call_id: config.toolCall!.id!, name: "get_plan" }),
+            ],
+          },
         }),
       { name: "get_plan", description: "Plan.", schema: z.object({}) },
     );
     const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "get_plan", args: {} }] }, { text: "done" }] });
-    const agent = createAgent({ model, tools: [commandTool], middleware: [new OutputValidatorMiddleware({ tools: { get_plan: { schema } } })] });
+    const agent = createAgent({
+      model,
+      tools: [commandTool],
+      middleware: [new OutputValidatorMiddleware({ tools: { get_plan: { schema } } })],
+    });
     const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
     assertToolCallPairing(messages);
-    expect(String(messages[2]!.content)).toMatch(/^ToolOutputInvalid: schema_invalid: plan: expected one of "free"\|"pro"/);
+    expect(String(messages[2]!.content)).toMatch(
+      /^ToolOutputInvalid: schema_invalid: plan: expected one of "free"\|"pro"/,
+    );
   });
 });

@@ -22,7 +22,11 @@ describe("ToolCallRepairMiddleware", () => {
 
   it("returns the model's message untouched when there is nothing to review", async () => {
     const middleware = new ToolCallRepairMiddleware();
-    const message = new AIMessage({ id: "m", content: "", tool_calls: [{ id: "a", name: "ls", args: { path: "." }, type: "tool_call" }] });
+    const message = new AIMessage({
+      id: "m",
+      content: "",
+      tool_calls: [{ id: "a", name: "ls", args: { path: "." }, type: "tool_call" }],
+    });
     expect(await middleware.wrapModelCall({ tools }, () => message)).toBe(message);
     const text = new AIMessage("just text");
     expect(await middleware.wrapModelCall({ tools }, () => text)).toBe(text);
@@ -40,16 +44,33 @@ describe("ToolCallRepairMiddleware", () => {
     const reviewed = (await middleware.wrapModelCall({ tools }, () => message)) as AIMessage;
     expect(AIMessage.isInstance(reviewed)).toBe(true);
     expect(reviewed).not.toBe(message);
-    expect(reviewed).toMatchObject({ id: "m", content: message.content, usage_metadata: message.usage_metadata, invalid_tool_calls: [] });
+    expect(reviewed).toMatchObject({
+      id: "m",
+      content: message.content,
+      usage_metadata: message.usage_metadata,
+      invalid_tool_calls: [],
+    });
     expect(reviewed.tool_calls).toEqual([{ id: "a", name: "ls", args: { path: "." }, type: "tool_call" }]);
-    expect(reviewed.response_metadata).toMatchObject({ model_provider: "x", [REVIEW_KEY]: [expect.objectContaining({ verdict: "repaired" })] });
+    expect(reviewed.response_metadata).toMatchObject({
+      model_provider: "x",
+      [REVIEW_KEY]: [expect.objectContaining({ verdict: "repaired" })],
+    });
   });
 
   it("lets the turn through with a warn signal when its own review fails", async () => {
     const signals: Signal[] = [];
     const middleware = new ToolCallRepairMiddleware({ onSignal: (s) => signals.push(s) });
-    const hostile = { name: "ls", get schema(): never { throw new Error("schema getter exploded"); } };
-    const message = new AIMessage({ id: "m", content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "a", name: "ls", args: "{path: '.'}", error: "bad" }] });
+    const hostile = {
+      name: "ls",
+      get schema(): never {
+        throw new Error("schema getter exploded");
+      },
+    };
+    const message = new AIMessage({
+      id: "m",
+      content: "",
+      invalid_tool_calls: [{ type: "invalid_tool_call", id: "a", name: "ls", args: "{path: '.'}", error: "bad" }],
+    });
     expect(await middleware.wrapModelCall({ tools: [hostile] }, () => message)).toBe(message);
     expect(signals).toEqual([expect.objectContaining({ action: "warn", reason: "guard_failed" })]);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, GraphInterrupt } from "@langchain/langgraph";
-import { ToolResultBudgetMiddleware, TOOL_RESULT_BUDGET_DEFAULTS } from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
+import {
+  ToolResultBudgetMiddleware,
+  TOOL_RESULT_BUDGET_DEFAULTS,
+} from "../../src/guards/budget/ToolResultBudgetMiddleware.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import type { OffloadStore } from "../../src/offload/OffloadStore.js";
 import { InvalidOptionsError } from "../../src/core/errors.js";
@@ -15,16 +18,24 @@ type Wrap = ToolResultBudgetMiddleware["wrapToolCall"];
 type Handler = Parameters<Wrap>[1];
 
 function request(name = "fetch", id = "call_1", messages: BaseMessage[] = []) {
-  return { toolCall: { name, id, args: {} }, tool: undefined, state: { messages }, runtime: {} } as unknown as Parameters<Wrap>[0];
+  return {
+    toolCall: { name, id, args: {} },
+    tool: undefined,
+    state: { messages },
+    runtime: {},
+  } as unknown as Parameters<Wrap>[0];
 }
 
-const answer = (content: ToolMessage["content"], fields: Partial<ConstructorParameters<typeof ToolMessage>[0] & object> = {}) =>
-  new ToolMessage({ content, tool_call_id: "call_1", name: "fetch", ...fields });
+const answer = (
+  content: ToolMessage["content"],
+  fields: Partial<ConstructorParameters<typeof ToolMessage>[0] & object> = {},
+) => new ToolMessage({ content, tool_call_id: "call_1", name: "fetch", ...fields });
 
 const returning = (result: ToolMessage | Command): Handler => (async () => result) as Handler;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const mark = (message: ToolMessage): Record<string, any> => (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
+const mark = (message: ToolMessage): Record<string, any> =>
+  (message.response_metadata as { harness_kit: Record<string, unknown> }).harness_kit;
 
 describe("ToolResultBudgetMiddleware options", () => {
   it("validates limits, unit and counter", () => {
@@ -36,12 +47,18 @@ describe("ToolResultBudgetMiddleware options", () => {
     expect(() => new ToolResultBudgetMiddleware({ toolLimits: { search: 10 } })).toThrow('option "toolLimits.search"');
     expect(() => new ToolResultBudgetMiddleware({ turnLimit: 0 })).toThrow('option "turnLimit"');
     expect(() => new ToolResultBudgetMiddleware({ storeTimeoutMs: 0 })).toThrow('option "storeTimeoutMs"');
-    expect(TOOL_RESULT_BUDGET_DEFAULTS).toEqual({ limit: { chars: 20_000, tokens: 5_000 }, unit: "chars", storeTimeoutMs: 10_000 });
+    expect(TOOL_RESULT_BUDGET_DEFAULTS).toEqual({
+      limit: { chars: 20_000, tokens: 5_000 },
+      unit: "chars",
+      storeTimeoutMs: 10_000,
+    });
   });
 
   it("registers the retrieval tool only with a store", () => {
     expect(new ToolResultBudgetMiddleware().tools).toEqual([]);
-    expect(new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() }).tools.map((t) => t.name)).toEqual(["read_stored_result"]);
+    expect(new ToolResultBudgetMiddleware({ store: new MemoryOffloadStore() }).tools.map((t) => t.name)).toEqual([
+      "read_stored_result",
+    ]);
   });
 });
 
@@ -84,18 +101,34 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
   });
 
   it("keeps another guard's mark and adds its own fields", async () => {
-    const marked = answer(BIG, { response_metadata: { harness_kit: { guard: "OutputValidatorMiddleware", action: "directive", reason: "invalid" } } });
+    const marked = answer(BIG, {
+      response_metadata: {
+        harness_kit: { guard: "OutputValidatorMiddleware", action: "directive", reason: "invalid" },
+      },
+    });
     const result = (await new ToolResultBudgetMiddleware().wrapToolCall(request(), returning(marked))) as ToolMessage;
-    expect(mark(result)).toMatchObject({ guard: "OutputValidatorMiddleware", action: "directive", reason: "invalid", budget: { action: "truncate" } });
+    expect(mark(result)).toMatchObject({
+      guard: "OutputValidatorMiddleware",
+      action: "directive",
+      reason: "invalid",
+      budget: { action: "truncate" },
+    });
   });
 
   it("rewrites the ToolMessage inside a Command and keeps the rest of the Command", async () => {
     const store = new MemoryOffloadStore();
     const command = new Command({
       goto: "model",
-      update: { messages: [new HumanMessage("note"), answer(BIG)], todos: ["a"], files: { "/a.txt": { content: "a" } } },
+      update: {
+        messages: [new HumanMessage("note"), answer(BIG)],
+        todos: ["a"],
+        files: { "/a.txt": { content: "a" } },
+      },
     });
-    const result = (await new ToolResultBudgetMiddleware({ store }).wrapToolCall(request(), returning(command))) as Command;
+    const result = (await new ToolResultBudgetMiddleware({ store }).wrapToolCall(
+      request(),
+      returning(command),
+    )) as Command;
     expect(result).toBeInstanceOf(Command);
     expect(result.goto).toEqual(["model"]);
     const update = result.update as Record<string, unknown>;
@@ -108,7 +141,12 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
   });
 
   it("handles a Command whose update is a list of pairs", async () => {
-    const command = new Command({ update: [["messages", [answer(BIG)]], ["count", 1]] });
+    const command = new Command({
+      update: [
+        ["messages", [answer(BIG)]],
+        ["count", 1],
+      ],
+    });
     const result = (await new ToolResultBudgetMiddleware().wrapToolCall(request(), returning(command))) as Command;
     const update = result.update as Record<string, unknown>;
     expect(update.count).toBe(1);
@@ -117,7 +155,10 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
 
   it("writes a store's state update beside the preview, merging with the Command's own", async () => {
     const store: OffloadStore = {
-      put: async (key, content) => ({ readHint: `open ${key}`, stateUpdate: { files: { [`/big/${key}`]: { content } } } }),
+      put: async (key, content) => ({
+        readHint: `open ${key}`,
+        stateUpdate: { files: { [`/big/${key}`]: { content } } },
+      }),
       get: async () => undefined,
     };
     const budget = new ToolResultBudgetMiddleware({ store });
@@ -130,7 +171,9 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     expect(String(update.messages[0]!.content)).toContain(`To read it, open ${path!.slice(5)}.`);
 
     const own = new Command({ update: { messages: [answer(BIG)], files: { "/mine.txt": { content: "x" } } } });
-    const merged = ((await budget.wrapToolCall(request(), returning(own))) as Command).update as { files: Record<string, unknown> };
+    const merged = ((await budget.wrapToolCall(request(), returning(own))) as Command).update as {
+      files: Record<string, unknown>;
+    };
     expect(Object.keys(merged.files).sort()).toEqual([expect.stringMatching(/^\/big\/fetch-call_1-/), "/mine.txt"]);
   });
 
@@ -169,11 +212,20 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
       ],
     });
     const budget = new ToolResultBudgetMiddleware({ turnLimit: 9000, excludeTools: ["dump"] });
-    const result = (await budget.wrapToolCall(request("fetch", "call_1", [new HumanMessage("go"), turn]), returning(answer(BIG)))) as ToolMessage;
+    const result = (await budget.wrapToolCall(
+      request("fetch", "call_1", [new HumanMessage("go"), turn]),
+      returning(answer(BIG)),
+    )) as ToolMessage;
     expect(String(result.content).length).toBeLessThanOrEqual(3000);
     expect(mark(result).budget.limit).toBe(3000);
-    const many = new AIMessage({ content: "", tool_calls: Array.from({ length: 30 }, (_, i) => ({ name: "fetch", id: `call_${i}`, args: {} })) });
-    const floor = (await budget.wrapToolCall(request("fetch", "call_1", [many]), returning(answer(BIG)))) as ToolMessage;
+    const many = new AIMessage({
+      content: "",
+      tool_calls: Array.from({ length: 30 }, (_, i) => ({ name: "fetch", id: `call_${i}`, args: {} })),
+    });
+    const floor = (await budget.wrapToolCall(
+      request("fetch", "call_1", [many]),
+      returning(answer(BIG)),
+    )) as ToolMessage;
     expect(mark(floor).budget.limit).toBe(1000);
   });
 
@@ -189,7 +241,17 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     const result = (await budget.wrapToolCall(request(), returning(answer(BIG)))) as ToolMessage;
     expect(String(result.content)).toContain("[... ");
     expect(signals).toEqual([
-      expect.objectContaining({ guard: "ToolResultBudgetMiddleware", action: "warn", reason: "result_offloaded", tool: "fetch", toolCallId: "call_1", detail: expect.objectContaining({ key: expect.stringMatching(/^fetch-call_1-[0-9a-f]{16}$/), chars: BIG.length }) }),
+      expect.objectContaining({
+        guard: "ToolResultBudgetMiddleware",
+        action: "warn",
+        reason: "result_offloaded",
+        tool: "fetch",
+        toolCallId: "call_1",
+        detail: expect.objectContaining({
+          key: expect.stringMatching(/^fetch-call_1-[0-9a-f]{16}$/),
+          chars: BIG.length,
+        }),
+      }),
     ]);
   });
 
@@ -200,12 +262,20 @@ describe("ToolResultBudgetMiddleware.wrapToolCall", () => {
     const big = answer(BIG);
     expect(await budget.wrapToolCall(request(), returning(big))).toBe(big);
     expect(store.size).toBe(0);
-    expect(signals).toEqual([expect.objectContaining({ reason: "over_budget", detail: { limit: 20_000, unit: "chars", size: BIG.length, observeOnly: true } })]);
+    expect(signals).toEqual([
+      expect.objectContaining({
+        reason: "over_budget",
+        detail: { limit: 20_000, unit: "chars", size: BIG.length, observeOnly: true },
+      }),
+    ]);
   });
 
   it("falls back to a plain cut with a notice when its own work fails", async () => {
     const signals: Signal[] = [];
-    const budget = new ToolResultBudgetMiddleware({ onSignal: (s) => signals.push(s), store: new MemoryOffloadStore() });
+    const budget = new ToolResultBudgetMiddleware({
+      onSignal: (s) => signals.push(s),
+      store: new MemoryOffloadStore(),
+    });
     // A content block whose `type` throws when read trips the budget's analysis, not contentText's fallback.
     let reads = 0;
     const treacherous = {

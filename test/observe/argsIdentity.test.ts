@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { argsIdentity, argsKeyOf, argsShapeOf, nearSameArgs, normaliseArgs, normaliseText } from "../../src/observe/argsIdentity.js";
+import {
+  argsIdentity,
+  argsKeyOf,
+  argsShapeOf,
+  nearSameArgs,
+  normaliseArgs,
+  normaliseText,
+} from "../../src/observe/argsIdentity.js";
 import { loadHasher } from "../../src/observe/hash.js";
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -49,7 +56,9 @@ describe("near-duplicate arguments", () => {
   it("matches an added field or item, never a changed value", () => {
     const booking = { id: "R1", flights: [{ n: "HAT030", date: "2024-05-13" }], card: "gift_1" };
     expect(near(booking, { ...booking, insurance: "no" })).toBe(true);
-    expect(near(booking, { ...booking, flights: [...booking.flights, { n: "HAT124", date: "2024-05-21" }] })).toBe(true);
+    expect(near(booking, { ...booking, flights: [...booking.flights, { n: "HAT124", date: "2024-05-21" }] })).toBe(
+      true,
+    );
     expect(near(booking, { ...booking, card: "gift_2" })).toBe(false);
     expect(near({}, { card: "gift_2" })).toBe(false);
   });
@@ -58,12 +67,23 @@ describe("near-duplicate arguments", () => {
     const ask = (text: string) => ({ request: text });
     expect(
       near(
-        ask("Please open the local file 'book.pdf', go to page 11 and read the endnote of the second-to-last paragraph."),
-        ask("Open the file 'book.pdf', navigate to page 11, and report the endnote of the second-to-last paragraph please."),
+        ask(
+          "Please open the local file 'book.pdf', go to page 11 and read the endnote of the second-to-last paragraph.",
+        ),
+        ask(
+          "Open the file 'book.pdf', navigate to page 11, and report the endnote of the second-to-last paragraph please.",
+        ),
       ),
     ).toBe(true);
-    expect(near(ask("I typed 'Wraith Falls Trail Yellowstone' into 'Enter your search here'."), ask("I typed 'Bunsen Peak Trail Yellowstone' into 'Enter your search here'."))).toBe(false);
-    expect(near({ command: "sed -i 's/None/0o644/' settings.py" }, { command: "sed -i 's/0o644/None/' settings.py" })).toBe(false);
+    expect(
+      near(
+        ask("I typed 'Wraith Falls Trail Yellowstone' into 'Enter your search here'."),
+        ask("I typed 'Bunsen Peak Trail Yellowstone' into 'Enter your search here'."),
+      ),
+    ).toBe(false);
+    expect(
+      near({ command: "sed -i 's/None/0o644/' settings.py" }, { command: "sed -i 's/0o644/None/' settings.py" }),
+    ).toBe(false);
     expect(near({ command: "pytest tests/test_a.py -x" }, { command: "pytest tests/test_b.py -x" })).toBe(false);
     expect(near({ command: "pytest -q" }, { command: "pytest -q | grep failed" })).toBe(false);
   });

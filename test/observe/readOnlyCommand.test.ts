@@ -12,7 +12,8 @@ describe("isReadOnlyCommand", () => {
       "cd /repo && ls -la && nl -ba a.py | sed -n '10,40p'",
       "git diff && git status",
       "grep -n 'a > b' x.py 2>/dev/null",
-    ]) expect(reads(command), command).toBe(true);
+    ])
+      expect(reads(command), command).toBe(true);
   });
 
   it("may change the world: writes, in-place edits, scripts, test runs, anything unknown", () => {
@@ -26,7 +27,8 @@ describe("isReadOnlyCommand", () => {
       "python -m pytest tests",
       "git stash",
       "ls $(make dirs)",
-    ]) expect(reads(command), command).toBe(false);
+    ])
+      expect(reads(command), command).toBe(false);
     expect(isReadOnlyCommand({ path: "a.py" })).toBe(false);
     expect(isReadOnlyCommand("cat a.py")).toBe(false);
   });

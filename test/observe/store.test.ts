@@ -22,7 +22,13 @@ describe("buildObservations", () => {
     expect(first!.newInformationDelta).toBe(1);
     expect(second!.newInformationDelta).toBe(0);
     expect(second!.resultFingerprint).toBe(first!.resultFingerprint);
-    expect(third).toMatchObject({ status: "error", errorClass: "ValueError", toolName: "book", turn: 2, resultSize: 22 });
+    expect(third).toMatchObject({
+      status: "error",
+      errorClass: "ValueError",
+      toolName: "book",
+      turn: 2,
+      resultSize: 22,
+    });
   });
 
   it("measures novelty line by line against earlier results of the same call", async () => {
@@ -52,10 +58,15 @@ describe("buildObservations", () => {
   });
 
   it("judges a result replaced in history by the original recorded in its metadata", async () => {
-    const messages = history([{ tool: "dump", result: "big original" }, { tool: "dump", result: "preview A" }, { tool: "dump", result: "preview B" }]);
+    const messages = history([
+      { tool: "dump", result: "big original" },
+      { tool: "dump", result: "preview A" },
+      { tool: "dump", result: "preview B" },
+    ]);
     const hash = await loadHasher();
     const tools = messages.filter((m) => m.type === "tool");
-    for (const m of tools.slice(1)) m.response_metadata = { harness_kit: { original: { fingerprint: hash("big original"), size: 2_000_000 } } };
+    for (const m of tools.slice(1))
+      m.response_metadata = { harness_kit: { original: { fingerprint: hash("big original"), size: 2_000_000 } } };
     const obs = await buildObservations(messages);
     expect(obs.map((o) => o.resultSize)).toEqual([12, 2_000_000, 2_000_000]);
     expect(new Set(obs.map((o) => o.resultFingerprint)).size).toBe(1);
@@ -73,7 +84,13 @@ describe("buildObservations", () => {
           { id: "3", name: "none", args: {} },
         ],
       }),
-      new ToolMessage({ content: [{ type: "text", text: "caption" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }], tool_call_id: "1" }),
+      new ToolMessage({
+        content: [
+          { type: "text", text: "caption" },
+          { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+        ],
+        tool_call_id: "1",
+      }),
       { type: "tool", tool_call_id: "2", content: { nested: { a: 1n } } } as unknown as BaseMessage,
       { type: "tool", tool_call_id: "3", content: null } as unknown as BaseMessage,
       { type: "tool", tool_call_id: "orphan", content: "x" } as unknown as BaseMessage,
@@ -85,7 +102,10 @@ describe("buildObservations", () => {
   });
 
   it("groups a tool with a delta override by name and uses the override", async () => {
-    const todos = (items: string[]) => ({ tool: "write_todos", args: { todos: items.map((content) => ({ content })) } });
+    const todos = (items: string[]) => ({
+      tool: "write_todos",
+      args: { todos: items.map((content) => ({ content })) },
+    });
     const obs = await buildObservations(history([todos(["a", "b"]), todos(["a", "b"]), todos(["a", "c"])]), {
       deltaOverrides: { write_todos: makeSetMembershipDelta("todos", "content") },
     });
@@ -95,7 +115,11 @@ describe("buildObservations", () => {
 
   it("treats a throwing delta override as all new", async () => {
     const obs = await buildObservations(history([{ tool: "t" }, { tool: "t" }]), {
-      deltaOverrides: { t: () => { throw new Error("bug"); } },
+      deltaOverrides: {
+        t: () => {
+          throw new Error("bug");
+        },
+      },
     });
     expect(obs[1]!.newInformationDelta).toBe(1);
   });
@@ -103,8 +127,28 @@ describe("buildObservations", () => {
 
 // Random histories: tools, args, results, errors, parallel batches and user messages.
 const stepArb = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ tool: fc.constantFrom("a", "b", "c"), args: fc.record({ x: fc.integer({ min: 0, max: 2 }) }), result: fc.constantFrom("r1", "r2", "r1\nr2", "", "Error: boom"), status: fc.constantFrom<"success" | "error">("success", "error") }) },
-  { weight: 1, arbitrary: fc.record({ batch: fc.array(fc.record({ tool: fc.constantFrom("a", "b"), args: fc.record({ x: fc.integer({ min: 0, max: 1 }) }), result: fc.constantFrom("r1", "r2") }), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      tool: fc.constantFrom("a", "b", "c"),
+      args: fc.record({ x: fc.integer({ min: 0, max: 2 }) }),
+      result: fc.constantFrom("r1", "r2", "r1\nr2", "", "Error: boom"),
+      status: fc.constantFrom<"success" | "error">("success", "error"),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      batch: fc.array(
+        fc.record({
+          tool: fc.constantFrom("a", "b"),
+          args: fc.record({ x: fc.integer({ min: 0, max: 1 }) }),
+          result: fc.constantFrom("r1", "r2"),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ human: fc.constant("again") }) },
 );
 
@@ -115,13 +159,18 @@ describe("ObservationStore", () => {
   it("gives the same answer incrementally as a full rebuild, for any split of any history", async () => {
     const hash = await loadHasher();
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { maxLength: 25 }), fc.array(fc.nat(), { maxLength: 6 }), async (steps, cuts) => {
-        const messages = history(steps);
-        const store = new ObservationStore(hash);
-        for (const cut of [...cuts].sort((x, y) => x - y)) store.update(messages.slice(0, cut % (messages.length + 1)));
-        store.update(messages);
-        expect(plain(store.observations)).toEqual(plain(await buildObservations(messages)));
-      }),
+      fc.asyncProperty(
+        fc.array(stepArb, { maxLength: 25 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async (steps, cuts) => {
+          const messages = history(steps);
+          const store = new ObservationStore(hash);
+          for (const cut of [...cuts].sort((x, y) => x - y))
+            store.update(messages.slice(0, cut % (messages.length + 1)));
+          store.update(messages);
+          expect(plain(store.observations)).toEqual(plain(await buildObservations(messages)));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -129,15 +178,20 @@ describe("ObservationStore", () => {
   it("rebuilds when the history is rewritten instead of extended", async () => {
     const hash = await loadHasher();
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 2, maxLength: 15 }), fc.array(stepArb, { maxLength: 10 }), fc.nat(), async (before, after, keep) => {
-        const first = history(before);
-        const store = new ObservationStore(hash);
-        store.update(first);
-        // a summariser keeps a tail and writes new messages; or a message at the end is replaced
-        const rewritten = [new HumanMessage("summary"), ...first.slice(keep % first.length), ...history(after)];
-        store.update(rewritten);
-        expect(plain(store.observations)).toEqual(plain(await buildObservations(rewritten)));
-      }),
+      fc.asyncProperty(
+        fc.array(stepArb, { minLength: 2, maxLength: 15 }),
+        fc.array(stepArb, { maxLength: 10 }),
+        fc.nat(),
+        async (before, after, keep) => {
+          const first = history(before);
+          const store = new ObservationStore(hash);
+          store.update(first);
+          // a summariser keeps a tail and writes new messages; or a message at the end is replaced
+          const rewritten = [new HumanMessage("summary"), ...first.slice(keep % first.length), ...history(after)];
+          store.update(rewritten);
+          expect(plain(store.observations)).toEqual(plain(await buildObservations(rewritten)));
+        },
+      ),
       { numRuns: 150 },
     );
   });

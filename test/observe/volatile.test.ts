@@ -5,8 +5,12 @@ const norm = volatileNormaliser(DEFAULT_VOLATILE_PATTERNS);
 
 describe("normaliseVolatile", () => {
   it("hides timestamps, uuids, hex ids and request-id fields", () => {
-    expect(norm('{"status":"running","at":"2024-05-01T12:30:00.123Z"}')).toBe(norm('{"status":"running","at":"2024-05-02T08:00:59Z"}'));
-    expect(norm("job 123e4567-e89b-12d3-a456-426614174000 ok")).toBe(norm("job 00000000-1111-2222-3333-444444444444 ok"));
+    expect(norm('{"status":"running","at":"2024-05-01T12:30:00.123Z"}')).toBe(
+      norm('{"status":"running","at":"2024-05-02T08:00:59Z"}'),
+    );
+    expect(norm("job 123e4567-e89b-12d3-a456-426614174000 ok")).toBe(
+      norm("job 00000000-1111-2222-3333-444444444444 ok"),
+    );
     expect(norm("trace 4bf92f3577b34da6a3ce929d0e0e4736")).toBe(norm("trace 00f067aa0ba902b7a1b2c3d4e5f60718"));
     expect(norm('{"request_id": "req-abc", "n": 1}')).toBe(norm('{"request_id": "req-xyz", "n": 1}'));
   });

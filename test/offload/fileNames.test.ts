@@ -7,8 +7,22 @@ import { offloadDigestInput, offloadKey, isOffloadKey } from "../../src/offload/
 
 const keyArb = fc.oneof(
   fc.string({ unit: "binary", maxLength: 400 }),
-  fc.constantFrom("..", ".", "../../etc/passwd", "..\\..\\windows", "/abs/path", "a/b", "CON", "nul", "", "\u0000", "x".repeat(1000)),
-  fc.array(fc.constantFrom("..", "/", "\\", ".", "a", "%2e", "\u0000", "é"), { maxLength: 30 }).map((parts) => parts.join("")),
+  fc.constantFrom(
+    "..",
+    ".",
+    "../../etc/passwd",
+    "..\\..\\windows",
+    "/abs/path",
+    "a/b",
+    "CON",
+    "nul",
+    "",
+    "\u0000",
+    "x".repeat(1000),
+  ),
+  fc
+    .array(fc.constantFrom("..", "/", "\\", ".", "a", "%2e", "\u0000", "é"), { maxLength: 30 })
+    .map((parts) => parts.join("")),
 );
 
 describe("fileNameForKey", () => {
@@ -45,19 +59,38 @@ describe("fileNameForKey", () => {
 });
 
 describe("offloadKey", () => {
-  const digest = (tool: string, id: string, content: string) => createHash("sha256").update(offloadDigestInput(tool, id, content)).digest("hex");
+  const digest = (tool: string, id: string, content: string) =>
+    createHash("sha256")
+      .update(offloadDigestInput(tool, id, content))
+      .digest("hex");
 
   it("makes safe keys that differ whenever the call id, tool or content differ", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 60 }), fc.string({ maxLength: 100 }), fc.string({ maxLength: 50 }), (tool, id, content) => {
-        expect(isOffloadKey(offloadKey(tool, id, digest(tool, id, content)))).toBe(true);
-      }),
+      fc.property(
+        fc.string({ maxLength: 60 }),
+        fc.string({ maxLength: 100 }),
+        fc.string({ maxLength: 50 }),
+        (tool, id, content) => {
+          expect(isOffloadKey(offloadKey(tool, id, digest(tool, id, content)))).toBe(true);
+        },
+      ),
     );
-    expect(offloadKey("fetch logs/v2", "call.1/../x", "0123456789abcdef99")).toBe("fetch_logs_v2-call_1____x-0123456789abcdef");
+    expect(offloadKey("fetch logs/v2", "call.1/../x", "0123456789abcdef99")).toBe(
+      "fetch_logs_v2-call_1____x-0123456789abcdef",
+    );
     expect(isOffloadKey("../etc/passwd")).toBe(false);
     // Ids a model reuses, or that reduce to the same text, still give every different result its own key.
     const long = "x".repeat(100);
-    const calls = [["call_0", "turn 1"], ["call_0", "turn 2"], ["call.1", "a"], ["call:1", "a"], [`a${long}`, "b"], [`b${long}`, "b"], ["c", "\ud800"], ["c", "\ufffd"]] as const;
+    const calls = [
+      ["call_0", "turn 1"],
+      ["call_0", "turn 2"],
+      ["call.1", "a"],
+      ["call:1", "a"],
+      [`a${long}`, "b"],
+      [`b${long}`, "b"],
+      ["c", "\ud800"],
+      ["c", "\ufffd"],
+    ] as const;
     const keys = calls.map(([id, content]) => offloadKey("fetch", id, digest("fetch", id, content)));
     expect(new Set(keys).size).toBe(calls.length);
     // The same result gets the same key: in another process, and in replay.
@@ -66,10 +99,18 @@ describe("offloadKey", () => {
 
   it("joins its inputs without ambiguity (property)", () => {
     fc.assert(
-      fc.property(fc.string(), fc.string(), fc.string(), fc.string(), fc.string(), fc.string(), (t1, i1, c1, t2, i2, c2) => {
-        fc.pre(t1 !== t2 || i1 !== i2 || c1 !== c2);
-        expect(offloadDigestInput(t1, i1, c1)).not.toBe(offloadDigestInput(t2, i2, c2));
-      }),
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        (t1, i1, c1, t2, i2, c2) => {
+          fc.pre(t1 !== t2 || i1 !== i2 || c1 !== c2);
+          expect(offloadDigestInput(t1, i1, c1)).not.toBe(offloadDigestInput(t2, i2, c2));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -22,14 +22,20 @@ const ctx = (threadId?: string) => ({ toolName: "t", toolCallId: "c", threadId, 
 describe("FileSystemOffloadStore", () => {
   it("gives back every string exactly, lone surrogates included (property)", async () => {
     const store = new FileSystemOffloadStore({ dir: join(dir, "exact") });
-    const unitsArb = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }).map((units) => String.fromCharCode(...units));
+    const unitsArb = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 })
+      .map((units) => String.fromCharCode(...units));
     await fc.assert(
       fc.asyncProperty(unitsArb, fc.nat({ max: 320 }), fc.nat({ max: 320 }), async (text, a, b) => {
         await store.put("k", text, ctx("t1"));
         expect(await store.get("k", ctx("t1"))).toBe(text);
         const [start, end] = a <= b ? [a, b] : [b, a];
         const slice = await store.read("k", { start, end }, ctx("t1"));
-        expect(slice).toEqual({ text: text.slice(start, end), start: Math.min(start, text.length), total: text.length });
+        expect(slice).toEqual({
+          text: text.slice(start, end),
+          start: Math.min(start, text.length),
+          total: text.length,
+        });
       }),
       { numRuns: 150 },
     );
@@ -52,7 +58,9 @@ describe("FileSystemOffloadStore", () => {
   it("pages through 10 MB with the retrieval tool, reading only the pages it shows", async () => {
     const store = new FileSystemOffloadStore({ dir: join(dir, "paging") });
     const line = (i: number) => `${String(i).padStart(8, "0")} ${"lorem ipsum dolor sit amet ".repeat(3)}é\ud800\n`;
-    const content = Array.from({ length: 110_000 }, (_, i) => line(i)).join("").slice(0, 10_000_000);
+    const content = Array.from({ length: 110_000 }, (_, i) => line(i))
+      .join("")
+      .slice(0, 10_000_000);
     await store.put("big", content, ctx("T"));
     const retrieval = createRetrievalTool(store, { limit: 20_000, measure: createMeasure("chars") });
     const get = vi.spyOn(store, "get");
@@ -64,7 +72,10 @@ describe("FileSystemOffloadStore", () => {
     const started = performance.now();
     for (;;) {
       const answer = String(await retrieval.invoke({ key: "big", offset }, config));
-      const header = /^\[Characters (\d+) to (\d+) of (\d+) stored under "big"\. (?:Continue with offset (\d+)\.|This is the end of the result\.)\]\n/.exec(answer);
+      const header =
+        /^\[Characters (\d+) to (\d+) of (\d+) stored under "big"\. (?:Continue with offset (\d+)\.|This is the end of the result\.)\]\n/.exec(
+          answer,
+        );
       expect(header, answer.slice(0, 200)).not.toBeNull();
       expect(Number(header![1])).toBe(offset);
       rebuilt += answer.slice(header![0].length);
@@ -73,7 +84,9 @@ describe("FileSystemOffloadStore", () => {
       offset = Number(header![4]);
     }
     const elapsed = performance.now() - started;
-    console.log(`paged through ${content.length} characters in ${pages} pages: ${elapsed.toFixed(0)} ms (${(elapsed / pages).toFixed(2)} ms a page)`);
+    console.log(
+      `paged through ${content.length} characters in ${pages} pages: ${elapsed.toFixed(0)} ms (${(elapsed / pages).toFixed(2)} ms a page)`,
+    );
     expect(rebuilt).toBe(content);
     expect(get).not.toHaveBeenCalled();
     expect(elapsed).toBeLessThan(10_000);

@@ -3,7 +3,13 @@ import fc from "fast-check";
 import { createMeasure } from "../../src/guards/budget/measure.js";
 import { createRetrievalTool } from "../../src/guards/budget/retrievalTool.js";
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
-import { compileLinePattern, isRefused, searchLines, MAX_PROGRAM_SIZE, type LinePattern } from "../../src/guards/budget/search.js";
+import {
+  compileLinePattern,
+  isRefused,
+  searchLines,
+  MAX_PROGRAM_SIZE,
+  type LinePattern,
+} from "../../src/guards/budget/search.js";
 
 /**
  * Issue 12: "(a+)+$ on 1.75 KB of stored text did not answer in 10 s". Every pattern the model
@@ -55,7 +61,9 @@ describe("model-supplied patterns", () => {
   const texts: Record<string, string> = {
     "the issue's 1.75 KB": `${"a".repeat(1750)}!`,
     "one 1 MB line": `${"a".repeat(1_000_000)}!`,
-    "a 5 MB log": Array.from({ length: 100_000 }, (_, i) => `${"a".repeat(40)} line ${i} ${"aaaa ".repeat(1)}!`).join("\n"),
+    "a 5 MB log": Array.from({ length: 100_000 }, (_, i) => `${"a".repeat(40)} line ${i} ${"aaaa ".repeat(1)}!`).join(
+      "\n",
+    ),
   };
 
   for (const [name, text] of Object.entries(texts)) {
@@ -72,7 +80,10 @@ describe("model-supplied patterns", () => {
       }
       const slowestCpu = Math.max(...Object.values(times).map((t) => t.cpu));
       const slowestWall = Math.max(...Object.values(times).map((t) => t.wall));
-      console.log(`${name}: slowest pattern ${slowestCpu.toFixed(1)} ms CPU, ${slowestWall.toFixed(1)} ms wall`, JSON.stringify(Object.fromEntries(Object.entries(times).map(([p, t]) => [p, Math.round(t.cpu)]))));
+      console.log(
+        `${name}: slowest pattern ${slowestCpu.toFixed(1)} ms CPU, ${slowestWall.toFixed(1)} ms wall`,
+        JSON.stringify(Object.fromEntries(Object.entries(times).map(([p, t]) => [p, Math.round(t.cpu)]))),
+      );
       expect(slowestCpu).toBeLessThan(100);
     });
   }
@@ -93,7 +104,10 @@ describe("model-supplied patterns", () => {
   });
 
   it("stops a long scan at its deadline and says where to continue; continuing finds the rest", async () => {
-    const text = Array.from({ length: 200_000 }, (_, i) => `row ${i} ${i % 1000 === 0 ? "HIT" : "miss"} ${"b".repeat(30)}`).join("\n");
+    const text = Array.from(
+      { length: 200_000 },
+      (_, i) => `row ${i} ${i % 1000 === 0 ? "HIT" : "miss"} ${"b".repeat(30)}`,
+    ).join("\n");
     const pattern = compileLinePattern("(.*b){10}H") as LinePattern;
     expect(isRefused(pattern)).toBe(false);
     const first = searchLines(text, pattern, 0, 100_000, 5);
@@ -115,7 +129,20 @@ describe("model-supplied patterns", () => {
 
   it("finds the same lines as the native engine, for safe patterns (property)", () => {
     const lineArb = fc.stringMatching(/^[ab x1.]{0,30}$/);
-    const patternArb = fc.constantFrom("a", "ab", "a.b", "^a", "b$", "x1", "[ab]{3}", "a|x", "\\d", "a b", "(ab)+", "^$");
+    const patternArb = fc.constantFrom(
+      "a",
+      "ab",
+      "a.b",
+      "^a",
+      "b$",
+      "x1",
+      "[ab]{3}",
+      "a|x",
+      "\\d",
+      "a b",
+      "(ab)+",
+      "^$",
+    );
     fc.assert(
       fc.property(fc.array(lineArb, { maxLength: 30 }), patternArb, (lines, source) => {
         const text = lines.join("\n");

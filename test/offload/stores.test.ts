@@ -10,7 +10,11 @@ import { AgentFilesOffloadStore } from "../../src/offload/AgentFilesOffloadStore
 import { OffloadStoreError } from "../../src/offload/errors.js";
 import type { OffloadContext } from "../../src/offload/OffloadStore.js";
 
-const context = (state: Record<string, unknown> = {}): OffloadContext => ({ toolName: "fetch", toolCallId: "call_1", state });
+const context = (state: Record<string, unknown> = {}): OffloadContext => ({
+  toolName: "fetch",
+  toolCallId: "call_1",
+  state,
+});
 
 describe("MemoryOffloadStore", () => {
   it("keeps and returns content by key", async () => {
@@ -81,7 +85,13 @@ describe("LangGraphOffloadStore", () => {
     const inThread = { ...context(), threadId: "thread.1:a" };
     await store.put("fetch-call_1", "content", inThread);
     expect(store.namespaceFor("thread.1:a")).toEqual(["harness-kit", "offload", "thread-thread~002E1~003Aa"]);
-    expect((await base.get(store.namespaceFor("thread.1:a"), "fetch-call_1"))?.value).toEqual({ content: "content", tool: "fetch", toolCallId: "call_1", threadId: "thread.1:a", chars: 7 });
+    expect((await base.get(store.namespaceFor("thread.1:a"), "fetch-call_1"))?.value).toEqual({
+      content: "content",
+      tool: "fetch",
+      toolCallId: "call_1",
+      threadId: "thread.1:a",
+      chars: 7,
+    });
     expect(await store.get("fetch-call_1", inThread)).toBe("content");
     expect(await store.get("fetch-call_1", context())).toBeUndefined();
     expect(await store.get("other", inThread)).toBeUndefined();
@@ -94,11 +104,18 @@ describe("AgentFilesOffloadStore", () => {
   it("writes deepagents' files state and reads it back", async () => {
     const store = new AgentFilesOffloadStore();
     const receipt = await store.put("fetch-call_1", "a\nb", context({ files: {} }));
-    expect(receipt.readHint).toBe('use read_file with file_path "/large_tool_results/fetch-call_1.txt" (offset and limit count lines)');
+    expect(receipt.readHint).toBe(
+      'use read_file with file_path "/large_tool_results/fetch-call_1.txt" (offset and limit count lines)',
+    );
     const files = receipt.stateUpdate!.files as Record<string, { content: string; mimeType: string }>;
     expect(files["/large_tool_results/fetch-call_1.txt"]).toMatchObject({ content: "a\nb", mimeType: "text/plain" });
     expect(await store.get("fetch-call_1", context({ files }))).toBe("a\nb");
-    expect(await store.get("fetch-call_1", context({ files: { "/large_tool_results/fetch-call_1.txt": { content: ["a", "b"] } } }))).toBe("a\nb");
+    expect(
+      await store.get(
+        "fetch-call_1",
+        context({ files: { "/large_tool_results/fetch-call_1.txt": { content: ["a", "b"] } } }),
+      ),
+    ).toBe("a\nb");
     expect(await store.get("../secret", context({ files }))).toBeUndefined();
   });
 
@@ -116,12 +133,18 @@ describe("AgentFilesOffloadStore", () => {
         written.set(path, content);
         return path.includes("full") ? { error: "quota exceeded" } : { path, filesUpdate: null };
       },
-      readRaw: async (path: string) => (written.has(path) ? { data: { content: written.get(path) } } : { error: "not found" }),
+      readRaw: async (path: string) =>
+        written.has(path) ? { data: { content: written.get(path) } } : { error: "not found" },
     };
     const store = new AgentFilesOffloadStore({ backend });
     const receipt = await store.put("fetch-1", "text", context());
-    expect(receipt).toEqual({ readHint: expect.stringContaining("/large_tool_results/no-thread/fetch-1.txt"), lineReader: expect.objectContaining({ tool: "read_file" }) });
-    expect(receipt?.lineReader?.window(25, 48)).toBe('use read_file with file_path "/large_tool_results/no-thread/fetch-1.txt", offset 25 and limit 48');
+    expect(receipt).toEqual({
+      readHint: expect.stringContaining("/large_tool_results/no-thread/fetch-1.txt"),
+      lineReader: expect.objectContaining({ tool: "read_file" }),
+    });
+    expect(receipt?.lineReader?.window(25, 48)).toBe(
+      'use read_file with file_path "/large_tool_results/no-thread/fetch-1.txt", offset 25 and limit 48',
+    );
     expect(await store.get("fetch-1", { ...context(), threadId: "other" })).toBeUndefined();
     expect(await store.get("fetch-1", context())).toBe("text");
     expect(await store.get("nope", context())).toBeUndefined();

@@ -25,7 +25,10 @@ import { keyIn } from "../e2e/offloadKeys.js";
  */
 
 /** A 70 KB result that says whose it is on every line. */
-const secretOf = (owner: string) => Array.from({ length: 1400 }, (_, i) => `${owner} secret line ${String(i).padStart(5, "0")} ${"x".repeat(25)}`).join("\n");
+const secretOf = (owner: string) =>
+  Array.from({ length: 1400 }, (_, i) => `${owner} secret line ${String(i).padStart(5, "0")} ${"x".repeat(25)}`).join(
+    "\n",
+  );
 
 const fetchTool = tool(async ({ owner }: { owner: string }) => secretOf(owner), {
   name: "fetch",
@@ -37,9 +40,11 @@ function toolTexts(messages: BaseMessage[]): string[] {
   return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => String(m.content));
 }
 
-const readTurn = (key: string | (() => string), args: Record<string, unknown> = {}): ScriptedTurn => () => ({
-  toolCalls: [{ name: "read_stored_result", args: { key: typeof key === "string" ? key : key(), ...args } }],
-});
+const readTurn =
+  (key: string | (() => string), args: Record<string, unknown> = {}): ScriptedTurn =>
+  () => ({
+    toolCalls: [{ name: "read_stored_result", args: { key: typeof key === "string" ? key : key(), ...args } }],
+  });
 
 let dir: string;
 beforeAll(async () => {
@@ -62,13 +67,24 @@ for (const [name, makeStore] of Object.entries(STORES)) {
       const checkpointer = new MemorySaver();
       const run = async (thread: string, turns: ScriptedTurn[]) => {
         const model = new ScriptedChatModel({ turns });
-        const agent = createAgent({ model, tools: [fetchTool], checkpointer, middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })] });
-        const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: thread } });
+        const agent = createAgent({
+          model,
+          tools: [fetchTool],
+          checkpointer,
+          middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })],
+        });
+        const result = await agent.invoke(
+          { messages: [new HumanMessage("go")] },
+          { configurable: { thread_id: thread } },
+        );
         assertToolCallPairing(result.messages);
         return result.messages as BaseMessage[];
       };
 
-      const a = await run("thread-A", [{ toolCalls: [{ name: "fetch", args: { owner: "alice" }, id: "call_0" }] }, { text: "done" }]);
+      const a = await run("thread-A", [
+        { toolCalls: [{ name: "fetch", args: { owner: "alice" }, id: "call_0" }] },
+        { text: "done" },
+      ]);
       const keyA = keyIn(a);
       const b = await run("thread-B", [
         { toolCalls: [{ name: "fetch", args: { owner: "bob" }, id: "call_0" }] },
@@ -92,15 +108,28 @@ for (const [name, makeStore] of Object.entries(STORES)) {
       const store = makeStore();
       const long = "z".repeat(80);
       const ids = ["call_0", "call_0", "call.1", "call:1", `a${long}`, `b${long}`];
-      const turns: ScriptedTurn[] = ids.map((id, turn) => ({ toolCalls: [{ name: "fetch", args: { owner: `owner${turn}` }, id }] }));
+      const turns: ScriptedTurn[] = ids.map((id, turn) => ({
+        toolCalls: [{ name: "fetch", args: { owner: `owner${turn}` }, id }],
+      }));
       const keys: string[] = [];
       const readEach: ScriptedTurn[] = ids.map((_, turn) => (messages: BaseMessage[]) => {
-        if (turn === 0) keys.push(...toolTexts(messages).map((text) => /stored under the key "([^"]+)"/.exec(text)![1]!));
-        return { toolCalls: [{ name: "read_stored_result", args: { key: keys[turn]!, pattern: "secret line 00007 " } }] };
+        if (turn === 0)
+          keys.push(...toolTexts(messages).map((text) => /stored under the key "([^"]+)"/.exec(text)![1]!));
+        return {
+          toolCalls: [{ name: "read_stored_result", args: { key: keys[turn]!, pattern: "secret line 00007 " } }],
+        };
       });
       const model = new ScriptedChatModel({ turns: [...turns, ...readEach, { text: "done" }] });
-      const agent = createAgent({ model, tools: [fetchTool], checkpointer: new MemorySaver(), middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })] });
-      const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "one" }, recursionLimit: 100 });
+      const agent = createAgent({
+        model,
+        tools: [fetchTool],
+        checkpointer: new MemorySaver(),
+        middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })],
+      });
+      const result = await agent.invoke(
+        { messages: [new HumanMessage("go")] },
+        { configurable: { thread_id: "one" }, recursionLimit: 100 },
+      );
       assertToolCallPairing(result.messages);
       expect(new Set(keys).size).toBe(ids.length);
       const answers = toolTexts(result.messages).slice(ids.length);
@@ -118,12 +147,24 @@ describe("AgentFilesOffloadStore over a FilesystemBackend shared by two threads 
       const checkpointer = new MemorySaver();
       const run = async (thread: string, turns: ScriptedTurn[]) => {
         const model = new ScriptedChatModel({ turns });
-        const agent = createDeepAgent({ model, tools: [fetchTool], backend, checkpointer, middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })] });
-        const result = (await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: thread } })) as { messages: BaseMessage[] };
+        const agent = createDeepAgent({
+          model,
+          tools: [fetchTool],
+          backend,
+          checkpointer,
+          middleware: [new ToolResultBudgetMiddleware({ limit: 4000, store })],
+        });
+        const result = (await agent.invoke(
+          { messages: [new HumanMessage("go")] },
+          { configurable: { thread_id: thread } },
+        )) as { messages: BaseMessage[] };
         assertToolCallPairing(result.messages);
         return result.messages;
       };
-      const a = await run("A", [{ toolCalls: [{ name: "fetch", args: { owner: "alice" }, id: "call_0" }] }, { text: "done" }]);
+      const a = await run("A", [
+        { toolCalls: [{ name: "fetch", args: { owner: "alice" }, id: "call_0" }] },
+        { text: "done" },
+      ]);
       const keyA = keyIn(a);
       expect(toolTexts(a)[0]).toContain(`/large_tool_results/${scopeNameForThread("A")}/${keyA}.txt`);
       const b = await run("B", [readTurn(keyA, { pattern: "alice" }), { text: "done" }]);

@@ -30,6 +30,8 @@ describe("Node support policy", () => {
     const loaded: unknown = require("better-sqlite3");
     const major = Number(process.versions.napi) >= 10 ? 13 : 12;
     expect(loaded).toBe(require(`better-sqlite3-${major}`));
-    expect((require(`better-sqlite3-${major}/package.json`) as { version: string }).version.split(".")[0]).toBe(String(major));
+    expect((require(`better-sqlite3-${major}/package.json`) as { version: string }).version.split(".")[0]).toBe(
+      String(major),
+    );
   });
 });

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..", "..");
-const installed = (name: string) => (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+const installed = (name: string) =>
+  (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
 // Both module systems load the public entry points and run a guard inside a real agent.
 const USE = (load: string) => `
@@ -56,24 +57,62 @@ const RESOLUTIONS = [
 describe("npm pack (builds through prepack)", () => {
   it("produces a tarball that a fresh project installs and uses through import and require", () => {
     const work = mkdtempSync(join(tmpdir(), "hk-pack-"));
-    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
+      cwd: root,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .at(-1)!;
     const app = join(work, "app");
     execFileSync("mkdir", ["-p", app]);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     execFileSync(
       "npm",
-      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(work, packed),
-        `@langchain/core@${installed("@langchain/core")}`, `@langchain/langgraph@${installed("@langchain/langgraph")}`, `langchain@${installed("langchain")}`],
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        join(work, packed),
+        `@langchain/core@${installed("@langchain/core")}`,
+        `@langchain/langgraph@${installed("@langchain/langgraph")}`,
+        `langchain@${installed("langchain")}`,
+      ],
       { cwd: app, encoding: "utf8" },
     );
-    writeFileSync(join(app, "esm.mjs"), USE(`import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing, node };`));
-    writeFileSync(join(app, "cjs.cjs"), USE(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`));
+    writeFileSync(
+      join(app, "esm.mjs"),
+      USE(
+        `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing, node };`,
+      ),
+    );
+    writeFileSync(
+      join(app, "cjs.cjs"),
+      USE(
+        `const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`,
+      ),
+    );
     expect(execFileSync("node", ["esm.mjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
     expect(execFileSync("node", ["cjs.cjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");
-    writeFileSync(join(app, "esm-errors.mjs"), ERRORS(`import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const kit = { main, testing, node };`));
-    writeFileSync(join(app, "cjs-errors.cjs"), ERRORS(`const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`));
+    writeFileSync(
+      join(app, "esm-errors.mjs"),
+      ERRORS(
+        `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const kit = { main, testing, node };`,
+      ),
+    );
+    writeFileSync(
+      join(app, "cjs-errors.cjs"),
+      ERRORS(
+        `const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`,
+      ),
+    );
     for (const script of ["esm-errors.mjs", "cjs-errors.cjs"]) {
-      expect(JSON.parse(execFileSync("node", [script], { cwd: app, encoding: "utf8" })), script).toEqual({ invalidOptions: true, threadLoad: true });
+      expect(JSON.parse(execFileSync("node", [script], { cwd: app, encoding: "utf8" })), script).toEqual({
+        invalidOptions: true,
+        threadLoad: true,
+      });
     }
 
     // The tarball: a license, one CLI build (ESM, what bin runs), no source maps.
@@ -91,12 +130,23 @@ describe("npm pack (builds through prepack)", () => {
         { type: "ai", content: "", tool_calls: [{ id: `c${n}-${k}`, name: "book", args: { flight: "F1" } }] },
         { type: "tool", tool_call_id: `c${n}-${k}`, name: "book", content: "Error: payment declined" },
       ]).flat();
-      writeFileSync(join(threads, `t${String(n).padStart(2, "0")}.json`), JSON.stringify({ id: `t${n}`, messages: [{ type: "human", content: "book" }, ...calls] }));
+      writeFileSync(
+        join(threads, `t${String(n).padStart(2, "0")}.json`),
+        JSON.stringify({ id: `t${n}`, messages: [{ type: "human", content: "book" }, ...calls] }),
+      );
     }
     writeFileSync(join(threads, "t05-bad.json"), "{ not json");
     const evalOutput = (workers: string, env: Record<string, string> = {}) => {
-      const run = spawnSync(join(app, "node_modules", ".bin", "harness-kit"), ["eval", threads, "--jsonl", "--workers", workers], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
-      return { status: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^throughput .*$/m, "throughput <time>") };
+      const run = spawnSync(
+        join(app, "node_modules", ".bin", "harness-kit"),
+        ["eval", threads, "--jsonl", "--workers", workers],
+        { cwd: app, encoding: "utf8", env: { ...process.env, ...env } },
+      );
+      return {
+        status: run.status,
+        stdout: run.stdout,
+        stderr: run.stderr.replace(/^throughput .*$/m, "throughput <time>"),
+      };
     };
     const one = evalOutput("1");
     expect(one.status).toBe(1);
@@ -111,15 +161,27 @@ describe("npm pack (builds through prepack)", () => {
     for (const resolution of RESOLUTIONS) {
       const project = join(work, `ts-${resolution.name}`);
       execFileSync("mkdir", ["-p", project]);
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: `ts-${resolution.name}`, private: true, type: resolution.type }));
+      writeFileSync(
+        join(project, "package.json"),
+        JSON.stringify({ name: `ts-${resolution.name}`, private: true, type: resolution.type }),
+      );
       execFileSync("ln", ["-s", join(app, "node_modules"), join(project, "node_modules")]);
       writeFileSync(join(project, "index.ts"), CONSUMER_TS);
-      const compilerOptions = { ...resolution.compilerOptions, target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] };
+      const compilerOptions = {
+        ...resolution.compilerOptions,
+        target: "es2022",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      };
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
       try {
         execFileSync("node", [tsc, "-p", project], { cwd: project, encoding: "utf8", stdio: "pipe" });
       } catch (error) {
-        throw new Error(`consumer does not compile with moduleResolution "${resolution.name}":\n${(error as { stdout?: string }).stdout ?? String(error)}`);
+        throw new Error(
+          `consumer does not compile with moduleResolution "${resolution.name}":\n${(error as { stdout?: string }).stdout ?? String(error)}`,
+        );
       }
     }
     rmSync(work, { recursive: true, force: true });

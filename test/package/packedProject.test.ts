@@ -21,9 +21,13 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "hk-packed-"));
   // Pack a copy of what the build reads: pack.test.ts rebuilds this repository's dist/ meanwhile.
   const copy = join(work, "repo");
-  for (const file of ["package.json", "tsup.config.ts", "tsconfig.json", "README.md", "LICENSE", "src"]) cpSync(join(root, file), join(copy, file), { recursive: true });
+  for (const file of ["package.json", "tsup.config.ts", "tsconfig.json", "README.md", "LICENSE", "src"])
+    cpSync(join(root, file), join(copy, file), { recursive: true });
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
-  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: copy, encoding: "utf8" }).trim().split("\n").at(-1)!;
+  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: copy, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .at(-1)!;
 
   app = join(work, "app");
   const modules = join(app, "node_modules");
@@ -59,16 +63,32 @@ console.log(JSON.stringify(found));
 
 describe("the built package", () => {
   it.each([
-    ["esm.mjs", `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const entries = { main, testing, node };`],
-    ["cjs.cjs", `const entries = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`],
+    [
+      "esm.mjs",
+      `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const entries = { main, testing, node };`,
+    ],
+    [
+      "cjs.cjs",
+      `const entries = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`,
+    ],
   ])("keeps every exported class's name (%s)", (script, load) => {
     const classes = JSON.parse(runIn(`classes-${script}`, LIST_CLASSES(load))) as Array<[string, string, string]>;
-    expect(classes.map(([, key]) => key)).toEqual(expect.arrayContaining(["GuardStopError", "InvalidOptionsError", "LoopGuardMiddleware", "ScriptedChatModel", "PathGuardMiddleware"]));
+    expect(classes.map(([, key]) => key)).toEqual(
+      expect.arrayContaining([
+        "GuardStopError",
+        "InvalidOptionsError",
+        "LoopGuardMiddleware",
+        "ScriptedChatModel",
+        "PathGuardMiddleware",
+      ]),
+    );
     expect(classes.filter(([, key, name]) => key !== name)).toEqual([]);
   });
 
   it("a stop thrown through createAgent is named GuardStopError and found inside LangChain's wrapper", () => {
-    const out = runIn("stop.mjs", `
+    const out = runIn(
+      "stop.mjs",
+      `
 import { createAgent } from "langchain";
 import { tool } from "@langchain/core/tools";
 import { GuardStopError, LoopGuardMiddleware } from "harness-kit";
@@ -83,9 +103,15 @@ try {
   const stop = GuardStopError.in(error);
   console.log(JSON.stringify({ thrown: error.constructor.name, name: error.name, isStop: error instanceof GuardStopError, found: stop?.name }));
 }
-`);
+`,
+    );
     // LangChain 1.5 wraps it in a MiddlewareError that copies its name (README, API: GuardStopError).
-    expect(JSON.parse(out)).toEqual({ thrown: "MiddlewareError", name: "GuardStopError", isStop: false, found: "GuardStopError" });
+    expect(JSON.parse(out)).toEqual({
+      thrown: "MiddlewareError",
+      name: "GuardStopError",
+      isStop: false,
+      found: "GuardStopError",
+    });
   });
 });
 
@@ -109,7 +135,12 @@ function examplesIn(file: string): Example[] {
   return found;
 }
 
-const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const EXAMPLES = DOCS.flatMap(examplesIn);
 
 /**
@@ -119,18 +150,44 @@ const EXAMPLES = DOCS.flatMap(examplesIn);
  * string ("openai:…") is played by it, so the examples run with no API key.
  */
 const PRELUDE: ReadonlyArray<readonly [string, string]> = [
-  ...["createAgent", "summarizationMiddleware", "humanInTheLoopMiddleware", "toolErrorMiddleware", "toolRetryMiddleware", "modelRetryMiddleware", "modelCallLimitMiddleware", "toolCallLimitMiddleware"].map(
-    (name) => [name, `const ${name} = __langchain.${name};`] as const,
-  ),
-  ...["recommendedGuards", "SIGNAL_EVENT", "LoopGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "OutputValidatorMiddleware", "InMemoryLastKnownGoodCache"].map((name) => [name, `const ${name} = __kit.${name};`] as const),
+  ...[
+    "createAgent",
+    "summarizationMiddleware",
+    "humanInTheLoopMiddleware",
+    "toolErrorMiddleware",
+    "toolRetryMiddleware",
+    "modelRetryMiddleware",
+    "modelCallLimitMiddleware",
+    "toolCallLimitMiddleware",
+  ].map((name) => [name, `const ${name} = __langchain.${name};`] as const),
+  ...[
+    "recommendedGuards",
+    "SIGNAL_EVENT",
+    "LoopGuardMiddleware",
+    "ProgressAwareLoopGuardMiddleware",
+    "OutputValidatorMiddleware",
+    "InMemoryLastKnownGoodCache",
+  ].map((name) => [name, `const ${name} = __kit.${name};`] as const),
   ["Signal", "type Signal = __kit.Signal;"],
   ["HumanMessage", "const HumanMessage = __messages.HumanMessage;"],
   ["BaseCallbackHandler", "const BaseCallbackHandler = __callbacks.BaseCallbackHandler;"],
   ["traceable", "const traceable = __traceable.traceable;"],
   ["z", "const z = __zod.z;"],
-  ["model", `const model = new __testing.ScriptedChatModel({ turns: [{ toolCalls: [{ name: "search", args: { q: "x" } }] }, { text: "done" }], profile: { maxInputTokens: 128_000 } });`],
-  ...["search", "statTool", "readFile"].map((name) => [name, `const ${name} = __tools.tool(async ({ q }: { q: string }) => \`${name} \${q}\`, { name: "${name}", description: "${name}", schema: __zod.z.object({ q: __zod.z.string() }) });`] as const),
-  ["tools", "const tools = [__tools.tool(async ({ q }: { q: string }) => `results for ${q}`, { name: \"search\", description: \"search\", schema: __zod.z.object({ q: __zod.z.string() }) })];"],
+  [
+    "model",
+    `const model = new __testing.ScriptedChatModel({ turns: [{ toolCalls: [{ name: "search", args: { q: "x" } }] }, { text: "done" }], profile: { maxInputTokens: 128_000 } });`,
+  ],
+  ...["search", "statTool", "readFile"].map(
+    (name) =>
+      [
+        name,
+        `const ${name} = __tools.tool(async ({ q }: { q: string }) => \`${name} \${q}\`, { name: "${name}", description: "${name}", schema: __zod.z.object({ q: __zod.z.string() }) });`,
+      ] as const,
+  ),
+  [
+    "tools",
+    'const tools = [__tools.tool(async ({ q }: { q: string }) => `results for ${q}`, { name: "search", description: "search", schema: __zod.z.object({ q: __zod.z.string() }) })];',
+  ],
   ["metrics", "const metrics = { increment: (_key: string) => {}, record: (_report: unknown) => {} };"],
   ["messages", 'const messages = [new __messages.HumanMessage("go")];'],
   ["input", 'const input = { messages: [new __messages.HumanMessage("go")] };'],
@@ -140,8 +197,14 @@ const PRELUDE: ReadonlyArray<readonly [string, string]> = [
   ["TimeoutError", "class TimeoutError extends Error {}"],
   ["RateLimitError", "class RateLimitError extends Error {}"],
   ["signals", "const signals: __kit.Signal[] = [];"],
-  ["agent", "const agent = __langchain.createAgent({ model: new __testing.ScriptedChatModel({ turns: [{ text: \"done\" }] }), tools: [], middleware: __kit.recommendedGuards().agent });"],
-  ["pollingAgent", "const pollingAgent = (onSignal: (signal: __kit.Signal) => void) => __langchain.createAgent({ model: new __testing.ScriptedChatModel({ turns: [{ text: \"done\" }] }), tools: [], middleware: __kit.recommendedGuards({ onSignal }).agent });"],
+  [
+    "agent",
+    'const agent = __langchain.createAgent({ model: new __testing.ScriptedChatModel({ turns: [{ text: "done" }] }), tools: [], middleware: __kit.recommendedGuards().agent });',
+  ],
+  [
+    "pollingAgent",
+    'const pollingAgent = (onSignal: (signal: __kit.Signal) => void) => __langchain.createAgent({ model: new __testing.ScriptedChatModel({ turns: [{ text: "done" }] }), tools: [], middleware: __kit.recommendedGuards({ onSignal }).agent });',
+  ],
 ];
 const PRELUDE_IMPORTS = `import * as __langchain from "langchain";
 import * as __kit from "harness-kit";
@@ -165,11 +228,18 @@ function declaredBy(code: string): Set<string> {
       const clause = statement.importClause;
       if (clause?.name) names.add(clause.name.text);
       const bindings = clause?.namedBindings;
-      if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) names.add(element.name.text);
+      if (bindings && ts.isNamedImports(bindings))
+        for (const element of bindings.elements) names.add(element.name.text);
       if (bindings && ts.isNamespaceImport(bindings)) names.add(bindings.name.text);
     } else if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) bind(declaration.name);
-    } else if ((ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name) {
+    } else if (
+      (ts.isClassDeclaration(statement) ||
+        ts.isFunctionDeclaration(statement) ||
+        ts.isTypeAliasDeclaration(statement) ||
+        ts.isInterfaceDeclaration(statement)) &&
+      statement.name
+    ) {
       names.add(statement.name.text);
     }
   }
@@ -182,50 +252,87 @@ function moduleOf(example: Example): string {
   const declared = declaredBy(code);
   const source = ts.createSourceFile("example.ts", code, ts.ScriptTarget.Latest, true);
   const imports = source.statements.filter(ts.isImportDeclaration).map((s) => s.getText(source));
-  const body = source.statements.filter((s) => !ts.isImportDeclaration(s)).map((s) => s.getFullText(source)).join("");
+  const body = source.statements
+    .filter((s) => !ts.isImportDeclaration(s))
+    .map((s) => s.getFullText(source))
+    .join("");
   const given = PRELUDE.filter(([name]) => !declared.has(name)).map(([, line]) => line);
   // An agent the example builds and does not run gets one run, as the reader would give it (the
   // Postgres one needs a server, so it is built only).
-  const run = declared.has("agent") && !/\bagent\.(invoke|streamEvents)\(/.test(code) && !code.includes("DATABASE_URL")
-    ? ['await agent.invoke({ messages: [new __messages.HumanMessage("go")] }, { configurable: { thread_id: "t" } });']
-    : [];
+  const run =
+    declared.has("agent") && !/\bagent\.(invoke|streamEvents)\(/.test(code) && !code.includes("DATABASE_URL")
+      ? ['await agent.invoke({ messages: [new __messages.HumanMessage("go")] }, { configurable: { thread_id: "t" } });']
+      : [];
   return [...imports, PRELUDE_IMPORTS, ...given, body, ...run, "export {};", ""].join("\n");
 }
 
 describe("the README's and docs' examples, against the packed tarball", () => {
   it("finds the examples of every page", () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(20);
-    expect(new Set(EXAMPLES.map((e) => e.where.split(":")[0]))).toEqual(new Set(["README.md", "docs/composing.md", "docs/policy.md"]));
+    expect(new Set(EXAMPLES.map((e) => e.where.split(":")[0]))).toEqual(
+      new Set(["README.md", "docs/composing.md", "docs/policy.md"]),
+    );
   });
 
   it("each compiles (strict, nodenext) and runs to its end", () => {
     const project = join(app, "examples");
     mkdirSync(project, { recursive: true });
     // The saved thread the testing kit's example loads.
-    writeFileSync(join(project, "run.json"), JSON.stringify({ messages: [{ role: "user", content: "go" }, { role: "assistant", content: "done" }] }));
+    writeFileSync(
+      join(project, "run.json"),
+      JSON.stringify({
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: "done" },
+        ],
+      }),
+    );
     const files = EXAMPLES.map((example, i) => {
       const file = `example${String(i).padStart(2, "0")}.ts`;
       writeFileSync(join(project, file), `// ${example.where}\n${moduleOf(example)}`);
       return { file, where: example.where };
     });
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, skipLibCheck: true, types: ["node"], outDir: "out", rootDir: "." };
+    const compilerOptions = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      strict: true,
+      skipLibCheck: true,
+      types: ["node"],
+      outDir: "out",
+      rootDir: ".",
+    };
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: files.map((f) => f.file) }));
     try {
-      execFileSync("node", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project, encoding: "utf8", stdio: "pipe" });
+      execFileSync("node", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
+        cwd: project,
+        encoding: "utf8",
+        stdio: "pipe",
+      });
     } catch (error) {
       const where = new Map(files.map((f) => [f.file, f.where]));
-      const report = String((error as { stdout?: string }).stdout ?? error).replace(/example\d\d\.ts/g, (file) => `${file} (${where.get(file)})`);
+      const report = String((error as { stdout?: string }).stdout ?? error).replace(
+        /example\d\d\.ts/g,
+        (file) => `${file} (${where.get(file)})`,
+      );
       throw new Error(`examples do not compile:\n${report}`);
     }
     // One process runs them all in turn (each module once), and says which threw.
-    writeFileSync(join(project, "run.mjs"), `
+    writeFileSync(
+      join(project, "run.mjs"),
+      `
 const failed = {};
 for (const file of ${JSON.stringify(files.map((f) => f.file.replace(/\.ts$/, ".js")))}) {
   try { await import("./out/" + file); } catch (error) { failed[file] = String(error && error.stack || error).split("\\n").slice(0, 3).join(" | "); }
 }
 console.log(JSON.stringify(failed));
-`);
-    const out = execFileSync("node", ["run.mjs"], { cwd: project, encoding: "utf8", env: { ...process.env, DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none" } });
+`,
+    );
+    const out = execFileSync("node", ["run.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none" },
+    });
     const failed = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, string>;
     const where = new Map(files.map((f) => [f.file.replace(/\.ts$/, ".js"), f.where]));
     expect(Object.entries(failed).map(([file, error]) => `${where.get(file)}: ${error}`)).toEqual([]);

@@ -13,7 +13,10 @@ const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
 function readmeImports(): Array<[string, string]> {
   const found: Array<[string, string]> = [];
   for (const match of README.matchAll(/import\s*\{([^}]+)\}\s*from\s*"(harness-kit[^"]*)"/g)) {
-    for (const name of match[1]!.split(",").map((part) => part.trim()).filter(Boolean)) {
+    for (const name of match[1]!
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       if (!name.startsWith("type ")) found.push([match[2]!, name]);
     }
   }

@@ -8,7 +8,10 @@ import { describe, expect, it } from "vitest";
  */
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  name: string;
+  version: string;
+};
 
 function firstInstallBlock(): string {
   const section = README.slice(README.indexOf("## First five minutes"));

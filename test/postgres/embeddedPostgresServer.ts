@@ -18,7 +18,16 @@ const server = new EmbeddedPostgres({
   password,
   persistent: false, // stop() deletes the data folder
   initdbFlags: ["--no-sync", "--encoding=UTF8"],
-  postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "max_connections=200"],
+  postgresFlags: [
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "fsync=off",
+    "-c",
+    "max_connections=200",
+  ],
   onLog: (message: string) => void log.push(message),
   onError: (error: unknown) => void log.push(String(error)),
 });
@@ -44,7 +53,9 @@ async function clientsGone(timeoutMs: number): Promise<void> {
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+      );
       if ((rows[0] as { n: number }).n === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -30,7 +30,9 @@ export const SCRIPTS: Record<string, Turn[]> = {
   // A report too large for the context is offloaded, then read back by key.
   offload: [
     { toolCalls: [call("fetch_report", { id: 1 }, "off-1")] },
-    (messages) => ({ toolCalls: [call("read_stored_result", { key: latestKey(messages), offset: 20_000, length: 300 }, "off-2")] }),
+    (messages) => ({
+      toolCalls: [call("read_stored_result", { key: latestKey(messages), offset: 20_000, length: 300 }, "off-2")],
+    }),
     { text: "report read" },
   ],
   // The same status call with the same answer: the progress guard refuses, then stops the run.
@@ -45,7 +47,9 @@ export const SCRIPTS: Record<string, Turn[]> = {
   // The tests kill the worker running this thread's first tool step right after its offload.
   kill: [
     { toolCalls: [call("fetch_report", { id: 3 }, "kill-1"), call("job_status", { id: 9 }, "kill-2")] },
-    (messages) => ({ toolCalls: [call("read_stored_result", { key: latestKey(messages), pattern: "line 599" }, "kill-3")] }),
+    (messages) => ({
+      toolCalls: [call("read_stored_result", { key: latestKey(messages), pattern: "line 599" }, "kill-3")],
+    }),
     { text: "killed and resumed" },
   ],
   // The same poll, the same answer, under a summary every few messages: the loop guards must
@@ -97,16 +101,25 @@ function tools(hooks: ScenarioHooks) {
       description: "Fetches a report.",
       schema: z.object({ id: z.number() }),
     }),
-    tool(async ({ id }: { id: number }, runtime: ToolRuntime) => (ran("job_status", runtime), JSON.stringify({ id, state: "running" })), {
-      name: "job_status",
-      description: "Status of a job.",
-      schema: z.object({ id: z.number() }),
-    }),
-    tool(async ({ job }: { job: string }, runtime: ToolRuntime) => (ran("poll_job", runtime), `job ${job}: still running`), {
-      name: "poll_job",
-      description: "Polls a job.",
-      schema: z.object({ job: z.string() }),
-    }),
+    tool(
+      async ({ id }: { id: number }, runtime: ToolRuntime) => (
+        ran("job_status", runtime),
+        JSON.stringify({ id, state: "running" })
+      ),
+      {
+        name: "job_status",
+        description: "Status of a job.",
+        schema: z.object({ id: z.number() }),
+      },
+    ),
+    tool(
+      async ({ job }: { job: string }, runtime: ToolRuntime) => (ran("poll_job", runtime), `job ${job}: still running`),
+      {
+        name: "poll_job",
+        description: "Polls a job.",
+        schema: z.object({ job: z.string() }),
+      },
+    ),
     tool(async ({ to }: { to: string }, runtime: ToolRuntime) => (ran("send_email", runtime), `sent to ${to}`), {
       name: "send_email",
       description: "Sends an email.",
@@ -116,13 +129,21 @@ function tools(hooks: ScenarioHooks) {
 }
 
 function summaries(): AgentMiddleware {
-  const summariser = new ScriptedChatModel({ turns: Array.from({ length: 100 }, () => ({ text: "Earlier: the agent polled job j1." })) });
+  const summariser = new ScriptedChatModel({
+    turns: Array.from({ length: 100 }, () => ({ text: "Earlier: the agent polled job j1." })),
+  });
   return summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } });
 }
 
 /** The agent every worker builds: the recommended stack, offloads to `offloadStore`. */
-export function scenarioAgent(options: { checkpointer: BaseCheckpointSaver; offloadStore: OffloadStore; summarised: boolean } & ScenarioHooks) {
-  const guards = recommendedGuards({ writeTools: ["send_email"], offloadStore: options.offloadStore, onSignal: options.onSignal }).agent;
+export function scenarioAgent(
+  options: { checkpointer: BaseCheckpointSaver; offloadStore: OffloadStore; summarised: boolean } & ScenarioHooks,
+) {
+  const guards = recommendedGuards({
+    writeTools: ["send_email"],
+    offloadStore: options.offloadStore,
+    onSignal: options.onSignal,
+  }).agent;
   const dispatch: ScriptedTurn = (messages) => nextTurn(messages);
   return createAgent({
     model: new ScriptedChatModel({ turns: Array.from({ length: 500 }, () => dispatch) }),

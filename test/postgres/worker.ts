@@ -49,9 +49,13 @@ const hooks = {
   checkpointer,
   offloadStore: reportingStore,
   onSignal: (signal: Signal) => void signals.push(signal),
-  onToolRun: (tool: string, toolCallId: string) => send({ kind: "ran", threadId: job?.threadId ?? "", tool, toolCallId }),
+  onToolRun: (tool: string, toolCallId: string) =>
+    send({ kind: "ran", threadId: job?.threadId ?? "", tool, toolCallId }),
 };
-const agents = { plain: scenarioAgent({ ...hooks, summarised: false }), summarised: scenarioAgent({ ...hooks, summarised: true }) };
+const agents = {
+  plain: scenarioAgent({ ...hooks, summarised: false }),
+  summarised: scenarioAgent({ ...hooks, summarised: true }),
+};
 
 async function runStep(next: Job): Promise<void> {
   job = next;
@@ -64,14 +68,19 @@ async function runStep(next: Job): Promise<void> {
     const done = (await agent.graph.getState(config)).next.length === 0;
     send({ kind: "step", threadId: next.threadId, nodes, done, signals, answered: answeredNow(result.messages) });
   } catch (error) {
-    send({ kind: "failed", threadId: next.threadId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    send({
+      kind: "failed",
+      threadId: next.threadId,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }
 
 /** The call ids a tool step answered: the tool messages after the last AI message. */
 function answeredNow(messages: readonly BaseMessage[]): string[] {
   const out: string[] = [];
-  for (let i = messages.length - 1; i >= 0 && ToolMessage.isInstance(messages[i]); i--) out.unshift((messages[i] as ToolMessage).tool_call_id);
+  for (let i = messages.length - 1; i >= 0 && ToolMessage.isInstance(messages[i]); i--)
+    out.unshift((messages[i] as ToolMessage).tool_call_id);
   return out;
 }
 

@@ -44,7 +44,19 @@ const MAX_STEPS = 400;
 export async function runOnWorkers(url: string, plans: readonly ThreadPlan[], workerCount: number): Promise<PoolRun> {
   const run: PoolRun = { steps: [], signals: new Map(), toolRuns: [], offloads: [], killed: [] };
   const workers = await Promise.all(Array.from({ length: workerCount }, (_, index) => startWorker(index, url)));
-  const threads = new Map(plans.map((plan) => [plan.threadId, { plan, started: false, done: false, busy: false, recent: [] as number[], toKill: plan.killAfterOffload === true }]));
+  const threads = new Map(
+    plans.map((plan) => [
+      plan.threadId,
+      {
+        plan,
+        started: false,
+        done: false,
+        busy: false,
+        recent: [] as number[],
+        toKill: plan.killAfterOffload === true,
+      },
+    ]),
+  );
   for (const plan of plans) run.signals.set(plan.threadId, []);
 
   try {
@@ -59,7 +71,12 @@ export async function runOnWorkers(url: string, plans: readonly ThreadPlan[], wo
           const recent = live.length > 1 ? thread.recent.slice(-Math.min(2, live.length - 1)) : [];
           const worker = live.find((w) => w.job === undefined && !recent.includes(w.index));
           if (!worker) continue;
-          worker.job = { threadId: thread.plan.threadId, script: thread.plan.script, start: !thread.started, dieAfterOffload: thread.toKill };
+          worker.job = {
+            threadId: thread.plan.threadId,
+            script: thread.plan.script,
+            start: !thread.started,
+            dieAfterOffload: thread.toKill,
+          };
           thread.busy = true;
           worker.child.send(worker.job);
         }
@@ -67,16 +84,28 @@ export async function runOnWorkers(url: string, plans: readonly ThreadPlan[], wo
       for (const worker of workers) {
         worker.child.on("message", (report: WorkerReport) => {
           const thread = "threadId" in report ? threads.get(report.threadId) : undefined;
-          if (report.kind === "ran") run.toolRuns.push({ threadId: report.threadId, worker: worker.index, tool: report.tool, toolCallId: report.toolCallId });
+          if (report.kind === "ran")
+            run.toolRuns.push({
+              threadId: report.threadId,
+              worker: worker.index,
+              tool: report.tool,
+              toolCallId: report.toolCallId,
+            });
           else if (report.kind === "offloaded") {
             run.offloads.push({ threadId: report.threadId, worker: worker.index, key: report.key });
             if (report.dying) {
               run.killed.push({ threadId: report.threadId, worker: worker.index, pid: worker.child.pid! });
               process.kill(worker.child.pid!, "SIGKILL");
             }
-          } else if (report.kind === "failed") reject(new Error(`worker ${worker.index} failed a step of ${report.threadId}: ${report.error}`));
+          } else if (report.kind === "failed")
+            reject(new Error(`worker ${worker.index} failed a step of ${report.threadId}: ${report.error}`));
           else if (report.kind === "step" && thread) {
-            run.steps.push({ threadId: report.threadId, worker: worker.index, nodes: report.nodes, answered: report.answered });
+            run.steps.push({
+              threadId: report.threadId,
+              worker: worker.index,
+              nodes: report.nodes,
+              answered: report.answered,
+            });
             run.signals.get(report.threadId)!.push(...report.signals);
             Object.assign(thread, { started: true, busy: false, done: report.done });
             thread.recent.push(worker.index);
@@ -91,7 +120,8 @@ export async function runOnWorkers(url: string, plans: readonly ThreadPlan[], wo
           const thread = threads.get(job.threadId)!;
           Object.assign(thread, { busy: false, toKill: false });
           worker.job = undefined;
-          if (workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null)) reject(new Error("every worker exited"));
+          if (workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null))
+            reject(new Error("every worker exited"));
           else dispatch();
         });
       }
@@ -106,7 +136,9 @@ export async function runOnWorkers(url: string, plans: readonly ThreadPlan[], wo
 async function startWorker(index: number, url: string): Promise<Worker> {
   const child = fork(WORKER, [url], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   await new Promise<void>((resolve, reject) => {
-    child.once("message", (report: WorkerReport) => (report.kind === "ready" ? resolve() : reject(new Error(`worker ${index}: ${JSON.stringify(report)}`))));
+    child.once("message", (report: WorkerReport) =>
+      report.kind === "ready" ? resolve() : reject(new Error(`worker ${index}: ${JSON.stringify(report)}`)),
+    );
     child.once("exit", (code) => reject(new Error(`worker ${index} exited (code ${code}) before it was ready`)));
   });
   return { index, child };

@@ -39,7 +39,10 @@ async function runInOneProcess(): Promise<Reference> {
       summarised: SUMMARISED.has(script),
       onSignal: (signal) => void signals.push(signal),
     });
-    const result = await agent.invoke({ messages: [startMessage(script)] }, { configurable: { thread_id: threadOf(script) }, recursionLimit: 500 });
+    const result = await agent.invoke(
+      { messages: [startMessage(script)] },
+      { configurable: { thread_id: threadOf(script) }, recursionLimit: 500 },
+    );
     reference.messages.set(script, result.messages);
     reference.signals.set(script, signals);
   }
@@ -47,7 +50,8 @@ async function runInOneProcess(): Promise<Reference> {
 }
 
 /** Signals in call order: parallel calls of one batch may signal in either order. */
-const byCall = (signals: readonly Signal[]) => [...signals].sort((a, b) => (a.toolCallId ?? "").localeCompare(b.toolCallId ?? ""));
+const byCall = (signals: readonly Signal[]) =>
+  [...signals].sort((a, b) => (a.toolCallId ?? "").localeCompare(b.toolCallId ?? ""));
 
 describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four workers (issue 16)", () => {
   const url = postgres.server?.url ?? "";
@@ -62,7 +66,11 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     store = PostgresStore.fromConnString(url);
     await Promise.all([saver.setup(), store.setup()]);
     [run, reference] = await Promise.all([
-      runOnWorkers(url, SCRIPT_NAMES.map((script) => ({ threadId: threadOf(script), script, killAfterOffload: script === "kill" })), 4),
+      runOnWorkers(
+        url,
+        SCRIPT_NAMES.map((script) => ({ threadId: threadOf(script), script, killAfterOffload: script === "kill" })),
+        4,
+      ),
       runInOneProcess(),
     ]);
     for (const script of SCRIPT_NAMES) {
@@ -93,7 +101,9 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
       expect(decisionsOf(messages), script).toEqual(decisionsOf(reference.messages.get(script)!));
     }
     // The scripts do reach the guards: refusals, stops, offloads.
-    const marks = SCRIPT_NAMES.flatMap((s) => decisionsOf(stored.get(s)!.messages)).map((d) => (d as { mark?: { guard: string; action: string } }).mark);
+    const marks = SCRIPT_NAMES.flatMap((s) => decisionsOf(stored.get(s)!.messages)).map(
+      (d) => (d as { mark?: { guard: string; action: string } }).mark,
+    );
     expect(marks).toContainEqual(expect.objectContaining({ action: "directive" }));
     expect(marks).toContainEqual(expect.objectContaining({ action: "stop" }));
     expect(marks).toContainEqual(expect.objectContaining({ guard: "ToolResultBudgetMiddleware" }));
@@ -112,7 +122,9 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     const readBack = run.steps.find((s) => s.threadId === thread && s.answered.includes("off-2"))!;
     expect(offload).toBeDefined();
     expect(readBack.worker).not.toBe(offload!.worker);
-    const answer = stored.get("offload")!.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "off-2")!;
+    const answer = stored
+      .get("offload")!
+      .messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "off-2")!;
     expect(String(answer.content)).toContain(reportText(1).slice(20_000, 20_200));
     const item = await store.get(new LangGraphOffloadStore({ store }).namespaceFor(thread), offload!.key);
     expect(item?.value.content).toBe(reportText(1));
@@ -127,14 +139,20 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     expect(reportRuns.map((r) => r.worker)).toContain(killed!.worker);
     expect(reportRuns.length).toBe(2);
     // The other call of that batch had finished before the crash: LangGraph kept its result, and it did not run again.
-    expect(run.toolRuns.filter((r) => r.threadId === thread && r.toolCallId === "kill-2").map((r) => r.worker)).toEqual([killed!.worker]);
+    expect(run.toolRuns.filter((r) => r.threadId === thread && r.toolCallId === "kill-2").map((r) => r.worker)).toEqual(
+      [killed!.worker],
+    );
     const offloads = run.offloads.filter((o) => o.threadId === thread);
     expect(offloads).toHaveLength(2);
     expect(offloads[1]!.worker).not.toBe(killed!.worker);
     // Same key both times: the re-run wrote the same item again, and the thread's one preview names it.
     expect(offloads[0]!.key).toBe(offloads[1]!.key);
     const { messages } = stored.get("kill")!;
-    expect(latestKey(messages.slice(0, messages.findIndex((m) => ToolMessage.isInstance(m) && m.tool_call_id === "kill-2") + 1))).toBe(offloads[0]!.key);
+    expect(
+      latestKey(
+        messages.slice(0, messages.findIndex((m) => ToolMessage.isInstance(m) && m.tool_call_id === "kill-2") + 1),
+      ),
+    ).toBe(offloads[0]!.key);
     const items = await store.search(new LangGraphOffloadStore({ store }).namespaceFor(thread));
     expect(items.map((i) => i.key)).toEqual([offloads[0]!.key]);
     expect(items[0]!.value.content).toBe(reportText(3));
@@ -148,11 +166,17 @@ describe.skipIf(postgres.skipped !== undefined)("guards on Postgres with four wo
     expect(messages.some(isSummary)).toBe(true);
     // The polls the summaries removed are carried in the checkpoint, answers included.
     const inMessages = new Set(messages.filter(ToolMessage.isInstance).map((m) => m.tool_call_id));
-    const carriedAnswers = carried.filter((m): m is Carried & ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id);
+    const carriedAnswers = carried
+      .filter((m): m is Carried & ToolMessage => ToolMessage.isInstance(m))
+      .map((m) => m.tool_call_id);
     expect(carriedAnswers.filter((id) => !inMessages.has(id)).length).toBeGreaterThanOrEqual(3);
     // The polls are stopped (at the same call as in one process, see above) by counting polls the
     // messages no longer hold, with the steps since the first summary spread over workers.
-    const stopAt = messages.find((m) => ToolMessage.isInstance(m) && (m.response_metadata as { harness_kit?: { action?: string } }).harness_kit?.action === "stop") as ToolMessage;
+    const stopAt = messages.find(
+      (m) =>
+        ToolMessage.isInstance(m) &&
+        (m.response_metadata as { harness_kit?: { action?: string } }).harness_kit?.action === "stop",
+    ) as ToolMessage;
     const pollsBefore = Number(stopAt.tool_call_id.replace("carry-", ""));
     expect(pollsBefore).toBeGreaterThan(messages.filter(ToolMessage.isInstance).length);
     const steps = run.steps.filter((s) => s.threadId === threadOf("carry"));

@@ -15,7 +15,10 @@ describe("ScriptedChatModel inside createDeepAgent", () => {
     const agent = createDeepAgent({ model });
 
     let last: { messages: BaseMessage[]; files?: Record<string, unknown> } | undefined;
-    for await (const state of await agent.stream({ messages: [new HumanMessage("take notes")] }, { streamMode: "values" })) {
+    for await (const state of await agent.stream(
+      { messages: [new HumanMessage("take notes")] },
+      { streamMode: "values" },
+    )) {
       last = state as typeof last;
     }
 
@@ -34,7 +37,10 @@ describe("ScriptedChatModel inside createDeepAgent", () => {
     const model = new ScriptedChatModel({ turns: [{ text: "hello from the script" }] });
     const agent = createDeepAgent({ model });
     const texts: string[] = [];
-    for await (const [chunk] of await agent.stream({ messages: [new HumanMessage("hi")] }, { streamMode: "messages" })) {
+    for await (const [chunk] of await agent.stream(
+      { messages: [new HumanMessage("hi")] },
+      { streamMode: "messages" },
+    )) {
       texts.push((chunk as BaseMessage).text);
     }
     expect(texts).toEqual(["hello from the script"]);

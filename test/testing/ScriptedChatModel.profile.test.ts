@@ -15,13 +15,17 @@ const fetchPage = tool(async ({ page }) => `page ${page}: ${"lorem ipsum ".repea
   description: "Reads one page",
   schema: z.object({ page: z.number() }),
 });
-const pageTurns = (n: number) => Array.from({ length: n }, (_, page) => ({ toolCalls: [{ name: "fetch_page", args: { page } }] }));
+const pageTurns = (n: number) =>
+  Array.from({ length: n }, (_, page) => ({ toolCalls: [{ name: "fetch_page", args: { page } }] }));
 
 /** The README's overflow-with-summarization example, each model string played by a scripted model. */
 function readmeOverflowAgent(profile?: { maxInputTokens: number }) {
   const store = new InMemoryStore();
   const model = new ScriptedChatModel({ turns: [...pageTurns(20), { text: "done" }], ...(profile ? { profile } : {}) });
-  const summarizer = new ScriptedChatModel({ turns: pageTurns(20).map(() => ({ text: "earlier pages read, nothing found" })), ...(profile ? { profile } : {}) });
+  const summarizer = new ScriptedChatModel({
+    turns: pageTurns(20).map(() => ({ text: "earlier pages read, nothing found" })),
+    ...(profile ? { profile } : {}),
+  });
   const agent = createAgent({
     model,
     tools: [fetchPage],
@@ -44,7 +48,10 @@ describe("ScriptedChatModel's profile", () => {
 
   it("lets the README's summarization example with trigger: { fraction: 0.7 } run and summarize", async () => {
     const { agent, model, summarizer } = readmeOverflowAgent({ maxInputTokens: WINDOW });
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("find the page about pricing")] }, { recursionLimit: 100 });
+    const { messages } = await agent.invoke(
+      { messages: [new HumanMessage("find the page about pricing")] },
+      { recursionLimit: 100 },
+    );
     assertToolCallPairing(messages);
     // Summarized once the history passed 70% of the declared window: a summary first, then fewer
     // messages than the 42 of the whole run (the question, 20 calls with their results, "done").
@@ -57,6 +64,8 @@ describe("ScriptedChatModel's profile", () => {
 
   it("without one, LangChain refuses the fraction (the error the README example met)", async () => {
     const { agent } = readmeOverflowAgent();
-    await expect(agent.invoke({ messages: [new HumanMessage("go")] })).rejects.toThrow(/Model profile information is required/);
+    await expect(agent.invoke({ messages: [new HumanMessage("go")] })).rejects.toThrow(
+      /Model profile information is required/,
+    );
   });
 });

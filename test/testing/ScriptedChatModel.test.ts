@@ -4,7 +4,12 @@ import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@lang
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { InvalidScriptTurnError, ScriptExhaustedError, ScriptedChatModel, assertToolCallPairing } from "../../src/testing/index.js";
+import {
+  InvalidScriptTurnError,
+  ScriptExhaustedError,
+  ScriptedChatModel,
+  assertToolCallPairing,
+} from "../../src/testing/index.js";
 import { SCRIPT_FINISHED_TEXT } from "../../src/testing/ScriptedChatModel.js";
 
 function makeAdd(log: Array<{ a: number; b: number }> = []) {
@@ -25,8 +30,17 @@ describe("ScriptedChatModel on its own", () => {
   it("plays spec turns in order, with tool calls, invalid calls and usage", async () => {
     const model = new ScriptedChatModel({
       turns: [
-        { text: "thinking", toolCalls: [{ name: "add", args: { a: 1, b: 2 } }, { name: "noop", id: "fixed-id" }] },
-        { invalidToolCalls: [{ name: "add", args: '{"a": 1', error: "cut off" }], usage: { input_tokens: 7, output_tokens: 3 } },
+        {
+          text: "thinking",
+          toolCalls: [
+            { name: "add", args: { a: 1, b: 2 } },
+            { name: "noop", id: "fixed-id" },
+          ],
+        },
+        {
+          invalidToolCalls: [{ name: "add", args: '{"a": 1', error: "cut off" }],
+          usage: { input_tokens: 7, output_tokens: 3 },
+        },
       ],
     });
     const first = await model.invoke([new HumanMessage("go")]);
@@ -49,7 +63,10 @@ describe("ScriptedChatModel on its own", () => {
 
   it("uses AIMessage turns as given, adding an id only when missing", async () => {
     const withId = new AIMessage({ content: "mine", id: "keep-me" });
-    const withoutId = new AIMessage({ content: "no id", tool_calls: [{ name: "t", args: { x: 1 }, id: "c1", type: "tool_call" }] });
+    const withoutId = new AIMessage({
+      content: "no id",
+      tool_calls: [{ name: "t", args: { x: 1 }, id: "c1", type: "tool_call" }],
+    });
     const model = new ScriptedChatModel({ turns: [withId, withoutId] });
     const first = await model.invoke("a");
     const second = await model.invoke("b");
@@ -119,7 +136,9 @@ describe("ScriptedChatModel on its own", () => {
     expect(streamed[0]!.text).toBe("hi");
     expect(streamed[0]!.tool_calls).toEqual([expect.objectContaining({ name: "add", args: { a: 1, b: 2 }, id: "c1" })]);
     expect(streamed[1]!.tool_calls).toEqual([]);
-    expect(streamed[1]!.invalid_tool_calls).toEqual([expect.objectContaining({ name: "add", args: '{"a": 1', id: "c2" })]);
+    expect(streamed[1]!.invalid_tool_calls).toEqual([
+      expect.objectContaining({ name: "add", args: '{"a": 1', id: "c2" }),
+    ]);
     expect(model.callCount).toBe(2);
   });
 
@@ -157,14 +176,27 @@ describe("ScriptedChatModel inside createAgent", () => {
     const log: Array<{ a: number; b: number }> = [];
     const model = new ScriptedChatModel({
       turns: [
-        { toolCalls: [{ name: "add", args: { a: 2, b: 3 } }, { name: "add", args: { a: 10, b: 1 } }] },
-        (messages) => ({ text: `sums: ${messages.filter((m) => m.type === "tool").map((m) => m.text).join(",")}` }),
+        {
+          toolCalls: [
+            { name: "add", args: { a: 2, b: 3 } },
+            { name: "add", args: { a: 10, b: 1 } },
+          ],
+        },
+        (messages) => ({
+          text: `sums: ${messages
+            .filter((m) => m.type === "tool")
+            .map((m) => m.text)
+            .join(",")}`,
+        }),
       ],
     });
     const agent = createAgent({ model, tools: [makeAdd(log)] });
     const result = await agent.invoke({ messages: [new HumanMessage("add things")] });
 
-    expect(log).toEqual([{ a: 2, b: 3 }, { a: 10, b: 1 }]);
+    expect(log).toEqual([
+      { a: 2, b: 3 },
+      { a: 10, b: 1 },
+    ]);
     expect(result.messages.at(-1)!.text).toBe("sums: 5,11");
     expect(model.callCount).toBe(2);
     expect(model.toolBindings.every((names) => names.includes("add"))).toBe(true);
@@ -195,10 +227,15 @@ describe("ScriptedChatModel inside createAgent", () => {
   });
 
   it("works with agent.stream in 'messages' and 'values' modes", async () => {
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "add", args: { a: 4, b: 4 } }] }, { text: "eight" }] });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "add", args: { a: 4, b: 4 } }] }, { text: "eight" }],
+    });
     const agent = createAgent({ model, tools: [makeAdd()] });
     const texts: string[] = [];
-    for await (const [chunk] of await agent.stream({ messages: [new HumanMessage("go")] }, { streamMode: "messages" })) {
+    for await (const [chunk] of await agent.stream(
+      { messages: [new HumanMessage("go")] },
+      { streamMode: "messages" },
+    )) {
       texts.push(chunk.text);
     }
     expect(texts).toContain("8");
@@ -248,7 +285,11 @@ describe("ScriptedChatModel.withStructuredOutput", () => {
   it("validates against a zod schema and can return the raw message", async () => {
     const schema = z.object({ answer: z.string() });
     const model = new ScriptedChatModel({
-      turns: [{ toolCalls: [{ name: "extract", args: { answer: 1 } }] }, { text: "", toolCalls: [{ name: "extract", args: { answer: "ok" } }] }, { text: "no call" }],
+      turns: [
+        { toolCalls: [{ name: "extract", args: { answer: 1 } }] },
+        { text: "", toolCalls: [{ name: "extract", args: { answer: "ok" } }] },
+        { text: "no call" },
+      ],
     });
     await expect(model.withStructuredOutput(schema).invoke("q")).rejects.toThrow();
     const raw = await model.withStructuredOutput(schema, { includeRaw: true }).invoke("q");

@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import { ToolCallPairingError, assertToolCallPairing, type ToolCallPairingViolationKind } from "../../src/testing/index.js";
+import {
+  ToolCallPairingError,
+  assertToolCallPairing,
+  type ToolCallPairingViolationKind,
+} from "../../src/testing/index.js";
 import { findToolCallPairingViolation } from "../../src/testing/assertToolCallPairing.js";
 
 const ai = (...ids: string[]) =>
-  new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })) });
+  new AIMessage({
+    content: "",
+    tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })),
+  });
 const answer = (id: string) => new ToolMessage({ content: "ok", tool_call_id: id, name: "t" });
 const human = (text = "hi") => new HumanMessage(text);
 
@@ -22,22 +29,109 @@ function caught(messages: unknown[]): ToolCallPairingError {
 describe("assertToolCallPairing", () => {
   it("accepts well-paired histories, parallel calls answered in any order", () => {
     expect(() =>
-      assertToolCallPairing([new SystemMessage("s"), human(), ai("a", "b"), answer("b"), answer("a"), ai(), human(), ai("c"), answer("c")]),
+      assertToolCallPairing([
+        new SystemMessage("s"),
+        human(),
+        ai("a", "b"),
+        answer("b"),
+        answer("a"),
+        ai(),
+        human(),
+        ai("c"),
+        answer("c"),
+      ]),
     ).not.toThrow();
     expect(findToolCallPairingViolation([])).toBeUndefined();
   });
 
-  const cases: Array<{ name: string; messages: unknown[]; kind: ToolCallPairingViolationKind; index: number; id: string | undefined; words: string }> = [
-    { name: "a call without answer before the next AI message", messages: [human(), ai("a", "b"), answer("a"), ai()], kind: "unanswered", index: 1, id: "b", words: 'call "b" of message 1 has no ToolMessage before message 3 (ai)' },
-    { name: "a call left unanswered by a human turn", messages: [ai("a"), human(), ai()], kind: "unanswered", index: 0, id: "a", words: "before message 1 (human)" },
-    { name: "a call without answer at the end", messages: [human(), ai("a")], kind: "unanswered", index: 1, id: "a", words: "the messages end first" },
-    { name: "a second answer to one call", messages: [ai("a"), answer("a"), answer("a")], kind: "duplicate-answer", index: 2, id: "a", words: "a second time" },
-    { name: "an answer to an already closed call", messages: [ai("a"), answer("a"), ai("b"), answer("b"), answer("a")], kind: "duplicate-answer", index: 4, id: "a", words: "already answered" },
-    { name: "an answer nobody asked for", messages: [human(), answer("x")], kind: "orphan-answer", index: 1, id: "x", words: 'call "x", which no open AI tool call made' },
-    { name: "a tool message without id", messages: [ai("a"), { type: "tool", content: "?" }], kind: "orphan-answer", index: 1, id: undefined, words: "without a tool_call_id" },
-    { name: "a human message between a call and its answer", messages: [ai("a"), human("oops"), answer("a")], kind: "interleaved", index: 1, id: "a", words: "message 1 (human) comes between" },
-    { name: "one AI message repeating a call id", messages: [ai("a", "a"), answer("a"), answer("a")], kind: "duplicate-call-id", index: 0, id: "a", words: 'same id "a"' },
-    { name: "a tool call without id", messages: [{ type: "ai", content: "", tool_calls: [{ name: "t", args: {} }] }], kind: "missing-call-id", index: 0, id: undefined, words: "tool call 0 of message 0 has no id" },
+  const cases: Array<{
+    name: string;
+    messages: unknown[];
+    kind: ToolCallPairingViolationKind;
+    index: number;
+    id: string | undefined;
+    words: string;
+  }> = [
+    {
+      name: "a call without answer before the next AI message",
+      messages: [human(), ai("a", "b"), answer("a"), ai()],
+      kind: "unanswered",
+      index: 1,
+      id: "b",
+      words: 'call "b" of message 1 has no ToolMessage before message 3 (ai)',
+    },
+    {
+      name: "a call left unanswered by a human turn",
+      messages: [ai("a"), human(), ai()],
+      kind: "unanswered",
+      index: 0,
+      id: "a",
+      words: "before message 1 (human)",
+    },
+    {
+      name: "a call without answer at the end",
+      messages: [human(), ai("a")],
+      kind: "unanswered",
+      index: 1,
+      id: "a",
+      words: "the messages end first",
+    },
+    {
+      name: "a second answer to one call",
+      messages: [ai("a"), answer("a"), answer("a")],
+      kind: "duplicate-answer",
+      index: 2,
+      id: "a",
+      words: "a second time",
+    },
+    {
+      name: "an answer to an already closed call",
+      messages: [ai("a"), answer("a"), ai("b"), answer("b"), answer("a")],
+      kind: "duplicate-answer",
+      index: 4,
+      id: "a",
+      words: "already answered",
+    },
+    {
+      name: "an answer nobody asked for",
+      messages: [human(), answer("x")],
+      kind: "orphan-answer",
+      index: 1,
+      id: "x",
+      words: 'call "x", which no open AI tool call made',
+    },
+    {
+      name: "a tool message without id",
+      messages: [ai("a"), { type: "tool", content: "?" }],
+      kind: "orphan-answer",
+      index: 1,
+      id: undefined,
+      words: "without a tool_call_id",
+    },
+    {
+      name: "a human message between a call and its answer",
+      messages: [ai("a"), human("oops"), answer("a")],
+      kind: "interleaved",
+      index: 1,
+      id: "a",
+      words: "message 1 (human) comes between",
+    },
+    {
+      name: "one AI message repeating a call id",
+      messages: [ai("a", "a"), answer("a"), answer("a")],
+      kind: "duplicate-call-id",
+      index: 0,
+      id: "a",
+      words: 'same id "a"',
+    },
+    {
+      name: "a tool call without id",
+      messages: [{ type: "ai", content: "", tool_calls: [{ name: "t", args: {} }] }],
+      kind: "missing-call-id",
+      index: 0,
+      id: undefined,
+      words: "tool call 0 of message 0 has no id",
+    },
   ];
 
   for (const c of cases) {

@@ -34,7 +34,9 @@ describe("loadThread formats", () => {
     expect(thread.outcome).toEqual({ reward: 1 });
     expect(thread.messages.map((m) => m.type)).toEqual(["system", "human", "ai", "tool", "ai"]);
     expect(thread.messages[1]!.name).toBe("user_1");
-    expect((thread.messages[2] as AIMessage).tool_calls).toEqual([expect.objectContaining({ id: "c1", name: "search", args: { q: "x" } })]);
+    expect((thread.messages[2] as AIMessage).tool_calls).toEqual([
+      expect.objectContaining({ id: "c1", name: "search", args: { q: "x" } }),
+    ]);
     expect((thread.messages[3] as ToolMessage).tool_call_id).toBe("c1");
     assertToolCallPairing(thread.messages);
   });
@@ -51,13 +53,18 @@ describe("loadThread formats", () => {
     expect(thread.id).toBe(path);
     expect(thread.outcome).toBeUndefined();
     expect(thread.messages.map((m) => [m.type, m.text])).toEqual(original.map((m) => [m.type, m.text]));
-    expect((thread.messages[1] as AIMessage).tool_calls).toEqual([expect.objectContaining({ id: "c1", name: "ls", args: { path: "/" } })]);
+    expect((thread.messages[1] as AIMessage).tool_calls).toEqual([
+      expect.objectContaining({ id: "c1", name: "ls", args: { path: "/" } }),
+    ]);
     expect((thread.messages[2] as ToolMessage).tool_call_id).toBe("c1");
   });
 
   it("reads serialized message instances (JSON.stringify of BaseMessage)", () => {
     const thread = parseThread(JSON.stringify({ messages: [new SystemMessage("s"), new AIMessage("x")] }), "inline");
-    expect(thread.messages.map((m) => [m.type, m.text])).toEqual([["system", "s"], ["ai", "x"]]);
+    expect(thread.messages.map((m) => [m.type, m.text])).toEqual([
+      ["system", "s"],
+      ["ai", "x"],
+    ]);
     expect(thread.id).toBe("inline");
   });
 
@@ -83,8 +90,18 @@ describe("loadThread formats", () => {
     expect(call.text).toBe("");
     expect(call.tool_calls).toEqual([{ type: "tool_call", id: "a", name: "book", args: { seat: "12A" } }]);
     expect(call.invalid_tool_calls).toEqual([
-      expect.objectContaining({ id: "b", name: "book", args: '{"seat":"1', error: expect.stringContaining("not valid JSON") }),
-      expect.objectContaining({ id: "c", name: "book", args: "[1,2]", error: expect.stringContaining("not a JSON object") }),
+      expect.objectContaining({
+        id: "b",
+        name: "book",
+        args: '{"seat":"1',
+        error: expect.stringContaining("not valid JSON"),
+      }),
+      expect.objectContaining({
+        id: "c",
+        name: "book",
+        args: "[1,2]",
+        error: expect.stringContaining("not a JSON object"),
+      }),
     ]);
     expect(thread.messages[4]!.text).toBe("all set");
   });
@@ -95,13 +112,24 @@ describe("loadThread errors", () => {
     ["bad-json.json", '{"messages": [', "bad JSON"],
     ["no-messages.json", { id: "x", turns: [] }, "no messages array"],
     ["messages-not-array.json", { messages: "hello" }, "no messages array"],
-    ["unknown-shape.json", [{ type: "human", content: "ok" }, { speaker: "bob", text: "hi" }], "message 1 has unknown shape"],
+    [
+      "unknown-shape.json",
+      [
+        { type: "human", content: "ok" },
+        { speaker: "bob", text: "hi" },
+      ],
+      "message 1 has unknown shape",
+    ],
     ["not-object.json", [42], "message 0 is a number"],
     ["unknown-type.json", [{ type: "robot", content: "x" }], 'message 0 has unknown type "robot"'],
     ["unknown-role.json", [{ role: "narrator", content: "x" }], 'message 0 has unknown role "narrator"'],
     ["tool-without-id.json", [{ type: "tool", content: "x" }], "message 0 is a tool message without a tool_call_id"],
     ["bad-content.json", [{ type: "human", content: 5 }], "message 0 has content that is a number"],
-    ["bad-tool-calls.json", [{ type: "ai", content: "", tool_calls: [{ args: {} }] }], "message 0 has tool call 0 without a name"],
+    [
+      "bad-tool-calls.json",
+      [{ type: "ai", content: "", tool_calls: [{ args: {} }] }],
+      "message 0 has tool call 0 without a name",
+    ],
     ["bad-stored.json", [{ type: "tool", data: { content: "x" } }], "message 0 could not be converted"],
   ];
 
@@ -131,10 +159,14 @@ describe("loadThread errors", () => {
 });
 
 // The shared replay corpus sits beside the repository (shared/evaldata); absent on some machines.
-const evaldata = process.env.HARNESS_KIT_EVALDATA ?? fileURLToPath(new URL("../../../shared/evaldata", import.meta.url));
+const evaldata =
+  process.env.HARNESS_KIT_EVALDATA ?? fileURLToPath(new URL("../../../shared/evaldata", import.meta.url));
 const threadsDir = join(evaldata, "threads");
 const hasEvaldata = existsSync(join(evaldata, "index.json")) && existsSync(threadsDir);
-if (!hasEvaldata) console.log(`test/testing/threads.test.ts: "shared evaldata corpus" skipped: no index.json and threads/ in ${evaldata} (set HARNESS_KIT_EVALDATA to another copy)`);
+if (!hasEvaldata)
+  console.log(
+    `test/testing/threads.test.ts: "shared evaldata corpus" skipped: no index.json and threads/ in ${evaldata} (set HARNESS_KIT_EVALDATA to another copy)`,
+  );
 
 interface IndexEntry {
   thread: string;
@@ -144,20 +176,26 @@ interface IndexEntry {
 }
 
 describe.skipIf(!hasEvaldata)("shared evaldata corpus", () => {
-  const index = hasEvaldata ? (JSON.parse(readFileSync(join(evaldata, "index.json"), "utf8")) as { threads: IndexEntry[] }) : { threads: [] };
+  const index = hasEvaldata
+    ? (JSON.parse(readFileSync(join(evaldata, "index.json"), "utf8")) as { threads: IndexEntry[] })
+    : { threads: [] };
   const byThread = new Map(index.threads.map((entry) => [entry.thread, entry]));
 
   it("loads one thread of each source as the index describes it", () => {
     const sources = readdirSync(threadsDir).sort();
     expect(sources).toHaveLength(4);
     for (const source of sources) {
-      const file = readdirSync(join(threadsDir, source)).filter((f) => f.endsWith(".json")).sort()[0]!;
+      const file = readdirSync(join(threadsDir, source))
+        .filter((f) => f.endsWith(".json"))
+        .sort()[0]!;
       const thread = loadThread(join(threadsDir, source, file));
       const entry = byThread.get(`${source}/${thread.id}`);
       expect(entry, `${source}/${file} is in index.json`).toBeDefined();
       expect(thread.id).toBe(basename(file, ".json"));
       expect(thread.messages).toHaveLength(entry!.messages);
-      expect(thread.messages.flatMap((m) => (AIMessage.isInstance(m) ? m.tool_calls ?? [] : []))).toHaveLength(entry!.tool_calls);
+      expect(thread.messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []) : []))).toHaveLength(
+        entry!.tool_calls,
+      );
       expect(thread.outcome).toEqual(entry!.outcome);
     }
   });

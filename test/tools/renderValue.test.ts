@@ -13,7 +13,14 @@ describe("renderValue", () => {
 
   it.each([
     ["BigInt", { n: 12345678901234567890n }, '{"n":12345678901234567890}'],
-    ["Map with string keys", new Map([["a", 1], ["b", 2]]), '{"a":1,"b":2}'],
+    [
+      "Map with string keys",
+      new Map([
+        ["a", 1],
+        ["b", 2],
+      ]),
+      '{"a":1,"b":2}',
+    ],
     ["Map with object keys", new Map([[{ id: 1 }, "x"]]), '[[{"id":1},"x"]]'],
     ["Set", new Set([1, "two"]), '[1,"two"]'],
     ["Error", Object.assign(new Error("boom"), { code: "E42" }), '{"name":"Error","message":"boom","code":"E42"}'],
@@ -51,6 +58,12 @@ describe("renderValue", () => {
   });
 
   it("never throws on a toJSON that throws", () => {
-    expect(renderValue({ toJSON() { throw new Error("no"); } })).toBe('"[value whose toJSON failed]"');
+    expect(
+      renderValue({
+        toJSON() {
+          throw new Error("no");
+        },
+      }),
+    ).toBe('"[value whose toJSON failed]"');
   });
 });

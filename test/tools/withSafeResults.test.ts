@@ -32,7 +32,9 @@ const raw = tool(async ({ kind }: { kind: string }) => VALUES[kind]!() as never,
 });
 
 async function resultOf(t: typeof raw | ReturnType<typeof withSafeResults>, kind: string): Promise<ToolMessage> {
-  const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "produce", args: { kind } }] }, { text: "done" }] });
+  const model = new ScriptedChatModel({
+    turns: [{ toolCalls: [{ name: "produce", args: { kind } }] }, { text: "done" }],
+  });
   const agent = createAgent({ model, tools: [t] });
   const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
   return (messages as BaseMessage[]).find(ToolMessage.isInstance)!;
@@ -70,11 +72,15 @@ describe("withSafeResults in a createAgent graph", () => {
 
   it("passes strings, content blocks and Commands through unchanged", async () => {
     const command = new Command({ update: { messages: [] } });
-    const pass = tool(async ({ kind }: { kind: string }) => (kind === "text" ? "plain" : kind === "blocks" ? [{ type: "text", text: "b" }] : command) as never, {
-      name: "pass",
-      description: "d",
-      schema: z.object({ kind: z.string() }),
-    });
+    const pass = tool(
+      async ({ kind }: { kind: string }) =>
+        (kind === "text" ? "plain" : kind === "blocks" ? [{ type: "text", text: "b" }] : command) as never,
+      {
+        name: "pass",
+        description: "d",
+        schema: z.object({ kind: z.string() }),
+      },
+    );
     const safe = withSafeResults(pass);
     expect(await safe.invoke({ kind: "text" })).toBe("plain");
     expect(await safe.invoke({ kind: "blocks" })).toEqual([{ type: "text", text: "b" }]);
@@ -83,8 +89,18 @@ describe("withSafeResults in a createAgent graph", () => {
 
   it("renders only the content of a content_and_artifact tool", async () => {
     const artifact = { big: 1n };
-    const both = tool(async () => [{ n: 1n }, artifact] as never, { name: "both", description: "d", schema: z.object({}), responseFormat: "content_and_artifact" });
-    const message = (await withSafeResults(both).invoke({ id: "c1", name: "both", args: {}, type: "tool_call" })) as ToolMessage;
+    const both = tool(async () => [{ n: 1n }, artifact] as never, {
+      name: "both",
+      description: "d",
+      schema: z.object({}),
+      responseFormat: "content_and_artifact",
+    });
+    const message = (await withSafeResults(both).invoke({
+      id: "c1",
+      name: "both",
+      args: {},
+      type: "tool_call",
+    })) as ToolMessage;
     expect(message.content).toBe('{"n":1}');
     expect(message.artifact).toBe(artifact);
   });

@@ -4,7 +4,13 @@ import { REPLACED_RESULT } from "../../core/marks.js";
 import { rewriteToolMessage } from "../../core/answers.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
-import { inspectToolResult, reviewToolResult, type BinaryFinding, type BinaryReadContext, type ResultReview } from "./content.js";
+import {
+  inspectToolResult,
+  reviewToolResult,
+  type BinaryFinding,
+  type BinaryReadContext,
+  type ResultReview,
+} from "./content.js";
 import { mediaBlockOf } from "./media.js";
 import { binaryReadGuardOptions, type BinaryReadGuardOptions } from "./options.js";
 import { binaryReadDirective } from "./texts.js";
@@ -68,7 +74,9 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
       onSignal: this.onSignal,
       observeOnly: this.observeOnly,
       rewriterFor: (request) =>
-        disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name)) ? undefined : (message) => this.review(message, request),
+        disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))
+          ? undefined
+          : (message) => this.review(message, request),
     });
   }
 
@@ -76,19 +84,37 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
   private review(message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined {
     const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
     if (!review) return undefined;
-    const rewritten = review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
+    const rewritten =
+      review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
     return rewritten.then((replacement) => ({ message: replacement }));
   }
 
   /** A document with binary parts, or text in a wrong encoding: the text stays, with the parts replaced and notes added. */
-  private async clean(message: ToolMessage, review: Extract<ResultReview, { kind: "cleaned" }>, request: ToolRequest): Promise<ToolMessage> {
+  private async clean(
+    message: ToolMessage,
+    review: Extract<ResultReview, { kind: "cleaned" }>,
+    request: ToolRequest,
+  ): Promise<ToolMessage> {
     const tool = request.toolCall.name;
     const reason = review.removed.length > 0 ? "binary_parts_removed" : "misencoded_text";
-    const removed = review.removed.map((r) => ({ label: r.label, mediaType: r.mediaType ?? null, evidence: r.evidence, form: r.form, chars: r.end - r.start }));
-    const encodings = review.encodings.map((e) => ({ kind: e.kind, lost: e.lost, ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}) }));
+    const removed = review.removed.map((r) => ({
+      label: r.label,
+      mediaType: r.mediaType ?? null,
+      evidence: r.evidence,
+      form: r.form,
+      chars: r.end - r.start,
+    }));
+    const encodings = review.encodings.map((e) => ({
+      kind: e.kind,
+      lost: e.lost,
+      ...(e.kind === "utf-16" ? { byteOrder: e.byteOrder } : {}),
+    }));
     const detected = { ...(removed.length > 0 ? { removed } : {}), ...(encodings.length > 0 ? { encodings } : {}) };
     const detail = observedDetail({ ...detected }, this.observeOnly);
-    await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: reason, reason, detail }, this.onSignal);
+    await emitSignal(
+      { guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: reason, reason, detail },
+      this.onSignal,
+    );
     return rewriteToolMessage(message, {
       content: review.content as ToolMessage["content"],
       mark: { guard: this.name, action: "warn", reason, detected },
@@ -104,9 +130,26 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     } catch {
       text = binaryReadDirective(context);
     }
-    const detected = { label: finding.label, mediaType: finding.mediaType ?? null, evidence: finding.evidence, size: finding.size, file: context.file };
+    const detected = {
+      label: finding.label,
+      mediaType: finding.mediaType ?? null,
+      evidence: finding.evidence,
+      size: finding.size,
+      file: context.file,
+    };
     const detail = observedDetail({ ...detected, ...finding.detail }, this.observeOnly);
-    await emitSignal({ guard: this.name, action: "directive", toolCallId: message.tool_call_id, tool, code: "binary_result", reason: "binary_result", detail }, this.onSignal);
+    await emitSignal(
+      {
+        guard: this.name,
+        action: "directive",
+        toolCallId: message.tool_call_id,
+        tool,
+        code: "binary_result",
+        reason: "binary_result",
+        detail,
+      },
+      this.onSignal,
+    );
     return rewriteToolMessage(message, {
       content: contentWithout(message.content, text),
       status: "error",
@@ -127,7 +170,8 @@ function fileOf(args: unknown, finding: BinaryFinding, tool: string): string {
   if (args !== null && typeof args === "object") {
     for (const key of FILE_ARGS) {
       const value = (args as Record<string, unknown>)[key];
-      if (typeof value === "string" && value.trim() !== "") return value.length > 200 ? `${value.slice(0, 197)}...` : value;
+      if (typeof value === "string" && value.trim() !== "")
+        return value.length > 200 ? `${value.slice(0, 197)}...` : value;
     }
   }
   return finding.fileName ?? `the result of ${tool}`;

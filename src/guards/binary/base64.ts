@@ -27,7 +27,7 @@ export function findBase64Regions(text: string): BinaryRegion[] {
     return covered < regions.length && regions[covered]!.start <= start;
   };
   const urls = regions.length;
-  for (let start = nextLongRun(text, 0); start !== -1; ) {
+  for (let start = nextLongRun(text, 0); start !== -1;) {
     const block = wrappedBlock(text, start);
     if (!(urls > 0 && coveredUntil(start))) {
       const region = judgeBlock(text, block.start, block.end, block.firstLineEnd);
@@ -121,7 +121,15 @@ function judgeBlock(text: string, start: number, end: number, firstLineEnd: numb
   const length = end - start;
   if (length < MIN_UNKNOWN_BASE64 || !mixedAlphabet(text, start, Math.min(end, start + 512))) return undefined;
   if (!bytesLookBinary(decodeBase64Head(text.slice(start, firstLineEnd).slice(0, 1024), 768))) return undefined;
-  return { start, end, label: UNKNOWN_LABEL, mediaType: undefined, evidence: "base64-binary", form: "base64", bytes: Math.floor((length * 3) / 4) };
+  return {
+    start,
+    end,
+    label: UNKNOWN_LABEL,
+    mediaType: undefined,
+    evidence: "base64-binary",
+    form: "base64",
+    bytes: Math.floor((length * 3) / 4),
+  };
 }
 
 /**
@@ -129,7 +137,11 @@ function judgeBlock(text: string, start: number, end: number, firstLineEnd: numb
  * a prefix to it (`payload_iVBOR...`), or wherever a strong signature's base64 form appears
  * within the reach of a prefix. A weak signature (3 fixed bytes) needs a long payload after it.
  */
-function signatureStart(text: string, start: number, lineEnd: number): { at: number; signature: MagicSignature } | undefined {
+function signatureStart(
+  text: string,
+  start: number,
+  lineEnd: number,
+): { at: number; signature: MagicSignature } | undefined {
   const reach = Math.min(lineEnd - 16, start + PREFIX_REACH);
   // "edge": where a file can start (the run's start, after a glued prefix); "inside": anywhere else.
   const candidates = new Map<number, "edge" | "inside">([[start, "edge"]]);
@@ -139,7 +151,8 @@ function signatureStart(text: string, start: number, lineEnd: number): { at: num
   }
   const head = text.slice(start, Math.min(lineEnd, start + PREFIX_REACH + 16));
   for (const prefix of STRONG_PREFIXES) {
-    for (let i = head.indexOf(prefix); i !== -1; i = head.indexOf(prefix, i + 1)) if (!candidates.has(start + i)) candidates.set(start + i, "inside");
+    for (let i = head.indexOf(prefix); i !== -1; i = head.indexOf(prefix, i + 1))
+      if (!candidates.has(start + i)) candidates.set(start + i, "inside");
   }
   for (const at of [...candidates.keys()].sort((a, b) => a - b)) {
     const signature = signatureIn(decodeBase64Head(text.slice(at, at + 64)), candidates.get(at) === "edge" ? 3 : 5);
@@ -156,9 +169,9 @@ function signatureStart(text: string, start: number, lineEnd: number): { at: num
  */
 const STRONG_PREFIXES: readonly string[] = [
   ...new Set(
-    MAGIC_SIGNATURES.filter((s) => (s.offset ?? 0) === 0 && s.bytes.length >= 5 && s.bytes.slice(0, 3).every((b) => b !== -1)).map((s) =>
-      bytesToBase64(s.bytes.slice(0, 3)),
-    ),
+    MAGIC_SIGNATURES.filter(
+      (s) => (s.offset ?? 0) === 0 && s.bytes.length >= 5 && s.bytes.slice(0, 3).every((b) => b !== -1),
+    ).map((s) => bytesToBase64(s.bytes.slice(0, 3))),
   ),
 ];
 
@@ -200,6 +213,12 @@ function skipPadding(text: string, at: number): number {
 
 export function isBase64Char(code: number): boolean {
   return (
-    (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 45 || code === 95
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47 ||
+    code === 45 ||
+    code === 95
   );
 }

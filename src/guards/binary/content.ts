@@ -77,7 +77,13 @@ function reviewContent(result: ToolResultView, options: BinaryInspectOptions): R
   if (typeof content === "string") {
     const review = reviewText(content);
     if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, content.length) };
-    if (review) return { kind: "cleaned", content: review.text, removed: review.removed, encodings: review.encoding ? [review.encoding] : [] };
+    if (review)
+      return {
+        kind: "cleaned",
+        content: review.text,
+        removed: review.removed,
+        encodings: review.encoding ? [review.encoding] : [],
+      };
     return declaredFinding(result, options, content.length);
   }
   if (!Array.isArray(content)) return declaredFinding(result, options, 0);
@@ -94,7 +100,7 @@ function reviewContent(result: ToolResultView, options: BinaryInspectOptions): R
       blocks.push(block);
       continue;
     }
-    const text = typeof block === "string" ? block : media?.text ?? textOfBlock(block);
+    const text = typeof block === "string" ? block : (media?.text ?? textOfBlock(block));
     if (text === undefined) {
       blocks.push(block);
       continue;
@@ -116,10 +122,24 @@ function reviewContent(result: ToolResultView, options: BinaryInspectOptions): R
 }
 
 /** A non-text media type declared in the message metadata marks the whole result. */
-function declaredFinding(result: ToolResultView, options: BinaryInspectOptions, size: number): ResultReview | undefined {
+function declaredFinding(
+  result: ToolResultView,
+  options: BinaryInspectOptions,
+  size: number,
+): ResultReview | undefined {
   const declared = declaredMediaType(result);
   if (!declared || isTextMediaType(declared) || mediaTypeAllowed(declared, options.allowedMediaTypes)) return undefined;
-  return { kind: "binary", finding: { label: labelForMediaType(declared), mediaType: declared, evidence: "declared-media-type", fileName: undefined, size, detail: {} } };
+  return {
+    kind: "binary",
+    finding: {
+      label: labelForMediaType(declared),
+      mediaType: declared,
+      evidence: "declared-media-type",
+      fileName: undefined,
+      size,
+      detail: {},
+    },
+  };
 }
 
 function regionFinding(region: BinaryRegion, size: number): BinaryFinding {
@@ -136,7 +156,10 @@ function regionFinding(region: BinaryRegion, size: number): BinaryFinding {
 function judgeMediaBlock(media: MediaBlockView, options: BinaryInspectOptions): BinaryFinding | undefined {
   if (media.text !== undefined) return undefined;
   const signature = media.base64Head ? matchMagicBase64(media.base64Head) : undefined;
-  const mediaType = media.mediaType !== undefined && !media.mediaType.endsWith("/*") ? media.mediaType : signature?.mediaType ?? media.mediaType;
+  const mediaType =
+    media.mediaType !== undefined && !media.mediaType.endsWith("/*")
+      ? media.mediaType
+      : (signature?.mediaType ?? media.mediaType);
   if (mediaType !== undefined && isTextMediaType(mediaType) && !signature) return undefined;
   if (mediaTypeAllowed(mediaType, options.allowedMediaTypes)) return undefined;
   return {

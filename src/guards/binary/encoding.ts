@@ -39,13 +39,15 @@ function utf16(text: string): EncodingFinding | undefined {
   }
   const half = sample.length / 2;
   const parity = nulAt[1]! >= nulAt[0]! ? 1 : 0;
-  if (nulAt[parity]! < half * 0.6 || nulAt[1 - parity]! > half * 0.05 || printableAt[1 - parity]! < half * 0.9) return undefined;
+  if (nulAt[parity]! < half * 0.6 || nulAt[1 - parity]! > half * 0.05 || printableAt[1 - parity]! < half * 0.9)
+    return undefined;
   const byteOrder = order ?? (parity === 1 ? "LE" : "BE");
   if (body.length % 2 === 1) body = body.slice(0, -1);
   let decoded = "";
   let lost = 0;
   for (let i = 0; i + 1 < body.length; i += 2) {
-    const [lo, hi] = byteOrder === "LE" ? [body.charCodeAt(i), body.charCodeAt(i + 1)] : [body.charCodeAt(i + 1), body.charCodeAt(i)];
+    const [lo, hi] =
+      byteOrder === "LE" ? [body.charCodeAt(i), body.charCodeAt(i + 1)] : [body.charCodeAt(i + 1), body.charCodeAt(i)];
     if (lo > 0xff || hi > 0xff) {
       lost++;
       decoded += "\ufffd";

@@ -35,7 +35,15 @@ function bytesLiteralRegions(text: string): BinaryRegion[] {
     const bytes = unescapeBytes(text.slice(m.index + 2, Math.min(end, m.index + 2 + 8192)));
     const signature = signatureIn(bytes, 3);
     if (!signature && !bytesLookBinary(Uint8Array.from(bytes))) continue;
-    out.push({ start: m.index, end: end + 1, label: signature?.label ?? UNKNOWN_LABEL, mediaType: signature?.mediaType, evidence: "hex", form: "a bytes literal", bytes: bytes.length });
+    out.push({
+      start: m.index,
+      end: end + 1,
+      label: signature?.label ?? UNKNOWN_LABEL,
+      mediaType: signature?.mediaType,
+      evidence: "hex",
+      form: "a bytes literal",
+      bytes: bytes.length,
+    });
   }
   return out;
 }
@@ -56,7 +64,12 @@ function escapedByteRegions(text: string): BinaryRegion[] {
     let end = at;
     let escapes = 0;
     let next = at;
-    while (next !== -1 && next - end <= MAX_GAP && isHexChar(text.charCodeAt(next + 2)) && isHexChar(text.charCodeAt(next + 3))) {
+    while (
+      next !== -1 &&
+      next - end <= MAX_GAP &&
+      isHexChar(text.charCodeAt(next + 2)) &&
+      isHexChar(text.charCodeAt(next + 3))
+    ) {
       escapes++;
       end = next + 4;
       next = text.indexOf("\\x", end);
@@ -65,7 +78,15 @@ function escapedByteRegions(text: string): BinaryRegion[] {
       const bytes = unescapeBytes(text.slice(at, Math.min(end, at + 4096)));
       const signature = signatureIn(bytes, 3);
       if (signature || bytesLookBinary(Uint8Array.from(bytes))) {
-        out.push({ start: at, end, label: signature?.label ?? UNKNOWN_LABEL, mediaType: signature?.mediaType, evidence: "hex", form: "escaped bytes (\\xHH)", bytes: undefined });
+        out.push({
+          start: at,
+          end,
+          label: signature?.label ?? UNKNOWN_LABEL,
+          mediaType: signature?.mediaType,
+          evidence: "hex",
+          form: "escaped bytes (\\xHH)",
+          bytes: undefined,
+        });
       }
     }
     // Go on from the first escape this run did not take (a run that took none moves past its start).

@@ -32,7 +32,8 @@ function dumpRegions(text: string): BinaryRegion[] {
   // Rows of decimal numbers parse as hex too; real binary has a digit a-f within a few bytes.
   let letters = false;
   const close = () => {
-    if (blockStart !== -1 && letters && (lines >= MIN_DUMP_LINES || count >= MIN_HEX_RUN / 2)) out.push(dumpRegion(blockStart, blockEnd, bytes, count));
+    if (blockStart !== -1 && letters && (lines >= MIN_DUMP_LINES || count >= MIN_HEX_RUN / 2))
+      out.push(dumpRegion(blockStart, blockEnd, bytes, count));
     blockStart = -1;
     lines = 0;
     bytes = [];
@@ -102,7 +103,7 @@ export function parseDumpLine(line: string): number[] | undefined {
 
 function hexRunRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
-  for (let start = nextHexRun(text, 0); start !== -1; ) {
+  for (let start = nextHexRun(text, 0); start !== -1;) {
     const block = wrappedBlock(text, start);
     const region = block.lines.length > 1 ? judgeWrapped(text, block) : judgeHexRun(text, start, block.end);
     if (region) out.push(region);
@@ -167,7 +168,12 @@ function wrappedBlock(text: string, start: number): HexBlock {
     if (next === -1) break;
     while (text[next] === " " || text[next] === "\t") next++;
     const lineEnd = hexRunEnd(text, next);
-    if (lineEnd === next || lineEnd - next > width || !(lineEnd >= text.length || lineBreakAt(text, lineEnd) !== -1 || text[lineEnd] === '"')) break;
+    if (
+      lineEnd === next ||
+      lineEnd - next > width ||
+      !(lineEnd >= text.length || lineBreakAt(text, lineEnd) !== -1 || text[lineEnd] === '"')
+    )
+      break;
     lines.push([next, lineEnd]);
     end = lineEnd;
     if (lineEnd - next < width) break;
@@ -229,5 +235,13 @@ export function isHexChar(code: number): boolean {
 
 /** Letters, digits and base64's `+ / _ -`: a hex run touching one is part of something longer. */
 function isWordChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 43 || code === 47 || code === 95 || code === 45;
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 43 ||
+    code === 47 ||
+    code === 95 ||
+    code === 45
+  );
 }

@@ -42,7 +42,8 @@ function stringRegions(text: string): BinaryRegion[] {
     while (j < text.length) {
       const code = text.charCodeAt(j);
       if (code === 92) {
-        if (text.charCodeAt(j + 1) === 117 && text.charCodeAt(j + 2) === 48 && text.charCodeAt(j + 3) === 48) suspicious = true;
+        if (text.charCodeAt(j + 1) === 117 && text.charCodeAt(j + 2) === 48 && text.charCodeAt(j + 3) === 48)
+          suspicious = true;
         j += 2;
         continue;
       }
@@ -132,7 +133,12 @@ interface ByteListForm {
   label: string;
 }
 
-const BYTE_ARRAY: ByteListForm = { start: ARRAY_START, parse: (text, open) => parseByteArray(text, open), evidence: "byte-array", label: "an array of byte values" };
+const BYTE_ARRAY: ByteListForm = {
+  start: ARRAY_START,
+  parse: (text, open) => parseByteArray(text, open),
+  evidence: "byte-array",
+  label: "an array of byte values",
+};
 
 /** Where a typed array's JSON starts: `JSON.stringify(new Uint8Array(...))` is `{"0":137,"1":80,...}`. */
 const TYPED_ARRAY: ByteListForm = {
@@ -162,13 +168,28 @@ function byteListRegions(text: string, form: ByteListForm): BinaryRegion[] {
  * signature, ages, counts or pixel rows never hold a tenth of bytes over 127 that read as binary
  * with some value standing out (NUL padding); random numbers do not have one standing out.
  */
-function byteListRegion(bytes: number[], start: number, end: number, evidence: "byte-array" | "byte-object", form: string): BinaryRegion | undefined {
+function byteListRegion(
+  bytes: number[],
+  start: number,
+  end: number,
+  evidence: "byte-array" | "byte-object",
+  form: string,
+): BinaryRegion | undefined {
   if (bytes.length < MIN_LIST_BYTES) return undefined;
   const head = Uint8Array.from(bytes.slice(0, 1024));
   const found = signatureIn(bytes, 3);
-  const signature = found && (fixedBytes(found) >= 4 || (bytes.length >= 256 && bytesLookBinary(head))) ? found : undefined;
+  const signature =
+    found && (fixedBytes(found) >= 4 || (bytes.length >= 256 && bytesLookBinary(head))) ? found : undefined;
   if (!signature && !unknownBinaryList(bytes, head)) return undefined;
-  return { start, end, label: signature?.label ?? UNKNOWN_LABEL, mediaType: signature?.mediaType, evidence, form, bytes: bytes.length };
+  return {
+    start,
+    end,
+    label: signature?.label ?? UNKNOWN_LABEL,
+    mediaType: signature?.mediaType,
+    evidence,
+    form,
+    bytes: bytes.length,
+  };
 }
 
 /** A long list of byte values with no signature that reads as binary, a tenth of it over 127, some value standing out. */

@@ -30,11 +30,19 @@ export const MAGIC_SIGNATURES: readonly MagicSignature[] = Object.freeze([
   { label: "TIFF image", mediaType: "image/tiff", bytes: [0x4d, 0x4d, 0x00, 0x2a] },
   { label: "icon image", mediaType: "image/x-icon", bytes: [0x00, 0x00, 0x01, 0x00] },
   { label: "Photoshop image", mediaType: "image/vnd.adobe.photoshop", bytes: ascii("8BPS") },
-  { label: "ZIP archive (or a docx/xlsx/pptx/jar file, which are ZIP archives)", mediaType: "application/zip", bytes: [0x50, 0x4b, 0x03, 0x04] },
+  {
+    label: "ZIP archive (or a docx/xlsx/pptx/jar file, which are ZIP archives)",
+    mediaType: "application/zip",
+    bytes: [0x50, 0x4b, 0x03, 0x04],
+  },
   { label: "ZIP archive", mediaType: "application/zip", bytes: [0x50, 0x4b, 0x05, 0x06] },
   { label: "ZIP archive", mediaType: "application/zip", bytes: [0x50, 0x4b, 0x07, 0x08] },
   { label: "gzip archive", mediaType: "application/gzip", bytes: [0x1f, 0x8b, 0x08] },
-  { label: "bzip2 archive", mediaType: "application/x-bzip2", bytes: [...ascii("BZh"), -1, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59] },
+  {
+    label: "bzip2 archive",
+    mediaType: "application/x-bzip2",
+    bytes: [...ascii("BZh"), -1, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59],
+  },
   { label: "xz archive", mediaType: "application/x-xz", bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] },
   { label: "Zstandard archive", mediaType: "application/zstd", bytes: [0x28, 0xb5, 0x2f, 0xfd] },
   { label: "7-Zip archive", mediaType: "application/x-7z-compressed", bytes: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c] },
@@ -44,12 +52,28 @@ export const MAGIC_SIGNATURES: readonly MagicSignature[] = Object.freeze([
   { label: "Mach-O executable", mediaType: "application/x-mach-binary", bytes: [0xfe, 0xed, 0xfa, 0xcf] },
   { label: "Mach-O executable", mediaType: "application/x-mach-binary", bytes: [0xce, 0xfa, 0xed, 0xfe] },
   { label: "Mach-O executable", mediaType: "application/x-mach-binary", bytes: [0xcf, 0xfa, 0xed, 0xfe] },
-  { label: "Java class file (or Mach-O universal binary)", mediaType: "application/java-vm", bytes: [0xca, 0xfe, 0xba, 0xbe] },
-  { label: "Windows executable", mediaType: "application/vnd.microsoft.portable-executable", bytes: [0x4d, 0x5a, 0x90, 0x00] },
-  { label: "Windows executable", mediaType: "application/vnd.microsoft.portable-executable", bytes: [0x4d, 0x5a, 0x50, 0x00] },
+  {
+    label: "Java class file (or Mach-O universal binary)",
+    mediaType: "application/java-vm",
+    bytes: [0xca, 0xfe, 0xba, 0xbe],
+  },
+  {
+    label: "Windows executable",
+    mediaType: "application/vnd.microsoft.portable-executable",
+    bytes: [0x4d, 0x5a, 0x90, 0x00],
+  },
+  {
+    label: "Windows executable",
+    mediaType: "application/vnd.microsoft.portable-executable",
+    bytes: [0x4d, 0x5a, 0x50, 0x00],
+  },
   { label: "WebAssembly module", mediaType: "application/wasm", bytes: [0x00, 0x61, 0x73, 0x6d] },
   { label: "SQLite database", mediaType: "application/vnd.sqlite3", bytes: [...ascii("SQLite format 3"), 0x00] },
-  { label: "legacy Microsoft Office file (doc/xls/ppt)", mediaType: "application/x-ole-storage", bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1] },
+  {
+    label: "legacy Microsoft Office file (doc/xls/ppt)",
+    mediaType: "application/x-ole-storage",
+    bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+  },
   { label: "MP4/QuickTime video", mediaType: "video/mp4", bytes: ascii("ftyp"), offset: 4 },
   { label: "MP3 audio", mediaType: "audio/mpeg", bytes: [...ascii("ID3"), -1, 0x00] },
   { label: "Ogg audio", mediaType: "audio/ogg", bytes: ascii("OggS") },
@@ -151,7 +175,8 @@ function matchesDecoded(expected: readonly number[], decoded: readonly number[],
 }
 
 const BASE64_VALUE = new Int16Array(128).fill(-1);
-for (const [i, c] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries()) BASE64_VALUE[c.charCodeAt(0)] = i;
+for (const [i, c] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries())
+  BASE64_VALUE[c.charCodeAt(0)] = i;
 BASE64_VALUE["-".charCodeAt(0)] = 62;
 BASE64_VALUE["_".charCodeAt(0)] = 63;
 

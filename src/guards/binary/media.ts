@@ -37,7 +37,13 @@ export function mediaBlockOf(block: unknown): MediaBlockView | undefined {
     payloadSize: 0,
     base64Head: undefined,
     text: undefined,
-    fileName: firstString(b.filename, b.name, fields(b.metadata).filename, fields(b.file).filename, fields(b.source).filename),
+    fileName: firstString(
+      b.filename,
+      b.name,
+      fields(b.metadata).filename,
+      fields(b.file).filename,
+      fields(b.source).filename,
+    ),
   };
   if (typeof payload.text === "string") {
     view.text = payload.text;
@@ -78,11 +84,18 @@ function payloadFields(b: Loose): PayloadFields {
   if (b.type === "input_audio") {
     const audio = b.input_audio;
     const format = fields(audio).format;
-    return { data: fields(audio).data, mediaType: declared ?? (typeof format === "string" ? `audio/${format}` : undefined) };
+    return {
+      data: fields(audio).data,
+      mediaType: declared ?? (typeof format === "string" ? `audio/${format}` : undefined),
+    };
   }
   if (b.source !== null && typeof b.source === "object") {
     const source = b.source as Loose;
-    return { data: source.data, url: source.url, mediaType: firstString(source.media_type, source.mediaType) ?? declared };
+    return {
+      data: source.data,
+      url: source.url,
+      mediaType: firstString(source.media_type, source.mediaType) ?? declared,
+    };
   }
   if (b.file !== null && typeof b.file === "object") {
     return { data: fields(b.file).file_data, mediaType: declared };

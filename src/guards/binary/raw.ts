@@ -32,7 +32,15 @@ export interface BlockCounts {
 }
 
 export function countBlock(text: string, start: number, end: number): BlockCounts {
-  const counts: BlockCounts = { nul: 0, control: 0, replacement: 0, spaces: 0, length: end - start, first: -1, last: -1 };
+  const counts: BlockCounts = {
+    nul: 0,
+    control: 0,
+    replacement: 0,
+    spaces: 0,
+    length: end - start,
+    first: -1,
+    last: -1,
+  };
   for (let i = start; i < end; i++) {
     const code = text.charCodeAt(i);
     if (code >= 0x21 && code < 0x7f) continue;
@@ -43,7 +51,11 @@ export function countBlock(text: string, start: number, end: number): BlockCount
     let suspect = true;
     if (code === 0) counts.nul++;
     else if (code === 0xfffd) counts.replacement++;
-    else if ((code < 0x20 && code !== 0x0b && code !== 0x0c && code !== 0x08 && code !== 0x1b) || (code >= 0x7f && code < 0xa0)) counts.control++;
+    else if (
+      (code < 0x20 && code !== 0x0b && code !== 0x0c && code !== 0x08 && code !== 0x1b) ||
+      (code >= 0x7f && code < 0xa0)
+    )
+      counts.control++;
     else suspect = false;
     if (suspect) {
       if (counts.first === -1) counts.first = i;
@@ -61,11 +73,21 @@ export function blockIsBinary(counts: BlockCounts): boolean {
 /** Stretches of raw binary, block by block; neighbouring binary blocks (one clean block between at most) form one region. */
 export function findRawRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
-  let open: { start: number; end: number; nul: number; control: number; replacement: number; cleanAfter: number } | undefined;
+  let open:
+    { start: number; end: number; nul: number; control: number; replacement: number; cleanAfter: number } | undefined;
   const close = () => {
     if (!open) return;
-    const evidence = open.nul > 0 ? "nul-bytes" : open.control >= open.replacement ? "control-characters" : "replacement-characters";
-    out.push({ start: open.start, end: open.end, label: UNKNOWN_LABEL, mediaType: undefined, evidence, form: "raw bytes", bytes: undefined });
+    const evidence =
+      open.nul > 0 ? "nul-bytes" : open.control >= open.replacement ? "control-characters" : "replacement-characters";
+    out.push({
+      start: open.start,
+      end: open.end,
+      label: UNKNOWN_LABEL,
+      mediaType: undefined,
+      evidence,
+      form: "raw bytes",
+      bytes: undefined,
+    });
     open = undefined;
   };
   for (let start = 0; start < text.length; start += BLOCK) {
@@ -118,7 +140,13 @@ function quickBinaryBlock(text: string, start: number, end: number): BlockCounts
 
 /** The characters SUSPECT matches. */
 function isSuspect(code: number): boolean {
-  return code <= 0x07 || (code >= 0x0e && code <= 0x1a) || (code >= 0x1c && code <= 0x1f) || (code >= 0x7f && code <= 0x9f) || code === 0xfffd;
+  return (
+    code <= 0x07 ||
+    (code >= 0x0e && code <= 0x1a) ||
+    (code >= 0x1c && code <= 0x1f) ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0xfffd
+  );
 }
 
 /** Tab, line breaks, vertical tab, form feed, backspace and escape (ANSI colours): text uses them. */

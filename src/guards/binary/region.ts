@@ -68,7 +68,12 @@ export function bytesLookBinary(bytes: Uint8Array): boolean {
   let bad = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code === 0xfffd || (code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) || (code >= 0x7f && code < 0xa0)) bad++;
+    if (
+      code === 0xfffd ||
+      (code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) ||
+      (code >= 0x7f && code < 0xa0)
+    )
+      bad++;
   }
   return bad / Math.max(text.length, 1) >= 0.1;
 }

@@ -35,7 +35,12 @@ export function reviewText(text: string): TextReview | undefined {
     const inner = reviewBinary(encoding.decoded);
     if (inner?.kind === "binary") return inner;
     const body = inner?.kind === "cleaned" ? inner.text : encoding.decoded;
-    return { kind: "cleaned", text: `${encodingNote(encoding)}\n${body}`, removed: inner?.kind === "cleaned" ? inner.removed : [], encoding };
+    return {
+      kind: "cleaned",
+      text: `${encodingNote(encoding)}\n${body}`,
+      removed: inner?.kind === "cleaned" ? inner.removed : [],
+      encoding,
+    };
   }
   const review = reviewBinary(text);
   if (review) return review;
@@ -46,9 +51,26 @@ export function reviewText(text: string): TextReview | undefined {
 function reviewBinary(text: string): TextReview | undefined {
   const magic = magicAtStart(text);
   if (magic) {
-    return { kind: "binary", region: { start: 0, end: text.length, label: magic.label, mediaType: magic.mediaType, evidence: "magic-number", form: "raw bytes", bytes: undefined } };
+    return {
+      kind: "binary",
+      region: {
+        start: 0,
+        end: text.length,
+        label: magic.label,
+        mediaType: magic.mediaType,
+        evidence: "magic-number",
+        form: "raw bytes",
+        bytes: undefined,
+      },
+    };
   }
-  const regions = mergeRegions([...findBase64Regions(text), ...findHexRegions(text), ...findEscapedByteRegions(text), ...findJsonRegions(text), ...findRawRegions(text)]);
+  const regions = mergeRegions([
+    ...findBase64Regions(text),
+    ...findHexRegions(text),
+    ...findEscapedByteRegions(text),
+    ...findJsonRegions(text),
+    ...findRawRegions(text),
+  ]);
   if (regions.length === 0) return undefined;
   const removed = regions.filter((r) => r.replacement === undefined);
   if (removed.length > 0 && removed.length === regions.length && textLeft(text, regions) < MIN_TEXT_LEFT) {
@@ -79,7 +101,9 @@ function rewrite(text: string, regions: readonly BinaryRegion[]): string {
     if (region.replacement !== undefined) {
       bufferText = true;
       // A JSON value inside a larger text stays valid JSON; a result that is only the Buffer becomes its text.
-      parts.push(regions.length === 1 && textLeft(text, regions) === 0 ? region.replacement : JSON.stringify(region.replacement));
+      parts.push(
+        regions.length === 1 && textLeft(text, regions) === 0 ? region.replacement : JSON.stringify(region.replacement),
+      );
     } else {
       const placeholder = regionPlaceholder(region);
       parts.push(JSON_VALUE_EVIDENCE.has(region.evidence) ? JSON.stringify(placeholder) : placeholder);
@@ -89,12 +113,19 @@ function rewrite(text: string, regions: readonly BinaryRegion[]): string {
   parts.push(text.slice(at));
   const body = parts.join("");
   const removed = regions.filter((r) => r.replacement === undefined);
-  const notes = [removed.length > 0 && !looksLikeJsonText(body) ? partsRemovedNote(removed) : "", bufferText ? BUFFER_AS_TEXT_NOTE : ""].filter(Boolean);
+  const notes = [
+    removed.length > 0 && !looksLikeJsonText(body) ? partsRemovedNote(removed) : "",
+    bufferText ? BUFFER_AS_TEXT_NOTE : "",
+  ].filter(Boolean);
   return notes.length > 0 ? `${body}\n\n${notes.join("\n")}` : body;
 }
 
 /** Regions that are a whole JSON value (not the inside of a string): their placeholder is a JSON string. */
-const JSON_VALUE_EVIDENCE: ReadonlySet<BinaryRegion["evidence"]> = new Set(["node-buffer", "byte-array", "byte-object"]);
+const JSON_VALUE_EVIDENCE: ReadonlySet<BinaryRegion["evidence"]> = new Set([
+  "node-buffer",
+  "byte-array",
+  "byte-object",
+]);
 
 /** JSON stays parseable: its placeholders explain themselves, and no note is added after it. */
 function looksLikeJsonText(text: string): boolean {

@@ -16,7 +16,9 @@ export interface TextEvidence {
 export function sniffText(text: string): TextEvidence | undefined {
   try {
     const review = reviewText(text);
-    return review?.kind === "binary" ? { kind: review.region.evidence, label: review.region.label, mediaType: review.region.mediaType } : undefined;
+    return review?.kind === "binary"
+      ? { kind: review.region.evidence, label: review.region.label, mediaType: review.region.mediaType }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -18,7 +18,8 @@ interface RemovedRegion extends Described {
 }
 
 /** Of a text read in the wrong encoding: which one, and how many characters were lost. */
-type MisreadEncoding = { kind: "utf-16"; byteOrder: "LE" | "BE"; lost: number } | { kind: "legacy-8-bit"; lost: number };
+type MisreadEncoding =
+  { kind: "utf-16"; byteOrder: "LE" | "BE"; lost: number } | { kind: "legacy-8-bit"; lost: number };
 
 /** Read by the model: a binary payload was removed; use an extractor, do not guess. Generic, so a whole BinaryReadContext passes too. */
 export function binaryReadDirective<Context extends Described & { file: string }>(context: Context): string {
@@ -30,7 +31,8 @@ export function binaryReadDirective<Context extends Described & { file: string }
 
 /** Read by the model in place of one binary region. Holds no `"` or `\`, so it fits inside a JSON string. */
 export function regionPlaceholder(region: RemovedRegion): string {
-  const size = region.bytes !== undefined ? `, ${formatBytes(region.bytes)}` : `, ${formatChars(region.end - region.start)}`;
+  const size =
+    region.bytes !== undefined ? `, ${formatBytes(region.bytes)}` : `, ${formatChars(region.end - region.start)}`;
   return `[binary data removed by harness-kit: ${region.label} as ${region.form}${size}; to read it, use ${extractorFor(region.mediaType)}]`;
 }
 

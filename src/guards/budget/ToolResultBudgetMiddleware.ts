@@ -93,7 +93,16 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     this.observeOnly = settings.observeOnly;
     this.onSignal = settings.onSignal;
     // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
-    this.tools = this.store && !this.observeOnly ? [createRetrievalTool(this.store, { limit: this.limit, measure: this.measure, timeoutMs: this.storeTimeoutMs })] : [];
+    this.tools =
+      this.store && !this.observeOnly
+        ? [
+            createRetrievalTool(this.store, {
+              limit: this.limit,
+              measure: this.measure,
+              timeoutMs: this.storeTimeoutMs,
+            }),
+          ]
+        : [];
     this.wrapToolCall = resultGuardHook({
       guard: this.name,
       onSignal: this.onSignal,
@@ -114,9 +123,16 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
    * summary that may name a key): until then it is a tool the model can do nothing with, in every
    * request. The tool stays registered, so a call to it is always answered.
    */
-  readonly wrapModelCall = async <R extends RetrievalOfferRequest>(request: R, handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>): Promise<AIMessage | Command> => {
-    if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? [])) return handler(request);
-    return handler({ ...request, tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) });
+  readonly wrapModelCall = async <R extends RetrievalOfferRequest>(
+    request: R,
+    handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>,
+  ): Promise<AIMessage | Command> => {
+    if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
+      return handler(request);
+    return handler({
+      ...request,
+      tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME),
+    });
   };
 
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
@@ -137,24 +153,50 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   }
 
   /** Nothing to do (nearly every result) is decided without a promise. */
-  private fit(message: ToolMessage, tool: string, limit: number, readBack: LineReader | undefined): Promise<ToolMessageRewrite | undefined> | undefined {
+  private fit(
+    message: ToolMessage,
+    tool: string,
+    limit: number,
+    readBack: LineReader | undefined,
+  ): Promise<ToolMessageRewrite | undefined> | undefined {
     if (typeof message.content === "string" && this.measure.text(message.content) <= limit) return undefined;
     const assessment = assessContent(message.content, this.measure);
     if (assessment.size <= limit) return undefined;
     // What the budget stored is not stored again: the read is cut to the lines that fit.
-    if (readBack && assessment.split.media.length === 0) return this.cutReadBack(message, tool, limit, assessment, readBack);
+    if (readBack && assessment.split.media.length === 0)
+      return this.cutReadBack(message, tool, limit, assessment, readBack);
     return this.fitOver(message, tool, limit, assessment);
   }
 
-  private async cutReadBack(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment, reader: LineReader): Promise<ToolMessageRewrite> {
+  private async cutReadBack(
+    message: ToolMessage,
+    tool: string,
+    limit: number,
+    assessment: BudgetAssessment,
+    reader: LineReader,
+  ): Promise<ToolMessageRewrite> {
     const text = cutReadBack(assessment.split.text, reader.startLine ?? 0, limit, this.measure, reader);
     const hash = await loadHasher();
-    const original = { fingerprint: resultFingerprint(message.content, hash), size: contentText(message.content).length };
+    const original = {
+      fingerprint: resultFingerprint(message.content, hash),
+      size: contentText(message.content).length,
+    };
     const budget = { action: "truncate" as BudgetAction, limit, unit: this.measure.unit, readBack: true };
     const content = assessment.split.blocks ? [{ type: "text", text }] : text;
-    const rewritten = rewriteToolMessage(message, { content: content as ToolMessage["content"], mark: this.markFor(message, "result_truncated", { original, budget }) });
+    const rewritten = rewriteToolMessage(message, {
+      content: content as ToolMessage["content"],
+      mark: this.markFor(message, "result_truncated", { original, budget }),
+    });
     await emitSignal(
-      { guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "result_truncated", reason: "result_truncated", detail: { ...budget, size: assessment.size, chars: original.size } },
+      {
+        guard: this.name,
+        action: "warn",
+        toolCallId: message.tool_call_id,
+        tool,
+        code: "result_truncated",
+        reason: "result_truncated",
+        detail: { ...budget, size: assessment.size, chars: original.size },
+      },
       this.onSignal,
     );
     return { message: rewritten };
@@ -180,21 +222,55 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     if (text.length <= limit) return undefined;
     const kept = text.slice(0, pairSafeEnd(text, Math.floor(limit / 2)));
     const budget = { action: "truncate", limit, unit: this.measure.unit };
-    return { message: rewriteToolMessage(message, { content: emergencyCutText(kept, text.length), mark: this.markFor(message, "budget_failed", { budget }) }) };
+    return {
+      message: rewriteToolMessage(message, {
+        content: emergencyCutText(kept, text.length),
+        mark: this.markFor(message, "budget_failed", { budget }),
+      }),
+    };
   }
 
-  private async fitOver(message: ToolMessage, tool: string, limit: number, assessment: BudgetAssessment): Promise<ToolMessageRewrite | undefined> {
+  private async fitOver(
+    message: ToolMessage,
+    tool: string,
+    limit: number,
+    assessment: BudgetAssessment,
+  ): Promise<ToolMessageRewrite | undefined> {
     if (this.observeOnly) {
       const detail = { limit, unit: this.measure.unit, size: assessment.size, observeOnly: true };
-      await emitSignal({ guard: this.name, action: "warn", toolCallId: message.tool_call_id, tool, code: "over_budget", reason: "over_budget", detail }, this.onSignal);
+      await emitSignal(
+        {
+          guard: this.name,
+          action: "warn",
+          toolCallId: message.tool_call_id,
+          tool,
+          code: "over_budget",
+          reason: "over_budget",
+          detail,
+        },
+        this.onSignal,
+      );
       return undefined;
     }
     const plan = planBudget(assessment, limit, this.measure);
 
     const hash = await loadHasher();
-    const key = offloadKey(tool, message.tool_call_id, hash(offloadDigestInput(tool, message.tool_call_id, assessment.split.text)));
-    const { outcome, stateUpdate } = plan.cutText ? await this.offload(key, assessment.split.text, tool, message.tool_call_id) : NOTHING_STORED;
-    const facts = { tool, chars: assessment.split.text.length, size: assessment.textSize, unit: this.measure.unit, limit, outcome };
+    const key = offloadKey(
+      tool,
+      message.tool_call_id,
+      hash(offloadDigestInput(tool, message.tool_call_id, assessment.split.text)),
+    );
+    const { outcome, stateUpdate } = plan.cutText
+      ? await this.offload(key, assessment.split.text, tool, message.tool_call_id)
+      : NOTHING_STORED;
+    const facts = {
+      tool,
+      chars: assessment.split.text.length,
+      size: assessment.textSize,
+      unit: this.measure.unit,
+      limit,
+      outcome,
+    };
     const { content, cut } = renderBudgeted(assessment, plan, facts, this.measure);
 
     const action: BudgetAction = !plan.cutText ? "drop-media" : outcome.kind === "stored" ? "offload" : "truncate";
@@ -224,7 +300,12 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
         tool,
         code: reason,
         reason,
-        detail: { ...budget, size: assessment.size, chars: original.size, ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }) },
+        detail: {
+          ...budget,
+          size: assessment.size,
+          chars: original.size,
+          ...(outcome.kind === "stored" ? { key } : { notKept: outcome.reason ?? "no store" }),
+        },
       },
       this.onSignal,
     );
@@ -236,9 +317,18 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     if (!this.store) return NOTHING_STORED;
     try {
       const context = { toolName, toolCallId, threadId: currentThreadId(), state: currentTaskState() };
-      const receipt = await withStoreTimeout(Promise.resolve().then(() => this.store!.put(key, text, context)), this.storeTimeoutMs, storeName(this.store), key, "put");
+      const receipt = await withStoreTimeout(
+        Promise.resolve().then(() => this.store!.put(key, text, context)),
+        this.storeTimeoutMs,
+        storeName(this.store),
+        key,
+        "put",
+      );
       const readFrom = receipt?.lineReader ? this.windowsOf(receipt.lineReader, text) : undefined;
-      return { outcome: { kind: "stored", key, readHint: receipt?.readHint, ...(readFrom ? { readFrom } : {}) }, stateUpdate: receipt?.stateUpdate };
+      return {
+        outcome: { kind: "stored", key, readHint: receipt?.readHint, ...(readFrom ? { readFrom } : {}) },
+        stateUpdate: receipt?.stateUpdate,
+      };
     } catch (error) {
       return { outcome: { kind: "not-stored", reason: storeFailureReason(error) } };
     }
@@ -254,7 +344,6 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     if (existing) return { ...existing, reason: existing.reason ?? reason, ...fields };
     return { guard: this.name, action: "warn", reason, ...fields };
   }
-
 }
 
 /** The part of LangChain's model request the retrieval offer reads and changes. */

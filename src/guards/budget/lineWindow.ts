@@ -22,7 +22,10 @@ export interface LineWindow {
 /** The window from the line holding character `from` of `text`: as many lines as fit `budget`. */
 export function fittingLineWindow(text: string, from: number, budget: number, measure: Measure): LineWindow {
   const start = from <= 0 ? 0 : text.lastIndexOf("\n", from - 1) + 1;
-  return { offset: countBreaks(text, 0, start), limit: Math.max(1, linesThatFit(text, start, budget - frame(measure), measure)) };
+  return {
+    offset: countBreaks(text, 0, start),
+    limit: Math.max(1, linesThatFit(text, start, budget - frame(measure), measure)),
+  };
 }
 
 /**
@@ -31,7 +34,13 @@ export function fittingLineWindow(text: string, from: number, budget: number, me
  * put first (deepagents' `@@ lines … @@`, and the notices above it) is kept. A first line that
  * alone is over the budget is cut to its head, and the window moves on past it.
  */
-export function cutReadBack(text: string, startLine: number, budget: number, measure: Measure, reader: LineReader): string {
+export function cutReadBack(
+  text: string,
+  startLine: number,
+  budget: number,
+  measure: Measure,
+  reader: LineReader,
+): string {
   const bodyStart = headerEnd(text);
   const header = text.slice(0, bodyStart);
   const room = budget - frame(measure) - measure.text(header);
@@ -41,7 +50,14 @@ export function cutReadBack(text: string, startLine: number, budget: number, mea
   const next = startLine + Math.max(shown, 1);
   const rest = linesThatFit(text, restStart, budget - frame(measure), measure);
   const window = reader.window(next, Math.max(1, rest === countLines(text, restStart) ? Math.max(rest, shown) : rest));
-  const note = readBackCutNote({ firstLine: startLine + 1, lastLine: startLine + shown, longLine: shown === 0 ? body.length : undefined, budget, unit: measure.unit, window });
+  const note = readBackCutNote({
+    firstLine: startLine + 1,
+    lastLine: startLine + shown,
+    longLine: shown === 0 ? body.length : undefined,
+    budget,
+    unit: measure.unit,
+    window,
+  });
   return `${header}${body}\n${note}`;
 }
 
@@ -53,7 +69,7 @@ function frame(measure: Measure): number {
 function linesThatFit(text: string, start: number, room: number, measure: Measure): number {
   let used = 0;
   let count = 0;
-  for (let at = start; at < text.length; ) {
+  for (let at = start; at < text.length;) {
     const end = lineEnd(text, at);
     used += measure.text(text.slice(at, end)) + 1;
     if (used > room) break;

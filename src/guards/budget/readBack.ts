@@ -11,7 +11,13 @@ import { pairSafeEnd, pairSafeStart } from "./pairs.js";
  * Read by the model: a slice by character offset, saying where to continue. `stored` holds the
  * result from `stored.start` on (a page read around `offset`, or all of it).
  */
-export function renderSlice(key: string, stored: StoredSlice, offset: number, length: number | undefined, room: number): string {
+export function renderSlice(
+  key: string,
+  stored: StoredSlice,
+  offset: number,
+  length: number | undefined,
+  room: number,
+): string {
   const { total } = stored;
   const asked = Math.min(Math.max(0, Math.floor(offset)), total);
   if (asked >= total && total > 0) {
@@ -62,14 +68,16 @@ export function renderMatches(key: string, search: LineSearch, room: number): st
   }
   const display = search.pattern.display;
   const lines = search.count === 1 ? "1 line matches" : `${search.count} lines match`;
-  const header = search.stoppedAt === undefined
-    ? `[${lines} ${display} in the result stored under "${key}"${search.from > 0 ? ` from character ${search.from} on` : ""}, shown as "line number: line".`
-    : `[${lines} ${display} in characters ${search.from} to ${search.stoppedAt} of the ${search.total} stored under "${key}", shown as "line number: line". The search stopped there to answer within ${search.timeLimitMs} ms.`;
-  const more = next !== undefined
-    ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.`
-    : search.stoppedAt !== undefined
-      ? ` To search the rest, continue with offset ${search.stoppedAt} and the same pattern.`
-      : "";
+  const header =
+    search.stoppedAt === undefined
+      ? `[${lines} ${display} in the result stored under "${key}"${search.from > 0 ? ` from character ${search.from} on` : ""}, shown as "line number: line".`
+      : `[${lines} ${display} in characters ${search.from} to ${search.stoppedAt} of the ${search.total} stored under "${key}", shown as "line number: line". The search stopped there to answer within ${search.timeLimitMs} ms.`;
+  const more =
+    next !== undefined
+      ? ` Shown: the first ${shown.length}; continue with offset ${next} and the same pattern.`
+      : search.stoppedAt !== undefined
+        ? ` To search the rest, continue with offset ${search.stoppedAt} and the same pattern.`
+        : "";
   const note = search.pattern.note ? ` Note: ${search.pattern.note}.` : "";
   return shown.length > 0 ? `${header}${more}${note}]\n${shown.join("\n")}` : `${header}${more}${note}]`;
 }
@@ -84,7 +92,8 @@ export interface ReadBackSource {
 }
 
 const SLICE_HEADER = /^\[Characters (\d+) to \d+ of \d+ stored under "([^"\n]{1,200})"\./;
-const MATCHES_HEADER = /^\[(?:\d+ lines? match(?:es)?) .{0,2000}? (?:in the result stored under|stored under) "([^"\n]{1,200})"(?: from character (\d+) on)?/;
+const MATCHES_HEADER =
+  /^\[(?:\d+ lines? match(?:es)?) .{0,2000}? (?:in the result stored under|stored under) "([^"\n]{1,200})"(?: from character (\d+) on)?/;
 
 /**
  * What a retrieval answer (`renderSlice`, `renderMatches`) reads back, from its header: the text

@@ -47,33 +47,44 @@ const HEADER_ROOM = 200;
  * answer the model can act on.
  */
 export function createRetrievalTool(store: OffloadStore, budget: RetrievalBudget) {
-  return answeringBadArguments(tool(
-    async (input: z.infer<typeof schema>, runtime: ToolRuntime) => {
-      const context = {
-        toolName: RETRIEVAL_TOOL_NAME,
-        toolCallId: runtime?.toolCallId ?? "",
-        threadId: threadIdOf(runtime),
-        state: fields(runtime?.state),
-      };
-      const offset = Number.isFinite(input.offset) ? input.offset! : 0;
-      const length = Number.isFinite(input.length) && input.length! > 0 ? input.length : undefined;
-      const pattern = input.pattern === undefined || input.pattern === "" ? undefined : compileLinePattern(input.pattern);
-      if (pattern && isRefused(pattern)) return pattern.refused;
-      let read: StoredSlice | undefined;
-      try {
-        read = await readStored(store, input.key, pattern ? undefined : pageOf(offset, budget), context, budget.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
-      } catch (error) {
-        return storeReadFailedText(input.key, error);
-      }
-      if (read === undefined) return missingKeyText(input.key);
-      const stored = read;
-      const search = pattern ? searchLines(stored.text, pattern, offset, pageChars(budget), SEARCH_TIME_MS) : undefined;
-      const render = (room: number) =>
-        search ? renderMatches(input.key, search, room) : renderSlice(input.key, stored, offset, length, room);
-      return fitToBudget(render, budget.limit, budget.measure, firstRoom(stored, offset, budget));
-    },
-    { name: RETRIEVAL_TOOL_NAME, description: RETRIEVAL_TOOL_DESCRIPTION, schema },
-  ));
+  return answeringBadArguments(
+    tool(
+      async (input: z.infer<typeof schema>, runtime: ToolRuntime) => {
+        const context = {
+          toolName: RETRIEVAL_TOOL_NAME,
+          toolCallId: runtime?.toolCallId ?? "",
+          threadId: threadIdOf(runtime),
+          state: fields(runtime?.state),
+        };
+        const offset = Number.isFinite(input.offset) ? input.offset! : 0;
+        const length = Number.isFinite(input.length) && input.length! > 0 ? input.length : undefined;
+        const pattern =
+          input.pattern === undefined || input.pattern === "" ? undefined : compileLinePattern(input.pattern);
+        if (pattern && isRefused(pattern)) return pattern.refused;
+        let read: StoredSlice | undefined;
+        try {
+          read = await readStored(
+            store,
+            input.key,
+            pattern ? undefined : pageOf(offset, budget),
+            context,
+            budget.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+          );
+        } catch (error) {
+          return storeReadFailedText(input.key, error);
+        }
+        if (read === undefined) return missingKeyText(input.key);
+        const stored = read;
+        const search = pattern
+          ? searchLines(stored.text, pattern, offset, pageChars(budget), SEARCH_TIME_MS)
+          : undefined;
+        const render = (room: number) =>
+          search ? renderMatches(input.key, search, room) : renderSlice(input.key, stored, offset, length, room);
+        return fitToBudget(render, budget.limit, budget.measure, firstRoom(stored, offset, budget));
+      },
+      { name: RETRIEVAL_TOOL_NAME, description: RETRIEVAL_TOOL_DESCRIPTION, schema },
+    ),
+  );
 }
 
 /**
@@ -99,7 +110,9 @@ function isRetrievalArgument(name: unknown): name is RetrievalArgument {
 /** The tool's answer as LangChain's ToolNode expects it: a ToolMessage for a tool call, else the text. */
 function answerFor(config: unknown, text: string): ToolMessage | string {
   const id = fields(fields(config).toolCall).id;
-  return typeof id === "string" ? new ToolMessage({ content: text, tool_call_id: id, name: RETRIEVAL_TOOL_NAME, status: "error" }) : text;
+  return typeof id === "string"
+    ? new ToolMessage({ content: text, tool_call_id: id, name: RETRIEVAL_TOOL_NAME, status: "error" })
+    : text;
 }
 
 /** Most characters one answer can show: the limit, or for tokens a generous 16 characters a token. */

@@ -1,5 +1,11 @@
 import { RE2JS } from "re2js";
-import { NOT_RE2_NOTE, patternRefusedText, patternTooLongClause, programTooLargeClause, repeatsTooLargeClause } from "./texts.js";
+import {
+  NOT_RE2_NOTE,
+  patternRefusedText,
+  patternTooLongClause,
+  programTooLargeClause,
+  repeatsTooLargeClause,
+} from "./texts.js";
 
 /**
  * Search patterns from the model, run so that no pattern can hold the process: regular
@@ -91,7 +97,8 @@ export function estimateProgramSize(pattern: string): number {
     const c = pattern[i]!;
     if (c === "\\") {
       i++;
-      if (pattern[i] === "p" || pattern[i] === "P") i = pattern[i + 1] === "{" ? Math.max(i, pattern.indexOf("}", i)) : i + 1;
+      if (pattern[i] === "p" || pattern[i] === "P")
+        i = pattern[i + 1] === "{" ? Math.max(i, pattern.indexOf("}", i)) : i + 1;
       last = 1;
     } else if (c === "[") {
       let j = i + 1;
@@ -109,7 +116,11 @@ export function estimateProgramSize(pattern: string): number {
     } else if (c === "{") {
       const repeat = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i, i + 24));
       if (repeat) {
-        const times = Math.max(Number(repeat[1]), repeat[2] ? Number(repeat[2]) : repeat[2] === "" ? Number(repeat[1]) + 1 : 1, 1);
+        const times = Math.max(
+          Number(repeat[1]),
+          repeat[2] ? Number(repeat[2]) : repeat[2] === "" ? Number(repeat[1]) + 1 : 1,
+          1,
+        );
         stack[stack.length - 1]! += last * (times - 1);
         last *= times;
         i += repeat[0].length - 1;
@@ -177,24 +188,47 @@ export const LINE_CHARS = 500;
  * the end or `timeLimitMs`. Lines are kept while their clipped lengths add up to `keepChars`;
  * the rest are only counted.
  */
-export function searchLines(text: string, pattern: LinePattern, from: number, keepChars: number, timeLimitMs: number): LineSearch {
+export function searchLines(
+  text: string,
+  pattern: LinePattern,
+  from: number,
+  keepChars: number,
+  timeLimitMs: number,
+): LineSearch {
   const deadline = performance.now() + timeLimitMs;
   const start = lineStartAt(text, Math.min(Math.max(0, Math.floor(from)), text.length));
-  const result: LineSearch = { pattern, from: start, total: text.length, matches: [], count: 0, stoppedAt: undefined, timeLimitMs };
+  const result: LineSearch = {
+    pattern,
+    from: start,
+    total: text.length,
+    matches: [],
+    count: 0,
+    stoppedAt: undefined,
+    timeLimitMs,
+  };
   let lineNumber = 1 + countBreaks(text, 0, start);
   let kept = 0;
   const record = (lineStart: number, lineEnd: number, matchAt: number) => {
     result.count++;
     if (kept >= keepChars) return;
     const head = text.slice(lineStart, Math.min(lineEnd, lineStart + Math.max(LINE_CHARS * 2, matchAt + LINE_CHARS)));
-    result.matches.push({ lineNumber, position: lineStart, line: clipLine(head, lineEnd - lineStart, matchAt), matchAt, nextLine: lineEnd + 1 });
+    result.matches.push({
+      lineNumber,
+      position: lineStart,
+      line: clipLine(head, lineEnd - lineStart, matchAt),
+      matchAt,
+      nextLine: lineEnd + 1,
+    });
     kept += Math.min(lineEnd - lineStart, LINE_CHARS) + 12;
   };
 
   // Text is searched in chunks of whole lines (a chunk per engine call, sized to the pattern's
   // cost), so the deadline is checked often; a line longer than a chunk is searched in pieces.
   let position = start;
-  while (position < text.length || (position === text.length && (position === 0 || text.charCodeAt(position - 1) === 10))) {
+  while (
+    position < text.length ||
+    (position === text.length && (position === 0 || text.charCodeAt(position - 1) === 10))
+  ) {
     if (performance.now() > deadline) {
       result.stoppedAt = position;
       break;
@@ -260,7 +294,13 @@ function countBreaks(text: string, from: number, to: number): number {
 }
 
 /** Index of the first match in text[start, end), or -1; a long line is matched in overlapping pieces. */
-function matchInLine(text: string, start: number, end: number, pattern: LinePattern, deadline: number): number | "deadline" {
+function matchInLine(
+  text: string,
+  start: number,
+  end: number,
+  pattern: LinePattern,
+  deadline: number,
+): number | "deadline" {
   const piece = pattern.pieceChars;
   if (end - start <= piece) return pattern.indexIn(text.slice(start, end));
   const overlap = Math.floor(piece / 4);

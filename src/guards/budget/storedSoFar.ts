@@ -31,5 +31,8 @@ export function hasStoredResults(messages: readonly unknown[]): boolean {
 }
 
 function isEvidence(message: unknown): boolean {
-  return isSummary(message) || typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string";
+  return (
+    isSummary(message) ||
+    typeof (readMark(message)?.original as { offloadKey?: unknown } | undefined)?.offloadKey === "string"
+  );
 }

@@ -44,7 +44,9 @@ export function renderPreview(facts: PreviewFacts, cut: HeadTailCut, suffix = ""
 }
 
 function sizeText(facts: PreviewFacts): string {
-  return facts.unit === "tokens" ? `${facts.chars} characters (about ${facts.size} tokens)` : `${facts.chars} characters`;
+  return facts.unit === "tokens"
+    ? `${facts.chars} characters (about ${facts.size} tokens)`
+    : `${facts.chars} characters`;
 }
 
 function previewHeader(facts: PreviewFacts, cut: HeadTailCut): string {
@@ -52,14 +54,16 @@ function previewHeader(facts: PreviewFacts, cut: HeadTailCut): string {
     cut.head || cut.tail
       ? `Shown: the first ${cut.head.length} and the last ${cut.tail.length} characters.`
       : "None of it fits here.";
-  const stored = facts.outcome.kind === "stored" ? ` The full result is stored under the key "${facts.outcome.key}".` : "";
+  const stored =
+    facts.outcome.kind === "stored" ? ` The full result is stored under the key "${facts.outcome.key}".` : "";
   return `[${facts.tool} returned ${sizeText(facts)}, more than the ${facts.limit} ${facts.unit === "tokens" ? "tokens" : "characters"} a result may use here. ${shown}${stored}]`;
 }
 
 function previewFooter(facts: PreviewFacts, cut: HeadTailCut): string {
   const outcome = facts.outcome;
   if (outcome.kind === "stored") {
-    const how = outcome.readFrom?.(cut.omittedFrom) ?? outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
+    const how =
+      outcome.readFrom?.(cut.omittedFrom) ?? outcome.readHint ?? retrievalToolHint(outcome.key, cut.omittedFrom);
     return `[The omitted part starts at character ${cut.omittedFrom} (line ${lineNumberAt(cut.head)}). To read it, ${how}.]`;
   }
   const why = outcome.reason ? ` (${outcome.reason})` : "";
@@ -91,9 +95,10 @@ export interface ReadBackCut {
  */
 export function readBackCutNote(cut: ReadBackCut): string {
   const budget = `${cut.budget} ${cut.unit === "tokens" ? "tokens" : "characters"}`;
-  const shown = cut.longLine === undefined
-    ? `Only lines ${cut.firstLine} to ${cut.lastLine} of this read fit the ${budget} a result may use here`
-    : `Line ${cut.firstLine} alone is longer than the ${budget} a result may use here: only its first ${cut.longLine} characters are shown`;
+  const shown =
+    cut.longLine === undefined
+      ? `Only lines ${cut.firstLine} to ${cut.lastLine} of this read fit the ${budget} a result may use here`
+      : `Line ${cut.firstLine} alone is longer than the ${budget} a result may use here: only its first ${cut.longLine} characters are shown`;
   return `[${shown}; the file is already stored, so nothing was stored again. To read on, ${cut.window}.]`;
 }
 
@@ -115,7 +120,9 @@ export function storeFailureReason(error: unknown): string {
 
 /** Read by the model: media blocks that were too large and were removed. */
 export function mediaRemovedNote(dropped: readonly MediaPart[]): string {
-  const listed = dropped.slice(0, 5).map(({ view }) => `${view.blockType} (${view.mediaType ?? "unknown type"}, ${view.payloadSize} characters)`);
+  const listed = dropped
+    .slice(0, 5)
+    .map(({ view }) => `${view.blockType} (${view.mediaType ?? "unknown type"}, ${view.payloadSize} characters)`);
   if (dropped.length > 5) listed.push(`${dropped.length - 5} more`);
   const blocks = dropped.length === 1 ? "a media block" : `${dropped.length} media blocks`;
   return `[Removed ${blocks} too large for this result and not kept: ${listed.join(", ")}. If you need what ${dropped.length === 1 ? "it shows" : "they show"}, use a tool that describes or extracts it as text.]`;
@@ -156,7 +163,8 @@ const RETRIEVAL_ARG_SHAPES: Readonly<Record<RetrievalArgument, string>> = {
  * its arguments to the retrieval tool have the wrong type or are missing.
  */
 export function badRetrievalArgumentsText(wrong: readonly RetrievalArgument[]): string {
-  const shapes = wrong.length > 0 ? wrong.map((name) => RETRIEVAL_ARG_SHAPES[name]).join(", ") : "its arguments must be an object";
+  const shapes =
+    wrong.length > 0 ? wrong.map((name) => RETRIEVAL_ARG_SHAPES[name]).join(", ") : "its arguments must be an object";
   return `${RETRIEVAL_TOOL_NAME} did not run: ${shapes}. Call it again with the key exactly as the preview gave it, and optionally an offset and a length (numbers) or a pattern (text).`;
 }
 
@@ -192,4 +200,5 @@ export function programTooLargeClause(size: number, max: number): string {
 }
 
 /** Read by the model (a search's note): why its pattern was searched as plain text. */
-export const NOT_RE2_NOTE = "it is not a valid RE2 pattern (RE2 has no lookaround or backreferences), so it was searched as plain text";
+export const NOT_RE2_NOTE =
+  "it is not a valid RE2 pattern (RE2 has no lookaround or backreferences), so it was searched as plain text";

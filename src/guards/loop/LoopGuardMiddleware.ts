@@ -41,10 +41,16 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+  readonly evaluate = async (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): Promise<CallDecision[]> => this.decideNow(messages, pending);
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
-  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> =>
+  private readonly decideNow = (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): CallDecision[] | Promise<CallDecision[]> =>
     withObservations(messages, DEFAULT_OBSERVATION_OPTIONS, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {

@@ -104,7 +104,12 @@ function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions
     };
   }
   if (count >= options.warnAt) {
-    return { action: "warn", code: "identical_calls", reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`, detail };
+    return {
+      action: "warn",
+      code: "identical_calls",
+      reason: `"${call.name}" called ${count} times ${inWindow(options.window)}with identical arguments`,
+      detail,
+    };
   }
   return ALLOW;
 }

@@ -58,20 +58,42 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     const requireSpec = settings.unspecifiedTools === "require-spec";
     this.defaultMode = settings.onInvalid;
     const specs = new Map<string, ResolvedSpec>();
-    for (const [tool, spec] of Object.entries(settings.tools)) specs.set(tool, { ...spec, onInvalid: spec.onInvalid ?? this.defaultMode, maxChars: spec.maxChars ?? Number.POSITIVE_INFINITY });
+    for (const [tool, spec] of Object.entries(settings.tools))
+      specs.set(tool, {
+        ...spec,
+        onInvalid: spec.onInvalid ?? this.defaultMode,
+        maxChars: spec.maxChars ?? Number.POSITIVE_INFINITY,
+      });
     const writeTools = new Set(settings.writeTools);
     const isChecked = (tool: string) => requireSpec || specs.has(tool);
-    const context: ValidatorContext = { guard: this.name, onSignal: settings.onSignal, observeOnly: settings.observeOnly };
+    const context: ValidatorContext = {
+      guard: this.name,
+      onSignal: settings.onSignal,
+      observeOnly: settings.observeOnly,
+    };
 
     const envelope = new DataEnvelope(context, envelopedTools(settings.envelope));
     const validation = new OutputValidation(
-      { ...context, specs, requireSpec, isChecked, defaultMode: this.defaultMode, cache: settings.lastKnownGood, pausesWrites: writeTools.size > 0 },
+      {
+        ...context,
+        specs,
+        requireSpec,
+        isChecked,
+        defaultMode: this.defaultMode,
+        cache: settings.lastKnownGood,
+        pausesWrites: writeTools.size > 0,
+      },
       envelope,
     );
     this.gate = new RunGate({
       ...context,
       writeTools,
-      run: { guard: this.name, isChecked, killSwitch: killSwitchOf(settings.killSwitch), instructionsPauseWrites: settings.instructionsPauseWrites },
+      run: {
+        guard: this.name,
+        isChecked,
+        killSwitch: killSwitchOf(settings.killSwitch),
+        instructionsPauseWrites: settings.instructionsPauseWrites,
+      },
     });
     // Observe-only is the validator's own: it leaves a warn mark, which the adapter's would drop.
     this.results = {
@@ -96,17 +118,27 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
     const id = request.toolCall.id;
-    return promised(() => andThen(this.answer(request, handler), (answer) => (id === undefined ? answer : withCarry(request.state as GuardState, id, answer))));
+    return promised(() =>
+      andThen(this.answer(request, handler), (answer) =>
+        id === undefined ? answer : withCarry(request.state as GuardState, id, answer),
+      ),
+    );
   };
 
   private answer(request: ToolRequest, handler: ToolCallHandler): MaybePromise<ToolMessage | Command> {
     const run = () => runToolSafely(request, handler).then((result) => guardResult(this.results, request, result));
     if (!this.gate.gates(request.toolCall.name)) return run();
-    return andThen(readyHistory(request.state as GuardState), async (history) => (await this.gate.refusal(callOf(request), history)) ?? run());
+    return andThen(
+      readyHistory(request.state as GuardState),
+      async (history) => (await this.gate.refusal(callOf(request), history)) ?? run(),
+    );
   }
 
   /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
-  readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
+  readonly wrapModelCall = <R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+  ): Promise<AIMessage | Command> =>
     promised(() =>
       andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (history) => {
         const stop = this.gate.afterBatch(history);
@@ -118,7 +150,9 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
 /** The kill switch in invalid outputs among the last `window`: `threshold` of them, rounded up. */
 function killSwitchOf(option: false | { window: number; threshold: number }): KillSwitchSettings | undefined {
-  return option === false ? undefined : { window: option.window, minInvalid: Math.ceil(option.threshold * option.window) };
+  return option === false
+    ? undefined
+    : { window: option.window, minInvalid: Math.ceil(option.threshold * option.window) };
 }
 
 function callOf(request: ToolRequest): ToolCallView {

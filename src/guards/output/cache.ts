@@ -41,7 +41,11 @@ export class InMemoryLastKnownGoodCache implements LastKnownGoodCache {
   constructor(options: InMemoryLastKnownGoodCacheOptions = {}) {
     const maxEntries = options.maxEntries ?? 1000;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-      throw new InvalidOptionsError("InMemoryLastKnownGoodCache", "maxEntries", `must be a whole number >= 1, got ${String(maxEntries)}`);
+      throw new InvalidOptionsError(
+        "InMemoryLastKnownGoodCache",
+        "maxEntries",
+        `must be a whole number >= 1, got ${String(maxEntries)}`,
+      );
     }
     this.maxEntries = maxEntries;
   }

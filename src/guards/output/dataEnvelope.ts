@@ -31,7 +31,11 @@ export class DataEnvelope {
    * `message` with `content`, inside the envelope when that tool is wrapped. Observe-only
    * returns `message` as it came, after flagging instruction-like text.
    */
-  wrapped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): ToolMessage | Promise<ToolMessage> {
+  wrapped(
+    call: ToolCallView,
+    message: ToolMessage,
+    content: ToolMessage["content"],
+  ): ToolMessage | Promise<ToolMessage> {
     if (!this.wraps(call.name)) return content === message.content ? message : rewriteToolMessage(message, { content });
     return this.enveloped(call, message, content);
   }
@@ -42,16 +46,31 @@ export class DataEnvelope {
     return envelopeText(call.name, text, await this.flagInstructions(call, text));
   }
 
-  private async enveloped(call: ToolCallView, message: ToolMessage, content: ToolMessage["content"]): Promise<ToolMessage> {
+  private async enveloped(
+    call: ToolCallView,
+    message: ToolMessage,
+    content: ToolMessage["content"],
+  ): Promise<ToolMessage> {
     const flagged = await this.flagInstructions(call, contentText(content));
     if (this.context.observeOnly) return message;
     // A flagged output is marked, so `instructionsPauseWrites` can pause writes from the history alone.
     const mark: ToolMessageMark | undefined =
-      flagged.length > 0 ? { guard: this.context.guard, action: "warn", reason: "instruction_like_text", outcome: "instructions_flagged", patterns: flagged } : undefined;
-    if (typeof content === "string") return rewriteToolMessage(message, { content: envelopeText(call.name, content, flagged), mark });
+      flagged.length > 0
+        ? {
+            guard: this.context.guard,
+            action: "warn",
+            reason: "instruction_like_text",
+            outcome: "instructions_flagged",
+            patterns: flagged,
+          }
+        : undefined;
+    if (typeof content === "string")
+      return rewriteToolMessage(message, { content: envelopeText(call.name, content, flagged), mark });
     const blocks = content.map((block) => {
       const b = block as { type?: unknown; text?: unknown };
-      return b.type === "text" && typeof b.text === "string" ? { ...b, text: envelopeText(call.name, b.text, flagged) } : block;
+      return b.type === "text" && typeof b.text === "string"
+        ? { ...b, text: envelopeText(call.name, b.text, flagged) }
+        : block;
     });
     return rewriteToolMessage(message, { content: blocks as ToolMessage["content"], mark });
   }

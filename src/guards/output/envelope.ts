@@ -36,7 +36,8 @@ export const INSTRUCTION_PATTERNS: Readonly<Record<string, RegExp>> = Object.fre
  */
 export function findInstructionLikeText(text: string): string[] {
   const found = instructionPatternsIn(text);
-  if (hiddenLinkTexts(text).some((hidden) => instructionPatternsIn(hidden).length > 0)) found.push("instruction_in_link");
+  if (hiddenLinkTexts(text).some((hidden) => instructionPatternsIn(hidden).length > 0))
+    found.push("instruction_in_link");
   if (spellsEnvelopeTag(text)) found.push("envelope_tag");
   return found;
 }
@@ -56,7 +57,13 @@ function spellsEnvelopeTag(text: string): boolean {
  * fullwidth and small forms; these do not fold under NFKC but look the same.
  */
 const ANGLES = "<\uFF1C\uFE64\u2039\u2329\u3008\u27E8\u276E\u02C2\u1438\u227A";
-const SLASHES: Readonly<Record<string, string>> = { "\u2044": "/", "\u2215": "/", "\u29F8": "/", "\u2571": "/", "\uFF0F": "/" };
+const SLASHES: Readonly<Record<string, string>> = {
+  "\u2044": "/",
+  "\u2215": "/",
+  "\u29F8": "/",
+  "\u2571": "/",
+  "\uFF0F": "/",
+};
 const MAYBE_TAG = new RegExp(`[${ANGLES}]`);
 const TAG_START = new RegExp(`^<\\s*/?\\s*${ENVELOPE_TAG}`);
 /** Invisible characters a reader skips: zero-width spaces and joiners, soft hyphens, BOMs, variation selectors. */
@@ -71,7 +78,7 @@ const TAG_WINDOW = 120;
  */
 function readsAsTag(text: string, start: number): boolean {
   let folded = "";
-  for (let i = start; i < text.length && i < start + TAG_WINDOW && folded.length < ENVELOPE_TAG.length + 8; ) {
+  for (let i = start; i < text.length && i < start + TAG_WINDOW && folded.length < ENVELOPE_TAG.length + 8;) {
     const code = text.codePointAt(i)!;
     const char = String.fromCodePoint(code);
     i += char.length;
@@ -104,7 +111,9 @@ function readsAsTag(text: string, start: number): boolean {
  */
 export function escapeEnvelopePayload(text: string): string {
   if (!MAYBE_TAG.test(text) && !text.includes("&#x") && !text.includes("\\u")) return text;
-  return isJson(text) && jsonEscapedTags(text).length === 0 && !hasReferenceMark(text) ? escapeJsonTags(text) : escapeWithReferences(text);
+  return isJson(text) && jsonEscapedTags(text).length === 0 && !hasReferenceMark(text)
+    ? escapeJsonTags(text)
+    : escapeWithReferences(text);
 }
 
 /**
@@ -158,7 +167,8 @@ function jsonEscapedTags(text: string): Array<{ start: number; end: number; char
   for (const match of text.matchAll(JSON_ANGLE_ESCAPE)) {
     const end = match.index + match[0].length;
     const char = String.fromCharCode(Number.parseInt(match[1]!, 16));
-    if (ANGLES.includes(char) && readsAsTag(char + text.slice(end, end + TAG_WINDOW), 0)) found.push({ start: end - 6, end, char });
+    if (ANGLES.includes(char) && readsAsTag(char + text.slice(end, end + TAG_WINDOW), 0))
+      found.push({ start: end - 6, end, char });
   }
   return found;
 }

@@ -27,7 +27,10 @@ function shownKey(key: string, declaredKeys: ReadonlySet<string>): string {
 const declared = new WeakMap<object, ReadonlySet<string>>();
 
 /** Property names a zod schema declares anywhere in it (its JSON Schema's `properties`); none when it cannot say. */
-export function declaredKeysOf(schema: { toJSONSchema?: unknown } | undefined, toJsonSchema: (schema: never) => unknown): ReadonlySet<string> {
+export function declaredKeysOf(
+  schema: { toJSONSchema?: unknown } | undefined,
+  toJsonSchema: (schema: never) => unknown,
+): ReadonlySet<string> {
   if (!schema) return NO_KEYS;
   let keys = declared.get(schema);
   if (!keys) {

@@ -39,4 +39,3 @@ function search(value: unknown, depth: number, path: (string | number)[]): boole
   }
   return false;
 }
-

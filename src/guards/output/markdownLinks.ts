@@ -5,9 +5,11 @@
  */
 
 /** `[text](destination "title")`, also as an image (`![alt](...)`); the title may use '' or (). */
-const INLINE_LINK = /\[[^\]\n]{0,500}\]\(\s*(<[^>\n]{0,2000}>|[^\s()]{1,2000})(?:\s+("[^"\n]{0,500}"|'[^'\n]{0,500}'|\([^()\n]{0,500}\)))?\s*\)/g;
+const INLINE_LINK =
+  /\[[^\]\n]{0,500}\]\(\s*(<[^>\n]{0,2000}>|[^\s()]{1,2000})(?:\s+("[^"\n]{0,500}"|'[^'\n]{0,500}'|\([^()\n]{0,500}\)))?\s*\)/g;
 /** A reference definition: `[id]: destination "title"` on a line of its own. */
-const REFERENCE_DEFINITION = /^ {0,3}\[[^\]\n]{1,200}\]:[ \t]*(<[^>\n]{0,2000}>|\S{1,2000})(?:[ \t]+("[^"\n]{0,500}"|'[^'\n]{0,500}'|\([^()\n]{0,500}\)))?/gm;
+const REFERENCE_DEFINITION =
+  /^ {0,3}\[[^\]\n]{1,200}\]:[ \t]*(<[^>\n]{0,2000}>|\S{1,2000})(?:[ \t]+("[^"\n]{0,500}"|'[^'\n]{0,500}'|\([^()\n]{0,500}\)))?/gm;
 
 /** What each link of `text` hides: its destination read as words, and its title. */
 export function hiddenLinkTexts(text: string): string[] {

@@ -50,7 +50,14 @@ export class RunGate {
       const mark: ToolMessageMark = { guard, action: "directive", reason: decision.reason, outcome: "blocked" };
       return rewriteToolMessage(guardToolMessage(call, guard, "directive", decision.message), { mark });
     } catch (error) {
-      await signalFrom(this.settings, { action: "warn", toolCallId: call.id, tool: call.name, code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
+      await signalFrom(this.settings, {
+        action: "warn",
+        toolCallId: call.id,
+        tool: call.name,
+        code: "guard_failed",
+        reason: "guard_failed",
+        detail: { error: String(error) },
+      });
       return undefined;
     }
   }
@@ -63,7 +70,11 @@ export class RunGate {
    */
   afterBatch(messages: readonly BaseMessage[]): Promise<AIMessage | undefined> | undefined {
     const start = trailingToolBatchStart(messages);
-    if (start === messages.length || !messages.slice(start).some((m) => validatorMarkOf(m, this.settings.guard) !== undefined)) return undefined;
+    if (
+      start === messages.length ||
+      !messages.slice(start).some((m) => validatorMarkOf(m, this.settings.guard) !== undefined)
+    )
+      return undefined;
     return this.judgeBatch(messages, start);
   }
 
@@ -71,7 +82,9 @@ export class RunGate {
     const { guard, run } = this.settings;
     try {
       // Only an invalid output can trip the switch: skip the history walk for clean batches.
-      const batchHasInvalid = messages.slice(start).some((m) => validatorMarkOf(m, guard)?.outcome === "invalid_output");
+      const batchHasInvalid = messages
+        .slice(start)
+        .some((m) => validatorMarkOf(m, guard)?.outcome === "invalid_output");
       if (run.killSwitch && batchHasInvalid) {
         const tripped = runStateOf(messages, run).killSwitch;
         if (tripped && !runStateOf(messages, run, start).killSwitch) {
@@ -79,7 +92,10 @@ export class RunGate {
             action: "warn",
             code: "kill_switch",
             reason: `kill_switch: ${tripped.invalid} of the last ${tripped.outOf} checked tool outputs were invalid; write tools are disabled for the rest of the run`,
-            detail: observedDetail({ ...tripped, writeTools: [...this.settings.writeTools] }, this.settings.observeOnly),
+            detail: observedDetail(
+              { ...tripped, writeTools: [...this.settings.writeTools] },
+              this.settings.observeOnly,
+            ),
           });
         }
       }
@@ -90,7 +106,12 @@ export class RunGate {
         return stopNotice(guard, INVALID_OUTPUT_STOP_REASON, invalidOutputStopText(tool, mark.reason));
       }
     } catch (error) {
-      await signalFrom(this.settings, { action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
+      await signalFrom(this.settings, {
+        action: "warn",
+        code: "guard_failed",
+        reason: "guard_failed",
+        detail: { error: String(error) },
+      });
     }
     return undefined;
   }

@@ -17,24 +17,51 @@ export const DEFAULT_ERROR_FIELDS: readonly string[] = Object.freeze(["error", "
 /** What a valid output of one tool looks like: the spec's options, their defaults and their meaning. */
 export const toolOutputSpec = z
   .object({
-    contentType: z.enum(["json", "text"]).default("json").describe('`"json"`: the output must be one strict JSON document (no repair) and never HTML.'),
-    maxChars: wholeNumber().optional().describe("Outputs longer than this many characters are invalid. Default: no limit."),
+    contentType: z
+      .enum(["json", "text"])
+      .default("json")
+      .describe('`"json"`: the output must be one strict JSON document (no repair) and never HTML.'),
+    maxChars: wholeNumber()
+      .optional()
+      .describe("Outputs longer than this many characters are invalid. Default: no limit."),
     schema: z
-      .custom<z.ZodType>((value) => value !== null && typeof value === "object" && typeof (value as { safeParse?: unknown }).safeParse === "function", "must be a zod schema")
+      .custom<z.ZodType>(
+        (value) =>
+          value !== null &&
+          typeof value === "object" &&
+          typeof (value as { safeParse?: unknown }).safeParse === "function",
+        "must be a zod schema",
+      )
       .optional()
       .describe("A zod (v4) schema the parsed value must satisfy."),
-    invariants: z.array(fn<Invariant>()).readonly().default([]).describe("Business rules checked after the schema, in order; the first broken one decides."),
+    invariants: z
+      .array(fn<Invariant>())
+      .readonly()
+      .default([])
+      .describe("Business rules checked after the schema, in order; the first broken one decides."),
     errorFields: z
       .array(z.string())
       .readonly()
       .default(DEFAULT_ERROR_FIELDS)
-      .describe("JSON only: top-level fields whose presence with a value (not null, false, \"\" or empty) means the payload reports a failure, whatever its status field says."),
-    onInvalid: z.enum(["fail_closed", "degrade"]).optional().describe("Overrides the middleware's `onInvalid` for this tool."),
-    stopRun: z.boolean().default(false).describe("`fail_closed` only: also end the run, with stop reason `invalid_tool_output`."),
-    normalize: z.boolean().default(false).describe("JSON only: on valid output, replace the content by the parsed (schema-normalised) JSON."),
+      .describe(
+        'JSON only: top-level fields whose presence with a value (not null, false, "" or empty) means the payload reports a failure, whatever its status field says.',
+      ),
+    onInvalid: z
+      .enum(["fail_closed", "degrade"])
+      .optional()
+      .describe("Overrides the middleware's `onInvalid` for this tool."),
+    stopRun: z
+      .boolean()
+      .default(false)
+      .describe("`fail_closed` only: also end the run, with stop reason `invalid_tool_output`."),
+    normalize: z
+      .boolean()
+      .default(false)
+      .describe("JSON only: on valid output, replace the content by the parsed (schema-normalised) JSON."),
   })
   .superRefine((spec, context) => {
-    if (spec.normalize && spec.contentType !== "json") context.addIssue({ code: "custom", path: ["normalize"], message: 'needs contentType "json"' });
+    if (spec.normalize && spec.contentType !== "json")
+      context.addIssue({ code: "custom", path: ["normalize"], message: 'needs contentType "json"' });
   });
 
 /** A tool's output spec as written, typed by the value its schema parses. */
@@ -54,7 +81,6 @@ export interface ResolvedSpec {
   stopRun: boolean;
   normalize: boolean;
 }
-
 
 /**
  * Machine-readable classes of invalid output, the second field of every reason

@@ -39,8 +39,10 @@ const MAX_DETAIL = 300;
  */
 export function validateOutput(content: unknown, spec: ResolvedSpec, call: ValidatedCall): OutputVerdict {
   const text = plainText(content);
-  if (text === undefined) return invalid("unexpected_content_blocks", "the output holds images, files or other non-text blocks");
-  if (text.length > spec.maxChars) return invalid("oversized", `${text.length} characters, over maxChars ${spec.maxChars}`);
+  if (text === undefined)
+    return invalid("unexpected_content_blocks", "the output holds images, files or other non-text blocks");
+  if (text.length > spec.maxChars)
+    return invalid("oversized", `${text.length} characters, over maxChars ${spec.maxChars}`);
   if (spec.contentType === "text") return checkValue(text, spec, call, false);
 
   if (!/\S/.test(text)) return invalid("empty", "expected JSON, got empty output");
@@ -50,7 +52,10 @@ export function validateOutput(content: unknown, spec: ResolvedSpec, call: Valid
     parsed = JSON.parse(text);
   } catch (error) {
     return endsOpen(text)
-      ? invalid("json_truncated", `the JSON ends before its last value, string or bracket is closed (${text.length} characters)`)
+      ? invalid(
+          "json_truncated",
+          `the JSON ends before its last value, string or bracket is closed (${text.length} characters)`,
+        )
       : invalid("json_invalid", jsonErrorText(error, text.length));
   }
   const htmlAt = findHtmlInJson(parsed);
@@ -69,7 +74,11 @@ function checkValue(value: unknown, spec: ResolvedSpec, call: ValidatedCall, nor
     } catch (error) {
       return invalid("schema_invalid", `the schema could not run (${errorName(error)})`);
     }
-    if (!result.success) return invalid("schema_invalid", describeIssues(result.error.issues, declaredKeysOf(spec.schema, z.toJSONSchema)));
+    if (!result.success)
+      return invalid(
+        "schema_invalid",
+        describeIssues(result.error.issues, declaredKeysOf(spec.schema, z.toJSONSchema)),
+      );
     checked = result.data;
   }
   for (let i = 0; i < spec.invariants.length; i++) {
@@ -166,7 +175,10 @@ interface IssueLike {
 export function describeIssues(issues: readonly IssueLike[], declaredKeys?: ReadonlySet<string>): string {
   const first = issues[0];
   if (!first) return "(root): rejected by the schema";
-  const keys = (first as { code?: unknown; keys?: unknown }).code === "unrecognized_keys" ? (first as { keys?: unknown }).keys : undefined;
+  const keys =
+    (first as { code?: unknown; keys?: unknown }).code === "unrecognized_keys"
+      ? (first as { keys?: unknown }).keys
+      : undefined;
   // zod prefixes messages with a category ("Invalid option: ", "Too small: "); the class already says it.
   const message = Array.isArray(keys)
     ? `${keys.length} field${keys.length === 1 ? "" : "s"} the schema does not allow`

@@ -65,13 +65,19 @@ export class OutputValidation {
     return this.judgeBySpec(call, message, spec, threadId);
   }
 
-  private async judgeBySpec(call: ToolCallView, message: ToolMessage, spec: ResolvedSpec | undefined, threadId: string | undefined): Promise<ToolMessage> {
+  private async judgeBySpec(
+    call: ToolCallView,
+    message: ToolMessage,
+    spec: ResolvedSpec | undefined,
+    threadId: string | undefined,
+  ): Promise<ToolMessage> {
     const verdict = spec ? validateOutput(message.content, spec, call) : SPEC_MISSING;
     const mode = spec?.onInvalid ?? this.settings.defaultMode;
     if (!verdict.valid) return this.invalid(call, message, verdict, mode, spec?.stopRun ?? false, threadId);
 
     const content = verdict.normalized ?? message.content;
-    if (this.settings.cache && mode === "degrade" && !this.settings.observeOnly) await this.remember(call, threadId, contentText(content));
+    if (this.settings.cache && mode === "degrade" && !this.settings.observeOnly)
+      await this.remember(call, threadId, contentText(content));
     return this.envelope.wrapped(call, message, content);
   }
 
@@ -94,7 +100,10 @@ export class OutputValidation {
       tool: call.name,
       code: "invalid_output",
       reason: verdict.reason,
-      detail: observedDetail({ errorClass: verdict.errorClass, argsFingerprint, mode, chars }, this.settings.observeOnly),
+      detail: observedDetail(
+        { errorClass: verdict.errorClass, argsFingerprint, mode, chars },
+        this.settings.observeOnly,
+      ),
     });
     const mark: ToolMessageMark = {
       guard,
@@ -117,7 +126,13 @@ export class OutputValidation {
       const { pausesWrites } = this.settings;
       const cached = await this.recall({ tool: call.name, argsFingerprint, threadId });
       text = cached
-        ? lastKnownGoodText(call.name, verdict.reason, cached.storedAt, await this.envelope.wrappedText(call, cached.content), pausesWrites)
+        ? lastKnownGoodText(
+            call.name,
+            verdict.reason,
+            cached.storedAt,
+            await this.envelope.wrappedText(call, cached.content),
+            pausesWrites,
+          )
         : unavailableText(call.name, verdict.reason, pausesWrites, quoted);
     }
     return rewriteToolMessage(message, { content: text, status: "error", mark });
@@ -125,7 +140,11 @@ export class OutputValidation {
 
   private async remember(call: ToolCallView, threadId: string | undefined, content: string): Promise<void> {
     try {
-      const key: LastKnownGoodKey = { tool: call.name, argsFingerprint: fingerprintArgs(call.args, await loadHasher()), threadId };
+      const key: LastKnownGoodKey = {
+        tool: call.name,
+        argsFingerprint: fingerprintArgs(call.args, await loadHasher()),
+        threadId,
+      };
       await this.settings.cache?.set(key, { content, storedAt: Date.now() });
     } catch {
       // a failing cache costs the next degrade its fallback value, never this result
@@ -144,5 +163,10 @@ export class OutputValidation {
 /** The verdict on a result that `guard` had to replace before anyone could read it. */
 function unusableVerdict(guard: string, why: string): Extract<OutputVerdict, { valid: false }> {
   const detail = `${guard} replaced the result (${why})`;
-  return { valid: false, errorClass: "unusable_result", detail, reason: `ToolOutputInvalid: unusable_result: ${detail}` };
+  return {
+    valid: false,
+    errorClass: "unusable_result",
+    detail,
+    reason: `ToolOutputInvalid: unusable_result: ${detail}`,
+  };
 }

@@ -12,4 +12,3 @@ export interface ValidatorContext {
 export function signalFrom(context: ValidatorContext, signal: Omit<Signal, "guard">): Promise<void> {
   return emitSignal({ guard: context.guard, ...signal }, context.onSignal);
 }
-

@@ -17,7 +17,18 @@ import { createMeasure, type Measure } from "../budget/measure.js";
 import { createRetrievalTool } from "../budget/retrievalTool.js";
 import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";
 import { PlanApplier } from "./apply.js";
-import { assessRequest, provenOver, recoveryFor, type Assessed, type RoomTaken, type ModelHandler, type ModelRequestLike, type Over, type Prepared, type Sendable } from "./assess.js";
+import {
+  assessRequest,
+  provenOver,
+  recoveryFor,
+  type Assessed,
+  type RoomTaken,
+  type ModelHandler,
+  type ModelRequestLike,
+  type Over,
+  type Prepared,
+  type Sendable,
+} from "./assess.js";
 import { EntrySizer } from "./entries.js";
 import { RequestMeter } from "./estimate.js";
 import { OffloadKeeper } from "./keep.js";
@@ -84,14 +95,25 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     this.meter = new RequestMeter(settings.countTokens);
     const measure: Measure = createMeasure("tokens", (text) => this.meter.text(text));
     const retrieval = settings.retrievalTool;
-    this.tools = retrieval === true ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })] : [];
+    this.tools =
+      retrieval === true
+        ? [createRetrievalTool(store, { limit: RETRIEVAL_TOKENS, measure, timeoutMs: settings.storeTimeoutMs })]
+        : [];
     this.retrieval = retrieval === true ? this.tools[0] : retrieval === false ? undefined : retrieval;
     const retrievalName = this.retrieval?.name ?? RETRIEVAL_TOOL_NAME;
     this.sizer = new EntrySizer(this.meter, settings.previewTokens, retrievalName, store);
-    this.applier = new PlanApplier(new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState), settings.previewTokens, measure, this.sizer.readBackOf);
+    this.applier = new PlanApplier(
+      new OffloadKeeper(store, settings.storeTimeoutMs, currentTaskState),
+      settings.previewTokens,
+      measure,
+      this.sizer.readBackOf,
+    );
   }
 
-  readonly wrapModelCall = <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+  readonly wrapModelCall = <R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+  ): Promise<AIMessage | Command> => {
     let assessed: Assessed<R>;
     try {
       assessed = assessRequest(request, undefined, this.meter, this.settings);
@@ -99,11 +121,18 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       return this.failedOpen(request, handler, error);
     }
     // Nearly every step: the request fits, and the guard adds one promise, to catch a refusal.
-    if (assessed.kind === "fits") return Promise.resolve(handler(request)).catch((error: unknown) => this.refused(request, handler, assessed.prepared, error, []));
+    if (assessed.kind === "fits")
+      return Promise.resolve(handler(request)).catch((error: unknown) =>
+        this.refused(request, handler, assessed.prepared, error, []),
+      );
     return this.overLimit(request, handler, assessed);
   };
 
-  private async overLimit<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, assessed: Over<R>): Promise<AIMessage | Command> {
+  private async overLimit<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    assessed: Over<R>,
+  ): Promise<AIMessage | Command> {
     const collected: Record<string, unknown>[] = [];
     let first: Prepared<R>;
     try {
@@ -120,19 +149,35 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   /** The guard's own failure never stops the run: the request goes as it is. */
-  private async failedOpen<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, error: unknown): Promise<AIMessage | Command> {
+  private async failedOpen<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    error: unknown,
+  ): Promise<AIMessage | Command> {
     await this.signal("warn", "guard_failed", { error: String(error) });
     return handler(request);
   }
 
   /** A model call failed: a refusal as too long is recovered from, anything else goes on up. */
-  private async refused<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, sent: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
+  private async refused<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    sent: Sendable<R>,
+    error: unknown,
+    collected: Record<string, unknown>[],
+  ): Promise<AIMessage | Command> {
     if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
     return this.recover(request, handler, sent, error, collected);
   }
 
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */
-  private async recover<R extends ModelRequestLike>(request: R, handler: ModelHandler<R>, refused: Sendable<R>, error: unknown, collected: Record<string, unknown>[]): Promise<AIMessage | Command> {
+  private async recover<R extends ModelRequestLike>(
+    request: R,
+    handler: ModelHandler<R>,
+    refused: Sendable<R>,
+    error: unknown,
+    collected: Record<string, unknown>[],
+  ): Promise<AIMessage | Command> {
     const numbers = overflowNumbers(error);
     const detail = {
       sentTokens: refused.sentTokens,
@@ -151,10 +196,18 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
 
     let second: Prepared<R>;
     try {
-      second = await this.shrink(request, assessRequest(request, forced, this.meter, this.settings) as Over<R>, collected);
+      second = await this.shrink(
+        request,
+        assessRequest(request, forced, this.meter, this.settings) as Over<R>,
+        collected,
+      );
     } catch (failure) {
       await this.signal("warn", "guard_failed", { error: String(failure) });
-      await this.signal("stop", "context_overflow", { cause: "still_refused", window: forced.window, sentTokens: refused.sentTokens });
+      await this.signal("stop", "context_overflow", {
+        cause: "still_refused",
+        window: forced.window,
+        sentTokens: refused.sentTokens,
+      });
       return this.stop("still_refused", forced.window);
     }
     if (second.kind === "stop") return this.stop("cannot_fit", second.window, second.room);
@@ -163,16 +216,30 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       return this.answered(await handler(second.request), record, collected);
     } catch (again) {
       if (isGraphBubbleUp(again) || !isContextOverflowError(again)) throw again;
-      await this.signal("stop", "context_overflow", { cause: "still_refused", window: forced.window, sentTokens: second.sentTokens });
+      await this.signal("stop", "context_overflow", {
+        cause: "still_refused",
+        window: forced.window,
+        sentTokens: second.sentTokens,
+      });
       return this.stop("still_refused", forced.window);
     }
   }
 
   /** The request shrunk to its target: content stored, shortened messages in place of the originals. */
-  private async shrink<R extends ModelRequestLike>(request: R, over: Over<R>, collected: Record<string, unknown>[]): Promise<Prepared<R>> {
+  private async shrink<R extends ModelRequestLike>(
+    request: R,
+    over: Over<R>,
+    collected: Record<string, unknown>[],
+  ): Promise<Prepared<R>> {
     const { forced, fixedTokens, fullTokens, factor, limit, window, reserve, providerWindow, providerReserve } = over;
     const messages = request.messages ?? [];
-    const detail = { window, reserve, limit, estimatedTokens: Math.ceil(fullTokens * factor), calibration: round(factor) };
+    const detail = {
+      window,
+      reserve,
+      limit,
+      estimatedTokens: Math.ceil(fullTokens * factor),
+      calibration: round(factor),
+    };
     if (this.settings.observeOnly) {
       await this.signal("warn", "over_window", { ...detail, observeOnly: true });
       return over.unchanged;
@@ -182,17 +249,33 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     // The retrieval tool may join the request's tools: its schema is counted in advance.
     const offered = this.withRetrieval(request.tools, true);
     const fixedSent = offered === request.tools ? fixedTokens : this.meter.fixed(request.systemMessage, offered);
-    const plan = planShrink(entries, fixedSent, target, { largeTokens: this.settings.largeResultTokens, noteTokens: this.sizer.noteBound });
+    const plan = planShrink(entries, fixedSent, target, {
+      largeTokens: this.settings.largeResultTokens,
+      noteTokens: this.sizer.noteBound,
+    });
     // Short of the target, the plan is the smallest request the guard can make: it is sent unless it is proven over.
     const proof = plan.fits ? undefined : provenOver(plan.after, over);
     if (proof) {
       const room = roomTaken(entries, plan, fixedSent, factor, { limit, proof, providerReserve });
-      await this.signal("stop", "context_overflow", { ...detail, cause: "cannot_fit", proof, minimumTokens: Math.ceil(plan.after * factor), room });
+      await this.signal("stop", "context_overflow", {
+        ...detail,
+        cause: "cannot_fit",
+        proof,
+        minimumTokens: Math.ceil(plan.after * factor),
+        room,
+      });
       return { kind: "stop", window, room };
     }
     const hash = (this.hasher ??= await loadHasher());
-    const { shrunk, removed } = await this.applier.apply(messages, entries, plan, { threadId: threadIdOf(request.runtime), hash, collected });
-    const tools = this.withRetrieval(request.tools, removed.some((part) => part.key !== undefined));
+    const { shrunk, removed } = await this.applier.apply(messages, entries, plan, {
+      threadId: threadIdOf(request.runtime),
+      hash,
+      collected,
+    });
+    const tools = this.withRetrieval(
+      request.tools,
+      removed.some((part) => part.key !== undefined),
+    );
     const sentTokens = (tools === request.tools ? fixedTokens : fixedSent) + this.meter.messages(shrunk);
     const record = contextRecord({
       guard: GUARD,
@@ -215,7 +298,16 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       dropped: count(removed, "drop"),
       keys: [...new Set(removed.flatMap((r) => (r.key ? [r.key] : [])))].slice(0, 20),
     });
-    return { kind: "send", request: { ...request, messages: shrunk, tools }, record, sentTokens, window, reserve, providerWindow, providerReserve };
+    return {
+      kind: "send",
+      request: { ...request, messages: shrunk, tools },
+      record,
+      sentTokens,
+      window,
+      reserve,
+      providerWindow,
+      providerReserve,
+    };
   }
 
   /**
@@ -230,7 +322,11 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   /** The model's answer, with the record of what its request lacked; a Command when the store wrote state. */
-  private answered(response: AIMessage | Command, record: ContextRecord | undefined, collected: readonly Record<string, unknown>[]): AIMessage | Command {
+  private answered(
+    response: AIMessage | Command,
+    record: ContextRecord | undefined,
+    collected: readonly Record<string, unknown>[],
+  ): AIMessage | Command {
     if (!record || !AIMessage.isInstance(response) || readMark(response)?.action === "stop") return response;
     // The answer is a fresh object from this call, not yet in state: the record is written onto it.
     const metadata = { ...response.response_metadata, [CONTEXT_RECORD_KEY]: record };
@@ -245,12 +341,21 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
   }
 
   private signal(action: "warn" | "stop", code: ContextOverflowCode, detail: Record<string, unknown>): Promise<void> {
-    return emitSignal({ guard: GUARD, action, code, reason: signalReason(code, detail), detail }, this.settings.onSignal);
+    return emitSignal(
+      { guard: GUARD, action, code, reason: signalReason(code, detail), detail },
+      this.settings.onSignal,
+    );
   }
 }
 
 /** What takes the room of the smallest request, part by part, in the provider's tokens as the calibration has it. */
-function roomTaken(entries: readonly PlanEntry[], plan: ShrinkPlan, fixedSent: number, factor: number, facts: Pick<RoomTaken, "limit" | "proof" | "providerReserve">): RoomTaken {
+function roomTaken(
+  entries: readonly PlanEntry[],
+  plan: ShrinkPlan,
+  fixedSent: number,
+  factor: number,
+  facts: Pick<RoomTaken, "limit" | "proof" | "providerReserve">,
+): RoomTaken {
   const turn = lastAiGroup(entries);
   let fixed = fixedSent;
   let user = 0;
@@ -261,7 +366,14 @@ function roomTaken(entries: readonly PlanEntry[], plan: ShrinkPlan, fixedSent: n
     else if (entry.group === turn) current += plan.sizes[i]!;
   });
   const scaled = (n: number) => Math.ceil(n * factor);
-  const room: RoomTaken = { fixed: scaled(fixed), user: scaled(user), turn: scaled(current), rest: scaled(Math.max(0, plan.after - fixed - user - current)), limit: facts.limit, proof: facts.proof };
+  const room: RoomTaken = {
+    fixed: scaled(fixed),
+    user: scaled(user),
+    turn: scaled(current),
+    rest: scaled(Math.max(0, plan.after - fixed - user - current)),
+    limit: facts.limit,
+    proof: facts.proof,
+  };
   if (facts.providerReserve !== undefined) room.providerReserve = facts.providerReserve;
   return room;
 }

@@ -5,7 +5,16 @@ import type { Measure } from "../budget/measure.js";
 import type { OffloadKeeper } from "./keep.js";
 import type { PlanEntry, ShrinkPlan } from "./plan.js";
 import type { RemovedPart } from "./record.js";
-import { noteMessage, previewResult, resultParts, stubbedText, stubMessage, stubReadBack, stubResult, type ReadBackOrigin } from "./replacements.js";
+import {
+  noteMessage,
+  previewResult,
+  resultParts,
+  stubbedText,
+  stubMessage,
+  stubReadBack,
+  stubResult,
+  type ReadBackOrigin,
+} from "./replacements.js";
 import { partsOf } from "./spanParts.js";
 import { droppedSpanNote, transcriptOf, type KeptWhere, type SpanPart } from "./texts.js";
 
@@ -33,7 +42,12 @@ export class PlanApplier {
     private readonly readBackOf: (message: BaseMessage) => ReadBackOrigin | undefined,
   ) {}
 
-  async apply(messages: readonly BaseMessage[], entries: readonly PlanEntry[], plan: ShrinkPlan, context: ShrinkContext): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
+  async apply(
+    messages: readonly BaseMessage[],
+    entries: readonly PlanEntry[],
+    plan: ShrinkPlan,
+    context: ShrinkContext,
+  ): Promise<{ shrunk: BaseMessage[]; removed: RemovedPart[] }> {
     const { threadId, hash, collected } = context;
     const removed: RemovedPart[] = [];
     const replaced = new Map<number, BaseMessage>();
@@ -47,19 +61,39 @@ export class PlanApplier {
         const tool = ToolMessage.isInstance(message) ? message : undefined;
         const readBack = tool && this.readBackOf(tool);
         if (tool && readBack) {
-          replaced.set(i, this.rendered(message, action, { key: readBack.key, howToRead: readBack.again }, () => stubReadBack(tool, readBack)));
+          replaced.set(
+            i,
+            this.rendered(message, action, { key: readBack.key, howToRead: readBack.again }, () =>
+              stubReadBack(tool, readBack),
+            ),
+          );
           removed.push({ ...part, key: readBack.key });
           return;
         }
         const stored = tool
-          ? { name: nameOf(tool) ?? "tool", id: tool.tool_call_id, text: () => (action === "preview" ? resultParts(tool).text : stubbedText(tool)) }
+          ? {
+              name: nameOf(tool) ?? "tool",
+              id: tool.tool_call_id,
+              text: () => (action === "preview" ? resultParts(tool).text : stubbedText(tool)),
+            }
           : { name: `${part.kind}_message`, id: message.id ?? `message-${i}`, text: () => transcriptOf([message], i) };
         // A transcript names positions: its key is kept per position.
-        const where = await this.keeper.keep(message, tool ? action : `${action}:${i}`, stored, collected, threadId, hash);
+        const where = await this.keeper.keep(
+          message,
+          tool ? action : `${action}:${i}`,
+          stored,
+          collected,
+          threadId,
+          hash,
+        );
         replaced.set(
           i,
           this.rendered(message, action, where, () =>
-            tool ? (action === "preview" ? previewResult(tool, where, this.previewTokens, this.measure) : stubResult(tool, where)) : stubMessage(message, where),
+            tool
+              ? action === "preview"
+                ? previewResult(tool, where, this.previewTokens, this.measure)
+                : stubResult(tool, where)
+              : stubMessage(message, where),
           ),
         );
         removed.push({ ...part, ...(where.key ? { key: where.key } : {}) });
@@ -73,10 +107,22 @@ export class PlanApplier {
         const span = messages.slice(i, to);
         const parts: SpanPart[] = [];
         for (const [from, end] of partsOf(entries, i, to)) {
-          const stored = { name: "earlier_messages", id: messages[from]!.id ?? `message-${from}`, text: () => transcriptOf(messages.slice(from, end), from) };
-          const where = await this.keeper.keep(messages[from]!, `part:${from}-${end}:${messages[end - 1]!.id ?? ""}`, stored, collected, threadId, hash);
+          const stored = {
+            name: "earlier_messages",
+            id: messages[from]!.id ?? `message-${from}`,
+            text: () => transcriptOf(messages.slice(from, end), from),
+          };
+          const where = await this.keeper.keep(
+            messages[from]!,
+            `part:${from}-${end}:${messages[end - 1]!.id ?? ""}`,
+            stored,
+            collected,
+            threadId,
+            hash,
+          );
           parts.push({ first: from, last: end - 1, where });
-          for (let k = from; k < end; k++) removed.push({ ...partOf(messages[k]!, k, entries[k]!, "drop"), ...(where.key ? { key: where.key } : {}) });
+          for (let k = from; k < end; k++)
+            removed.push({ ...partOf(messages[k]!, k, entries[k]!, "drop"), ...(where.key ? { key: where.key } : {}) });
         }
         const toolResults = span.filter((m) => messageKind(m) === "tool").length;
         shrunk.push(noteMessage(droppedSpanNote(span.length, toolResults, parts)));

@@ -73,13 +73,18 @@ export const ESTIMATE_MAX_OVERCOUNT = 2;
  * smallest, or the smallest at the rate the provider counted is over its window even at the
  * estimate's error bound.
  */
-export function provenOver(smallest: number, over: Pick<Over<unknown>, "forced" | "factor" | "limit">): "provider" | "estimate" | undefined {
+export function provenOver(
+  smallest: number,
+  over: Pick<Over<unknown>, "forced" | "factor" | "limit">,
+): "provider" | "estimate" | undefined {
   const { forced, factor, limit } = over;
   if (forced) {
     if (smallest <= forced.ceiling) return undefined;
     if (smallest >= forced.refusedTokens) return "provider";
     const providerLimit = forced.window === undefined ? undefined : forced.window - forced.reserve;
-    return providerLimit !== undefined && (smallest * forced.ratio) / ESTIMATE_MAX_OVERCOUNT > providerLimit ? "provider" : undefined;
+    return providerLimit !== undefined && (smallest * forced.ratio) / ESTIMATE_MAX_OVERCOUNT > providerLimit
+      ? "provider"
+      : undefined;
   }
   if (limit === undefined || smallest * factor <= limit) return undefined;
   return smallest / ESTIMATE_MAX_OVERCOUNT > limit ? "estimate" : undefined;
@@ -114,23 +119,41 @@ const FAST_ACCEPT_SHARE = 0.5;
  * history, without a promise), or what shrinking it needs. `forced` is the recovery's target
  * after a refusal, which always shrinks.
  */
-export function assessRequest<R extends ModelRequestLike>(request: R, forced: Forced | undefined, meter: RequestMeter, settings: WindowOptions): Assessed<R> {
+export function assessRequest<R extends ModelRequestLike>(
+  request: R,
+  forced: Forced | undefined,
+  meter: RequestMeter,
+  settings: WindowOptions,
+): Assessed<R> {
   const messages = request.messages ?? [];
   const fixedTokens = meter.fixed(request.systemMessage, request.tools);
   const history = meter.summary(messages, providerWindowIn);
   const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
   // Only a thread where a provider stated its window can hold a stated reserve: looked for only then.
-  const providerReserve = forced ? forced.providerReserve : providerWindow !== undefined ? learnedReserve(messages) : undefined;
+  const providerReserve = forced
+    ? forced.providerReserve
+    : providerWindow !== undefined
+      ? learnedReserve(messages)
+      : undefined;
   const configured = settings.maxInputTokens ?? profileWindow(request.model);
-  const window = forced ? forced.window : providerWindow !== undefined && (configured === undefined || providerWindow < configured) ? providerWindow : configured;
-  const reserve = forced ? forced.reserve : window === undefined ? 0 : Math.max(reserveFor(settings, request.model, window), Math.min(providerReserve ?? 0, window - 1));
+  const window = forced
+    ? forced.window
+    : providerWindow !== undefined && (configured === undefined || providerWindow < configured)
+      ? providerWindow
+      : configured;
+  const reserve = forced
+    ? forced.reserve
+    : window === undefined
+      ? 0
+      : Math.max(reserveFor(settings, request.model, window), Math.min(providerReserve ?? 0, window - 1));
   const sent = { window, reserve, providerWindow, providerReserve };
   const unchanged = (tokens: number): Sendable<R> => ({ kind: "send", request, sentTokens: tokens, ...sent });
   if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
   const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
   const limit = window === undefined ? undefined : window - reserve;
   // Far below the limit the running total decides; nearer to it, every message is measured again.
-  if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+  if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE)
+    return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
   const fullTokens = fixedTokens + meter.messages(messages);
   if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(fullTokens) };
   return { kind: "over", unchanged: unchanged(fullTokens), forced, fixedTokens, fullTokens, factor, limit, ...sent };
@@ -138,7 +161,9 @@ export function assessRequest<R extends ModelRequestLike>(request: R, forced: Fo
 
 /** Tokens kept free for the answer: the `reserveTokens` option, else the model's own (window.ts). */
 export function reserveFor(settings: WindowOptions, model: unknown, window: number): number {
-  return settings.reserveTokens !== undefined ? Math.min(settings.reserveTokens, window - 1) : answerReserve(model, window);
+  return settings.reserveTokens !== undefined
+    ? Math.min(settings.reserveTokens, window - 1)
+    : answerReserve(model, window);
 }
 
 /** The answer's room a provider's refusal stated, from the latest record in the history. */
@@ -156,16 +181,32 @@ function learnedReserve(messages: readonly unknown[]): number | undefined {
  * model's), and a target below both what its numbers say fits and three quarters of what was
  * refused. `ceiling` is the most the retry may take at the provider's own rate.
  */
-export function recoveryFor(refused: Sendable<unknown>, numbers: OverflowNumbers, model: unknown, settings: WindowOptions): Forced {
+export function recoveryFor(
+  refused: Sendable<unknown>,
+  numbers: OverflowNumbers,
+  model: unknown,
+  settings: WindowOptions,
+): Forced {
   const window = numbers.limit ?? refused.window;
   const providerReserve = numbers.reserve ?? refused.providerReserve;
-  const modelReserve = window === undefined ? 0 : numbers.limit !== undefined ? reserveFor(settings, model, window) : refused.reserve;
+  const modelReserve =
+    window === undefined ? 0 : numbers.limit !== undefined ? reserveFor(settings, model, window) : refused.reserve;
   // The provider counts what it said it counts: its stated room, even when it is more than a quarter of the window.
   const reserve = window === undefined ? 0 : Math.min(window, Math.max(modelReserve, providerReserve ?? 0));
   // How many provider tokens an estimated one turned out to be; without numbers, assume twice.
-  const ratio = numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
+  const ratio =
+    numbers.requested !== undefined && refused.sentTokens > 0 ? Math.max(1, numbers.requested / refused.sentTokens) : 2;
   const ceiling = window === undefined ? Math.floor(refused.sentTokens * 0.75) : Math.floor((window - reserve) / ratio);
   const fromWindow = window === undefined ? Infinity : Math.floor(((window - reserve) * settings.shrinkTo) / ratio);
   const target = Math.max(0, Math.min(fromWindow, Math.floor(refused.sentTokens * 0.75)));
-  return { target, ceiling, ratio, refusedTokens: refused.sentTokens, window, reserve, providerWindow: numbers.limit ?? refused.providerWindow, providerReserve };
+  return {
+    target,
+    ceiling,
+    ratio,
+    refusedTokens: refused.sentTokens,
+    window,
+    reserve,
+    providerWindow: numbers.limit ?? refused.providerWindow,
+    providerReserve,
+  };
 }

@@ -3,7 +3,15 @@ import { isSummary, messageKind, toolCallsOf } from "../../core/messages.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { MESSAGE_OVERHEAD, type RequestMeter } from "./estimate.js";
 import { groupsOf, type PlanEntry } from "./plan.js";
-import { PLACEHOLDER_WHERE, readBackOrigin, resultParts, stubMessage, stubReadBack, stubResult, type ReadBackOrigin } from "./replacements.js";
+import {
+  PLACEHOLDER_WHERE,
+  readBackOrigin,
+  resultParts,
+  stubMessage,
+  stubReadBack,
+  stubResult,
+  type ReadBackOrigin,
+} from "./replacements.js";
 import { maxPartsOf } from "./spanParts.js";
 import { droppedSpanNote } from "./texts.js";
 
@@ -60,13 +68,20 @@ export class EntrySizer {
     for (const message of messages) {
       if (!ToolMessage.isInstance(message) || this.origins.has(message)) continue;
       calls ??= callsById(messages);
-      this.origins.set(message, readBackOrigin(message, calls.get(message.tool_call_id), this.retrievalName, this.store) ?? null);
+      this.origins.set(
+        message,
+        readBackOrigin(message, calls.get(message.tool_call_id), this.retrievalName, this.store) ?? null,
+      );
     }
   }
 
   /** The largest note a dropped span of `groups` groups can get (its parts: see spanParts.ts). */
   readonly noteBound = (groups: number): number => {
-    const placeholder = Array.from({ length: maxPartsOf(groups) }, () => ({ first: 999_999, last: 999_999, where: PLACEHOLDER_WHERE }));
+    const placeholder = Array.from({ length: maxPartsOf(groups) }, () => ({
+      first: 999_999,
+      last: 999_999,
+      where: PLACEHOLDER_WHERE,
+    }));
     return MESSAGE_OVERHEAD + this.meter.text(droppedSpanNote(999_999, 999_999, placeholder));
   };
 
@@ -79,7 +94,10 @@ export class EntrySizer {
         sizes = { stub: this.meter.message(stubReadBack(message as ToolMessage, readBack)) };
       } else if (tool) {
         const { media } = resultParts(message as ToolMessage);
-        sizes = { preview: MESSAGE_OVERHEAD + this.previewTokens + this.meter.content(media), stub: this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)) };
+        sizes = {
+          preview: MESSAGE_OVERHEAD + this.previewTokens + this.meter.content(media),
+          stub: this.meter.message(stubResult(message as ToolMessage, PLACEHOLDER_WHERE)),
+        };
       } else {
         sizes = { stub: this.meter.message(stubMessage(message, PLACEHOLDER_WHERE)) };
       }
@@ -90,11 +108,14 @@ export class EntrySizer {
 }
 
 /** The calls of the AI messages, by id: what a tool result answers. */
-function callsById(messages: readonly BaseMessage[]): Map<string, { name: string; args: Readonly<Record<string, unknown>> }> {
+function callsById(
+  messages: readonly BaseMessage[],
+): Map<string, { name: string; args: Readonly<Record<string, unknown>> }> {
   const calls = new Map<string, { name: string; args: Readonly<Record<string, unknown>> }>();
   for (const message of messages) {
     if (messageKind(message) !== "ai") continue;
-    for (const call of toolCallsOf(message)) if (call.id) calls.set(call.id, { name: call.name, args: (call.args ?? {}) as Record<string, unknown> });
+    for (const call of toolCallsOf(message))
+      if (call.id) calls.set(call.id, { name: call.name, args: (call.args ?? {}) as Record<string, unknown> });
   }
   return calls;
 }

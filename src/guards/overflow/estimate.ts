@@ -71,9 +71,11 @@ export const estimateTokens: CountTokens = (text) => {
         while (same < length && text.charCodeAt(same) === c) same++;
         const repeats = same - end;
         if (MERGING_REPEATS.includes(c)) {
-          if (repeats >= REPEAT_MIN_CHARS) tokens += 1 + Math.ceil(repeats / REPEAT_CHARS_PER_TOKEN); // and a token for the odd end
+          if (repeats >= REPEAT_MIN_CHARS)
+            tokens += 1 + Math.ceil(repeats / REPEAT_CHARS_PER_TOKEN); // and a token for the odd end
           else plain += repeats;
-        } else if (repeats >= 3) tokens += Math.ceil(repeats / 2); // `}}}}`, `""""`: two a token at most
+        } else if (repeats >= 3)
+          tokens += Math.ceil(repeats / 2); // `}}}}`, `""""`: two a token at most
         else plain += repeats;
         end = same;
       }
@@ -99,13 +101,19 @@ const NON_ASCII = 7;
 const ASCII_KIND = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   ASCII_KIND[c] =
-    c === 32 ? SPACE
-    : c >= 9 && c <= 13 ? BREAK
-    : c >= 97 && c <= 122 ? LOWER
-    : c >= 65 && c <= 90 ? UPPER
-    : c >= 48 && c <= 57 ? DIGIT
-    : c > 32 && c < 127 ? PUNCTUATION
-    : CONTROL;
+    c === 32
+      ? SPACE
+      : c >= 9 && c <= 13
+        ? BREAK
+        : c >= 97 && c <= 122
+          ? LOWER
+          : c >= 65 && c <= 90
+            ? UPPER
+            : c >= 48 && c <= 57
+              ? DIGIT
+              : c > 32 && c < 127
+                ? PUNCTUATION
+                : CONTROL;
 }
 
 /** Letters of a word that are one token; English words longer than this are rare. */
@@ -208,7 +216,9 @@ function alphanumericRun(text: string, start: number): number {
 /** Tokens of a segment of letters read as a word: longer words and implausible ones cost more. */
 function wordTokens(segment: number, score: number): number {
   const word = segment <= WORD_CHARS ? 1 : 1 + Math.ceil((segment - WORD_CHARS) / LONG_WORD_STEP);
-  return segment >= JUDGED_WORD_CHARS && score >= IMPLAUSIBLE_SCORE && segment * IMPLAUSIBLE_LETTER > word ? segment * IMPLAUSIBLE_LETTER : word;
+  return segment >= JUDGED_WORD_CHARS && score >= IMPLAUSIBLE_SCORE && segment * IMPLAUSIBLE_LETTER > word
+    ? segment * IMPLAUSIBLE_LETTER
+    : word;
 }
 
 /** One character beyond ASCII; the low half of a surrogate pair costs nothing (the high half paid). */
@@ -275,7 +285,11 @@ export class RequestMeter {
    * step (its objects are cold in memory) than everything else the guard does. A message replaced
    * in place further back is not seen: `messages()` is the exact pass, for requests near the limit.
    */
-  summary(messages: readonly unknown[], learnedAt: (message: unknown) => number | undefined | null, end = messages.length): HistorySummary {
+  summary(
+    messages: readonly unknown[],
+    learnedAt: (message: unknown) => number | undefined | null,
+    end = messages.length,
+  ): HistorySummary {
     let tokens = 0;
     let decided = false;
     let learnedWindow: number | undefined;
@@ -330,7 +344,8 @@ export class RequestMeter {
   private measureMessage(message: Record<string, unknown>): number {
     let size = MESSAGE_OVERHEAD + this.content(message.content);
     if (messageKind(message) === "ai") {
-      for (const call of toolCallsOf(message)) size += CALL_OVERHEAD + this.text(call.name) + this.text(safeJson(call.args ?? {}));
+      for (const call of toolCallsOf(message))
+        size += CALL_OVERHEAD + this.text(call.name) + this.text(safeJson(call.args ?? {}));
     }
     return size;
   }

@@ -39,7 +39,14 @@ export class OffloadKeeper {
    * files) hands back an update, pushed to `collected` and written again with every request
    * that needs it.
    */
-  keep(owner: object, purpose: string, stored: KeptContent, collected: Record<string, unknown>[], threadId: string | undefined, hash: Hasher): Promise<KeptWhere> {
+  keep(
+    owner: object,
+    purpose: string,
+    stored: KeptContent,
+    collected: Record<string, unknown>[],
+    threadId: string | undefined,
+    hash: Hasher,
+  ): Promise<KeptWhere> {
     let keys = this.keys.get(owner);
     if (!keys) this.keys.set(owner, (keys = new Map()));
     let text: string | undefined;
@@ -54,7 +61,13 @@ export class OffloadKeeper {
     if (known) return known;
     const content = text ?? stored.text();
     const context = { toolName: stored.name, toolCallId: stored.id, threadId, state: this.graphState() };
-    const put = withStoreTimeout(Promise.resolve().then(() => this.store.put(key, content, context)), this.timeoutMs, storeName(this.store), key, "put").then(
+    const put = withStoreTimeout(
+      Promise.resolve().then(() => this.store.put(key, content, context)),
+      this.timeoutMs,
+      storeName(this.store),
+      key,
+      "put",
+    ).then(
       (receipt) => {
         if (receipt?.stateUpdate) {
           collected.push(receipt.stateUpdate);

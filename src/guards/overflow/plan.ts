@@ -50,7 +50,12 @@ export interface ShrinkPlan {
  * (the AI message whose results the model is about to read) is never dropped. A plan that cannot
  * reach the target says so (`fits: false`): it is then the smallest request the guard can make.
  */
-export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, target: number, sizes: ShrinkSizes): ShrinkPlan {
+export function planShrink(
+  entries: readonly PlanEntry[],
+  fixedTokens: number,
+  target: number,
+  sizes: ShrinkSizes,
+): ShrinkPlan {
   const actions: (ShrinkAction | undefined)[] = new Array(entries.length).fill(undefined);
   const current = entries.map((e) => e.tokens);
   const before = fixedTokens + current.reduce((sum, t) => sum + t, 0);
@@ -72,7 +77,14 @@ export function planShrink(entries: readonly PlanEntry[], fixedTokens: number, t
   const stub = (latest: boolean, toolsFirst: boolean): void => {
     for (let i = 0; i < entries.length && !done(); i++) {
       const e = entries[i]!;
-      if (e.fixed || e.kind === "system" || actions[i] === "stub" || (e.kind === "tool") !== toolsFirst || (e.group === lastGroup) !== latest) continue;
+      if (
+        e.fixed ||
+        e.kind === "system" ||
+        actions[i] === "stub" ||
+        (e.kind === "tool") !== toolsFirst ||
+        (e.group === lastGroup) !== latest
+      )
+        continue;
       if (e.stubTokens < current[i]!) apply(i, "stub", e.stubTokens);
     }
   };
@@ -116,7 +128,7 @@ export function lastAiGroup(entries: readonly PlanEntry[]): number {
 /** `[group, from, to)` for each run of entries sharing a group, in order. */
 function groupRanges(entries: readonly PlanEntry[]): Array<[number, number, number]> {
   const out: Array<[number, number, number]> = [];
-  for (let i = 0; i < entries.length; ) {
+  for (let i = 0; i < entries.length;) {
     let j = i + 1;
     while (j < entries.length && entries[j]!.group === entries[i]!.group) j++;
     out.push([entries[i]!.group, i, j]);

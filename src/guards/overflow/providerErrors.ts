@@ -42,9 +42,22 @@ function overflowCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < MAX_DEPTH && current !== null && typeof current === "object"; depth++) {
     if (ContextOverflowError.isInstance(current)) return current;
-    const e = current as { lc_error_code?: unknown; code?: unknown; type?: unknown; message?: unknown; error?: unknown; cause?: unknown };
-    if (e.lc_error_code === "CONTEXT_OVERFLOW" || e.code === "context_length_exceeded" || e.type === "exceed_context_size_error") return current;
-    if (typeof e.message === "string" && OVERFLOW_WORDING.some((pattern) => pattern.test(e.message as string))) return current;
+    const e = current as {
+      lc_error_code?: unknown;
+      code?: unknown;
+      type?: unknown;
+      message?: unknown;
+      error?: unknown;
+      cause?: unknown;
+    };
+    if (
+      e.lc_error_code === "CONTEXT_OVERFLOW" ||
+      e.code === "context_length_exceeded" ||
+      e.type === "exceed_context_size_error"
+    )
+      return current;
+    if (typeof e.message === "string" && OVERFLOW_WORDING.some((pattern) => pattern.test(e.message as string)))
+      return current;
     current = e.cause ?? (typeof e.error === "object" ? e.error : undefined);
   }
   return undefined;
@@ -73,31 +86,80 @@ const N = "(\\d[\\d,]*)";
 /** Most specific first: a wording that also states the answer's room before one that does not. */
 const NUMBER_PATTERNS: readonly NumberPattern[] = [
   // Anthropic: "input length and `max_tokens` exceed context limit: 13176 + 4096 > 16384, decrease input length or `max_tokens` and try again"
-  { pattern: new RegExp(`exceed context limit:\\s*${N}\\s*\\+\\s*${N}\\s*>\\s*${N}`, "i"), requested: 1, reserve: 2, limit: 3 },
+  {
+    pattern: new RegExp(`exceed context limit:\\s*${N}\\s*\\+\\s*${N}\\s*>\\s*${N}`, "i"),
+    requested: 1,
+    reserve: 2,
+    limit: 3,
+  },
   // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
   { pattern: new RegExp(`${N}\\s*tokens?\\s*>\\s*${N}\\s*maximum`, "i"), requested: 1, limit: 2 },
   // vLLM (newer): "'max_tokens' or 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and your request has 2104 input tokens (2000 > 4096 - 2104)"
-  { pattern: new RegExp(`is too large: ${N}\\. This model's maximum context length is ${N} tokens and your request has ${N} input tokens`, "i"), reserve: 1, limit: 2, requested: 3 },
+  {
+    pattern: new RegExp(
+      `is too large: ${N}\\. This model's maximum context length is ${N} tokens and your request has ${N} input tokens`,
+      "i",
+    ),
+    reserve: 1,
+    limit: 2,
+    requested: 3,
+  },
   // vLLM, DeepSeek, older OpenAI: "maximum context length is 16384 tokens. However, you requested 122946 tokens (112946 in the messages, 10000 in the completion)"
-  { pattern: new RegExp(`maximum context length is ${N} tokens?[^\\d]+?${N} tokens? \\(${N} in the messages, ${N} in the completion\\)`, "i"), limit: 1, requested: 3, reserve: 4 },
+  {
+    pattern: new RegExp(
+      `maximum context length is ${N} tokens?[^\\d]+?${N} tokens? \\(${N} in the messages, ${N} in the completion\\)`,
+      "i",
+    ),
+    limit: 1,
+    requested: 3,
+    reserve: 4,
+  },
   // older OpenAI completions: "maximum context length is 4097 tokens, however you requested 6539 tokens (6283 in your prompt; 256 for the completion)"
-  { pattern: new RegExp(`maximum context length is ${N} tokens?[^\\d]+?${N} tokens? \\(${N} in your prompt; ${N} for the completion\\)`, "i"), limit: 1, requested: 3, reserve: 4 },
+  {
+    pattern: new RegExp(
+      `maximum context length is ${N} tokens?[^\\d]+?${N} tokens? \\(${N} in your prompt; ${N} for the completion\\)`,
+      "i",
+    ),
+    limit: 1,
+    requested: 3,
+    reserve: 4,
+  },
   // OpenAI: "maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens"
   { pattern: new RegExp(`maximum context length is ${N} tokens?[^\\d]+?${N} tokens`, "i"), limit: 1, requested: 2 },
   // Gemini, Vertex AI: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)" (the count is sometimes left out)
-  { pattern: new RegExp(`token count(?: \\(${N}\\))? exceeds the maximum number of tokens allowed \\(${N}\\)`, "i"), requested: 1, limit: 2 },
+  {
+    pattern: new RegExp(`token count(?: \\(${N}\\))? exceeds the maximum number of tokens allowed \\(${N}\\)`, "i"),
+    requested: 1,
+    limit: 2,
+  },
   // xAI: "maximum prompt length is 131072 but the request contains 140000 tokens"
   { pattern: new RegExp(`maximum prompt length is ${N}[^\\d]+?${N} tokens`, "i"), limit: 1, requested: 2 },
   // Mistral: "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length"
-  { pattern: new RegExp(`contains ${N} tokens[^\\d]*(?:\\d[\\d,]*[^\\d]+)?too large for model with ${N} maximum context length`, "i"), requested: 1, limit: 2 },
+  {
+    pattern: new RegExp(
+      `contains ${N} tokens[^\\d]*(?:\\d[\\d,]*[^\\d]+)?too large for model with ${N} maximum context length`,
+      "i",
+    ),
+    requested: 1,
+    limit: 2,
+  },
   // Cerebras: "Please reduce the length of the messages or completion. Current length is 42328 while limit is 40000"
   { pattern: new RegExp(`current length is ${N} while limit is ${N}`, "i"), requested: 1, limit: 2 },
   // Cohere: "too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048 - received 6354"
   { pattern: new RegExp(`cannot exceed ${N} - received ${N}`, "i"), limit: 1, requested: 2 },
   // Hugging Face TGI: "`inputs` tokens + `max_new_tokens` must be <= 8192. Given: 6204 `inputs` tokens and 2047 `max_new_tokens`"
-  { pattern: new RegExp(`must be <= ${N}\\. Given: ${N} \`inputs\` tokens and ${N} \`max_new_tokens\``, "i"), limit: 1, requested: 2, reserve: 3 },
+  {
+    pattern: new RegExp(`must be <= ${N}\\. Given: ${N} \`inputs\` tokens and ${N} \`max_new_tokens\``, "i"),
+    limit: 1,
+    requested: 2,
+    reserve: 3,
+  },
   // LM Studio: "Trying to keep the first 10136 tokens when context the overflows. However, the model is loaded with context length of only 7866 tokens"
-  { pattern: new RegExp(`keep the first ${N} tokens[^\\d]+?context length of only ${N} tokens`, "i"), requested: 1, limit: 2 },
+  {
+    pattern: new RegExp(`keep the first ${N} tokens[^\\d]+?context length of only ${N} tokens`, "i"),
+    requested: 1,
+    limit: 2,
+  },
 ];
 
 /** The window and the request's size as the provider counted them, when its message (or its error body) says. */

@@ -49,14 +49,23 @@ export interface ContextRecord {
 
 const MAX_LISTED = 200;
 
-export function contextRecord(facts: Omit<ContextRecord, "v" | "removedCount" | "removed"> & { removed: readonly RemovedPart[] }): ContextRecord {
-  return { ...facts, v: CONTEXT_RECORD_VERSION, removed: facts.removed.slice(0, MAX_LISTED), removedCount: facts.removed.length };
+export function contextRecord(
+  facts: Omit<ContextRecord, "v" | "removedCount" | "removed"> & { removed: readonly RemovedPart[] },
+): ContextRecord {
+  return {
+    ...facts,
+    v: CONTEXT_RECORD_VERSION,
+    removed: facts.removed.slice(0, MAX_LISTED),
+    removedCount: facts.removed.length,
+  };
 }
 
 /** The record on a model answer, instances and plain dicts alike. */
 export function readContextRecord(message: unknown): ContextRecord | undefined {
   const r: Partial<ContextRecord> = fields(fields(fields(message).response_metadata)[CONTEXT_RECORD_KEY]);
-  return typeof r.guard === "string" && typeof r.sentTokens === "number" && Array.isArray(r.removed) ? (r as ContextRecord) : undefined;
+  return typeof r.guard === "string" && typeof r.sentTokens === "number" && Array.isArray(r.removed)
+    ? (r as ContextRecord)
+    : undefined;
 }
 
 /** One shrunk request of a thread, as `harness-kit inspect` lists it. */

@@ -28,7 +28,11 @@ export const PLACEHOLDER_WHERE: KeptWhere = { key: "k".repeat(MAX_KEY), howToRea
  */
 export function keptAt(key: string, readHint: string | undefined): KeptWhere {
   const how = readHint ?? retrievalToolHint(key, 0);
-  return { key, howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how, ...(readHint !== undefined ? { storeHint: true } : {}) };
+  return {
+    key,
+    howToRead: how.length > MAX_HINT ? `${how.slice(0, MAX_HINT - 3)}...` : how,
+    ...(readHint !== undefined ? { storeHint: true } : {}),
+  };
 }
 
 /** Where a read back in the request was read from, and how to read it again: it is stored already. */
@@ -47,7 +51,12 @@ const READ_FILE_DEFAULT_LIMIT = 100;
  * (`retrievalName`, its header names the key and offset), or a call the store reads by lines
  * (deepagents' `read_file` of a stored file, `call` being the call it answers).
  */
-export function readBackOrigin(message: ToolMessage, call: { name: string; args: Readonly<Record<string, unknown>> } | undefined, retrievalName: string, store: OffloadStore | undefined): ReadBackOrigin | undefined {
+export function readBackOrigin(
+  message: ToolMessage,
+  call: { name: string; args: Readonly<Record<string, unknown>> } | undefined,
+  retrievalName: string,
+  store: OffloadStore | undefined,
+): ReadBackOrigin | undefined {
   if (message.name === retrievalName) {
     const source = readBackSource(resultParts(message).text);
     if (!source) return undefined;
@@ -63,13 +72,19 @@ export function readBackOrigin(message: ToolMessage, call: { name: string; args:
   const limit = Number(call.args.limit);
   const path = String(call.args.file_path ?? "");
   // The file is named after the key it holds (AgentFilesOffloadStore: `<dir>/<key>.txt`).
-  return { key: path.slice(path.lastIndexOf("/") + 1).replace(/\.txt$/, ""), offset, again: `to read it again, ${reader.window(offset, Number.isFinite(limit) && limit > 0 ? limit : READ_FILE_DEFAULT_LIMIT)}` };
+  return {
+    key: path.slice(path.lastIndexOf("/") + 1).replace(/\.txt$/, ""),
+    offset,
+    again: `to read it again, ${reader.window(offset, Number.isFinite(limit) && limit > 0 ? limit : READ_FILE_DEFAULT_LIMIT)}`,
+  };
 }
 
 /** A read back in the request, shortened: a notice that points to where it was read, nothing stored again. */
 export function stubReadBack(message: ToolMessage, origin: ReadBackOrigin): ToolMessage {
   const { text } = resultParts(message);
-  return rewriteToolMessage(message, { content: readBackStubText(text.length, origin.key, origin.offset, origin.again) });
+  return rewriteToolMessage(message, {
+    content: readBackStubText(text.length, origin.key, origin.offset, origin.again),
+  });
 }
 
 /** String arguments longer than this are replaced in a shortened AI message. */
@@ -91,7 +106,14 @@ export function previewResult(message: ToolMessage, where: KeptWhere, limit: num
     where.key !== undefined
       ? { kind: "stored" as const, key: where.key, ...(where.storeHint ? { readHint: where.howToRead } : {}) }
       : { kind: "not-stored" as const, reason: `storing them failed: ${where.failure}` };
-  const facts = { tool: message.name ?? "the tool", chars: text.length, size: assessment.textSize, unit: "tokens" as const, limit, outcome };
+  const facts = {
+    tool: message.name ?? "the tool",
+    chars: text.length,
+    size: assessment.textSize,
+    unit: "tokens" as const,
+    limit,
+    outcome,
+  };
   const rendered = renderBudgeted(assessment, plan, facts, measure).content as string;
   return rewriteToolMessage(message, { content: withMedia(rendered, media) });
 }
@@ -129,7 +151,8 @@ export function stubMessage(message: BaseMessage, where: KeptWhere): BaseMessage
     });
   }
   const text = shortenedMessageText(kind === "human" ? "user" : "other", chars, where);
-  if (kind === "human") return new HumanMessage({ id: message.id, content: text, additional_kwargs: message.additional_kwargs });
+  if (kind === "human")
+    return new HumanMessage({ id: message.id, content: text, additional_kwargs: message.additional_kwargs });
   return new HumanMessage({ id: message.id, content: text });
 }
 
@@ -146,14 +169,19 @@ export function textLength(content: unknown): number {
  * Content of a shortened AI message: the notice in place of its text; Anthropic's tool_use blocks
  * stay (a provider sends them as the calls) with the shortened input; other blocks are kept.
  */
-function aiContent(content: unknown, notice: string, shortened: ReadonlyMap<string | undefined, Record<string, unknown>>): AIMessage["content"] {
+function aiContent(
+  content: unknown,
+  notice: string,
+  shortened: ReadonlyMap<string | undefined, Record<string, unknown>>,
+): AIMessage["content"] {
   if (!Array.isArray(content)) return notice;
   const blocks: unknown[] = notice ? [{ type: "text", text: notice }] : [];
   for (const block of content) {
     if (typeof block === "string") continue;
     const b = block as Record<string, unknown>;
     if (b.type === "text") continue;
-    if (b.type === "tool_use" && shortened.has(b.id as string)) blocks.push({ ...b, input: shortened.get(b.id as string) });
+    if (b.type === "tool_use" && shortened.has(b.id as string))
+      blocks.push({ ...b, input: shortened.get(b.id as string) });
     else blocks.push(block);
   }
   return blocks as AIMessage["content"];
@@ -165,7 +193,9 @@ function shortenArgs(args: unknown, where: KeptWhere): Record<string, unknown> {
     if (typeof value === "string") return value.length > ARGUMENT_KEEP ? shortenedArgument(value.length, where) : value;
     if (depth > 32 || value === null || typeof value !== "object") return value;
     if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, walk(v, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, walk(v, depth + 1)]),
+    );
   };
   const out = walk(args ?? {}, 0);
   return out !== null && typeof out === "object" && !Array.isArray(out) ? (out as Record<string, unknown>) : {};

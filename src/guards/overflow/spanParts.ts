@@ -10,7 +10,7 @@ export const GROUPS_PER_PART = 16;
 /** `[from, to)` runs of a span's entries that share a part (`GROUPS_PER_PART` groups, aligned on group numbers). */
 export function partsOf(entries: readonly PlanEntry[], from: number, to: number): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  for (let i = from; i < to; ) {
+  for (let i = from; i < to;) {
     const part = Math.floor(entries[i]!.group / GROUPS_PER_PART);
     let j = i + 1;
     while (j < to && Math.floor(entries[j]!.group / GROUPS_PER_PART) === part) j++;

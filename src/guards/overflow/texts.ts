@@ -23,7 +23,12 @@ function whereText(where: KeptWhere): string {
 
 /** Read by the model in place of the text of an earlier AI or user message. */
 export function shortenedMessageText(speaker: "assistant" | "user" | "other", chars: number, where: KeptWhere): string {
-  const whose = speaker === "assistant" ? "your earlier message" : speaker === "user" ? "an earlier user message" : "an earlier message";
+  const whose =
+    speaker === "assistant"
+      ? "your earlier message"
+      : speaker === "user"
+        ? "an earlier user message"
+        : "an earlier message";
   return `[The text of ${whose} (${chars} characters) was left out of this request to fit the model's context window. ${whereText(where)}]`;
 }
 
@@ -38,7 +43,10 @@ export function shortenedArgument(chars: number, where: KeptWhere): string {
 export function resultStubText(tool: string | undefined, chars: number, mediaBlocks: number, where: KeptWhere): string {
   const name = (tool ?? "a tool").slice(0, 64);
   const media = mediaBlocks === 0 ? "" : mediaBlocks === 1 ? " and a media block" : ` and ${mediaBlocks} media blocks`;
-  const kept = where.key !== undefined ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.` : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
+  const kept =
+    where.key !== undefined
+      ? `It is stored under the key "${where.key}"${media ? " (media as base64 text)" : ""}; to read it, ${where.howToRead}.`
+      : `It could not be kept: the store failed (${where.failure}); call ${name} again if you need it.`;
   return `[The result of ${name} (${chars} characters${media}) was left out of this request to fit the model's context window. ${kept}]`;
 }
 
@@ -60,7 +68,10 @@ export interface SpanPart {
 
 /** Read by the model where earlier messages were left out of the request altogether. */
 export function droppedSpanNote(messages: number, toolResults: number, parts: readonly SpanPart[]): string {
-  const what = toolResults > 0 ? `${messages} earlier messages (${toolResults} of them tool results)` : `${messages} earlier messages`;
+  const what =
+    toolResults > 0
+      ? `${messages} earlier messages (${toolResults} of them tool results)`
+      : `${messages} earlier messages`;
   const kept =
     parts.length === 1
       ? whereText(parts[0]!.where)
@@ -69,7 +80,9 @@ export function droppedSpanNote(messages: number, toolResults: number, parts: re
 }
 
 function partText(where: KeptWhere): string {
-  return where.key !== undefined ? `key "${where.key}" (${where.howToRead})` : `not kept, the store failed (${where.failure})`;
+  return where.key !== undefined
+    ? `key "${where.key}" (${where.howToRead})`
+    : `not kept, the store failed (${where.failure})`;
 }
 
 /** The parts of the smallest request, as the stop explains them (see `RoomTaken` in assess.ts). */
@@ -84,7 +97,11 @@ export interface RoomParts {
 }
 
 /** Read by the user: why the run ended (after the final message's "Run stopped by ...: context_overflow — "). */
-export function overflowStopExplanation(cause: "cannot_fit" | "still_refused", window: number | undefined, room?: RoomParts): string {
+export function overflowStopExplanation(
+  cause: "cannot_fit" | "still_refused",
+  window: number | undefined,
+  room?: RoomParts,
+): string {
   const size = window === undefined ? "the model's context window" : `the model's context window (${window} tokens)`;
   if (cause === "still_refused" || !room) {
     return `the provider refused the request as too long for ${size}, again after the guard shortened it. Earlier results are kept in the offload store; start a new thread or use a model with a larger window.`;
@@ -93,9 +110,17 @@ export function overflowStopExplanation(cause: "cannot_fit" | "still_refused", w
     return `the provider keeps ${room.providerReserve} tokens of ${size} for the answer (the model's max_tokens), which leaves no room for the request. Lower the model's maxTokens, or use a model with a larger window.`;
   }
   const parts = [
-    { tokens: room.fixed, what: "the system prompt and the tool schemas", fix: "shorten the system prompt or offer fewer tools" },
+    {
+      tokens: room.fixed,
+      what: "the system prompt and the tool schemas",
+      fix: "shorten the system prompt or offer fewer tools",
+    },
     { tokens: room.user, what: "the latest user message", fix: "shorten the latest message" },
-    { tokens: room.turn, what: "the current turn (the model's last message, its tool calls and their results)", fix: "split the step into smaller tool calls and results" },
+    {
+      tokens: room.turn,
+      what: "the current turn (the model's last message, its tool calls and their results)",
+      fix: "split the step into smaller tool calls and results",
+    },
     { tokens: room.rest, what: "the notes standing in for earlier messages", fix: "start a new thread" },
   ]
     .filter((part) => part.tokens > 0)
@@ -116,10 +141,13 @@ export function transcriptOf(messages: readonly unknown[], firstIndex: number): 
   messages.forEach((message, k) => {
     const kind = messageKind(message);
     const head = `[message ${firstIndex + k}] ${kind === "ai" ? "assistant" : kind === "human" ? "user" : kind === "tool" ? `tool result of ${nameOf(message) ?? "a tool"} (call ${toolCallIdOf(message) ?? "?"})` : kind}`;
-    const calls = kind === "ai" ? toolCallsOf(message).map((c) => `calls ${c.name} (call ${c.id}) with ${safeJson(c.args)}`) : [];
+    const calls =
+      kind === "ai" ? toolCallsOf(message).map((c) => `calls ${c.name} (call ${c.id}) with ${safeJson(c.args)}`) : [];
     const full = contentText((message as { content?: unknown } | null)?.content);
     const source = kind === "tool" && nameOf(message) === RETRIEVAL_TOOL_NAME ? readBackSource(full) : undefined;
-    const text = source ? `(${full.length} characters read back from the key "${source.key}" at offset ${source.offset}; still stored there)` : full;
+    const text = source
+      ? `(${full.length} characters read back from the key "${source.key}" at offset ${source.offset}; still stored there)`
+      : full;
     parts.push([head, ...calls, text].filter((line) => line !== "").join("\n"));
   });
   return parts.join("\n\n");
@@ -134,7 +162,10 @@ function safeJson(value: unknown): string {
 }
 
 /** The signal codes of the context-overflow guard (listed in core/signalCodes.ts). */
-export type ContextOverflowCode = Extract<SignalCode, "request_shrunk" | "over_window" | "provider_refused" | "context_overflow" | "guard_failed">;
+export type ContextOverflowCode = Extract<
+  SignalCode,
+  "request_shrunk" | "over_window" | "provider_refused" | "context_overflow" | "guard_failed"
+>;
 
 /** Read by people: the sentence a signal carries beside its code. */
 export function signalReason(code: ContextOverflowCode, detail: Record<string, unknown>): string {
@@ -146,7 +177,9 @@ export function signalReason(code: ContextOverflowCode, detail: Record<string, u
     case "provider_refused":
       return `the provider refused the request as too long: ${String(detail.error)}`;
     case "context_overflow":
-      return detail.cause === "cannot_fit" ? "the request cannot be shrunk to fit the model's window; the run stops" : "the provider refused the shrunk request too; the run stops";
+      return detail.cause === "cannot_fit"
+        ? "the request cannot be shrunk to fit the model's window; the run stops"
+        : "the provider refused the shrunk request too; the run stops";
     case "guard_failed":
       return `the guard failed and let the request through: ${String(detail.error)}`;
   }

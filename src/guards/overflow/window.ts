@@ -21,7 +21,8 @@ export function profileWindow(model: unknown): number | undefined {
  */
 export function answerReserve(model: unknown, window: number): number {
   const maxTokens = (model as { maxTokens?: unknown } | null | undefined)?.maxTokens;
-  const wanted = typeof maxTokens === "number" && Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : DEFAULT_ANSWER_RESERVE;
+  const wanted =
+    typeof maxTokens === "number" && Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : DEFAULT_ANSWER_RESERVE;
   return Math.min(wanted, Math.floor(window / 4));
 }
 
@@ -42,7 +43,11 @@ const MIN_CALIBRATION = 0.7;
  * part plus the messages before it). Both ways, within [0.7, 4]: a provider whose tokenizer is
  * leaner than the estimate gets the room back, one that counts more gets a stricter limit.
  */
-export function calibration(messages: readonly unknown[], prefixTokens: (end: number) => number, fixedTokens: number): number {
+export function calibration(
+  messages: readonly unknown[],
+  prefixTokens: (end: number) => number,
+  fixedTokens: number,
+): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (messageKind(message) !== "ai") continue;

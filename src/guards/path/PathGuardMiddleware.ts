@@ -97,28 +97,50 @@ export class PathGuardMiddleware extends MiddlewareBase {
     super();
     const settings = parseOptions(this.name, pathGuardOptions, options);
     this.roots = [...settings.roots];
-    this.namesByTool = new Map(Object.entries(settings.tools).map(([tool, names]) => [tool, kinds(names === true ? DEFAULT_PATH_ARGUMENTS : names)]));
+    this.namesByTool = new Map(
+      Object.entries(settings.tools).map(([tool, names]) => [
+        tool,
+        kinds(names === true ? DEFAULT_PATH_ARGUMENTS : names),
+      ]),
+    );
     this.baseDir = path.resolve(settings.baseDir ?? process.cwd());
     this.virtualPaths = settings.virtualPaths;
     this.rewrite = settings.rewrite;
     this.callGuard = { guard: this.name, observeOnly: settings.observeOnly, onSignal: settings.onSignal };
   }
 
-  readonly wrapToolCall = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> => {
+  readonly wrapToolCall = async (
+    request: ToolCallRequest<AgentState>,
+    handler: ToolCallHandler<AgentState>,
+  ): Promise<ToolMessage | Command> => {
     const names = this.namesByTool.get(request.toolCall.name);
     if (!names) return runToolSafely(request, handler);
-    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+    const call: ToolCallView = {
+      id: request.toolCall.id ?? "",
+      name: request.toolCall.name,
+      args: request.toolCall.args,
+    };
     const confined = await this.confineCall(call.args ?? {}, names, request.tool);
     if (!confined.ok) {
       await this.signalRefusal(call, confined.refusal);
-      return answerCall(this.callGuard, request, handler, { kind: "refuse", text: pathRefusalText(call.name, confined.refusal) });
+      return answerCall(this.callGuard, request, handler, {
+        kind: "refuse",
+        text: pathRefusalText(call.name, confined.refusal),
+      });
     }
     for (const rewrite of confined.rewrites) {
       if (rewrite.to === path.resolve(this.baseDir, rewrite.from)) continue; // only made absolute
-      await this.signal(call, "warn", "path_rewritten", { argument: locationText(rewrite.at), from: rewrite.from, to: rewrite.to });
+      await this.signal(call, "warn", "path_rewritten", {
+        argument: locationText(rewrite.at),
+        from: rewrite.from,
+        to: rewrite.to,
+      });
     }
     if (confined.rewrites.length === 0) return runToolSafely(request, handler);
-    return answerCall(this.callGuard, request, handler, { kind: "run", request: { ...request, toolCall: { ...request.toolCall, args: confined.args as Record<string, unknown> } } });
+    return answerCall(this.callGuard, request, handler, {
+      kind: "run",
+      request: { ...request, toolCall: { ...request.toolCall, args: confined.args as Record<string, unknown> } },
+    });
   };
 
   /**
@@ -126,7 +148,11 @@ export class PathGuardMiddleware extends MiddlewareBase {
    * preprocessing can add a path the model never wrote (deepagents' `ls()` lists "/", which in
    * its default mode is the host's root directory).
    */
-  private async confineCall(args: unknown, names: ReadonlyMap<string, ArgumentKind>, tool: unknown): Promise<Confinement> {
+  private async confineCall(
+    args: unknown,
+    names: ReadonlyMap<string, ArgumentKind>,
+    tool: unknown,
+  ): Promise<Confinement> {
     const sent = this.confine(args, names, this.rewrite);
     if (!sent.ok) return sent;
     const parsed = await parsedByToolSchema(tool, sent.args);
@@ -138,9 +164,25 @@ export class PathGuardMiddleware extends MiddlewareBase {
   /** Fails closed: arguments that cannot be checked are refused, never let through. */
   private confine(args: unknown, names: ReadonlyMap<string, ArgumentKind>, rewrite: boolean): Confinement {
     try {
-      return confineArguments(args, { roots: this.roots, names, baseDir: this.baseDir, virtualPaths: this.virtualPaths, rewrite });
+      return confineArguments(args, {
+        roots: this.roots,
+        names,
+        baseDir: this.baseDir,
+        virtualPaths: this.virtualPaths,
+        rewrite,
+      });
     } catch (error) {
-      return { ok: false, refusal: { at: [], value: "", kind: "path", violation: "unresolvable", roots: this.roots, detail: String(error) } };
+      return {
+        ok: false,
+        refusal: {
+          at: [],
+          value: "",
+          kind: "path",
+          violation: "unresolvable",
+          roots: this.roots,
+          detail: String(error),
+        },
+      };
     }
   }
 
@@ -157,7 +199,12 @@ export class PathGuardMiddleware extends MiddlewareBase {
     });
   }
 
-  private signal(call: ToolCallView, action: "warn" | "directive", code: SignalCode, detail: Record<string, unknown>): Promise<void> {
+  private signal(
+    call: ToolCallView,
+    action: "warn" | "directive",
+    code: SignalCode,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
     return signalCall(this.callGuard, call, { action, code, reason: code, detail });
   }
 }

@@ -1,9 +1,22 @@
 import path from "node:path";
 import { patternPaths } from "./globPattern.js";
 import type { HomeDirs } from "./homeDirs.js";
-import { findPathArguments, replaceArguments, type ArgumentKind, type ArgumentLocation, type FoundArgument } from "./pathArguments.js";
+import {
+  findPathArguments,
+  replaceArguments,
+  type ArgumentKind,
+  type ArgumentLocation,
+  type FoundArgument,
+} from "./pathArguments.js";
 import type { PathReading } from "./pathForms.js";
-import { confirmInside, resolveCanonical, resolveInside, type PathCheck, type PathViolation, type ResolveInsideOptions } from "./resolveInside.js";
+import {
+  confirmInside,
+  resolveCanonical,
+  resolveInside,
+  type PathCheck,
+  type PathViolation,
+  type ResolveInsideOptions,
+} from "./resolveInside.js";
 
 export interface ConfineOptions {
   roots: readonly string[];
@@ -49,9 +62,14 @@ export type Confinement = { ok: true; args: unknown; rewrites: Rewrite[] } | { o
  */
 export function confineArguments(args: unknown, options: ConfineOptions): Confinement {
   const found = findPathArguments(args, options.names);
-  if (!found.ok) return { ok: false, refusal: { at: [], value: "", kind: "path", violation: "too_deep", roots: options.roots } };
+  if (!found.ok)
+    return { ok: false, refusal: { at: [], value: "", kind: "path", violation: "too_deep", roots: options.roots } };
   const rewrites: Rewrite[] = [];
-  const resolveOptions: ResolveInsideOptions = { baseDir: options.baseDir, virtualPaths: options.virtualPaths, homes: options.homes };
+  const resolveOptions: ResolveInsideOptions = {
+    baseDir: options.baseDir,
+    virtualPaths: options.virtualPaths,
+    homes: options.homes,
+  };
   // paths first: a refused search directory says more than the pattern that would search it
   const ordered = [...found.found].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "path" ? -1 : 1));
   for (const argument of ordered) {
@@ -62,11 +80,24 @@ export function confineArguments(args: unknown, options: ConfineOptions): Confin
     }
     // a key is never rewritten: renaming it would change which value the tool pairs with it
     const rewrite = options.rewrite && !argument.isKey;
-    const check = rewrite ? rewritten(argument.value, options.roots, resolveOptions) : confirmInside(options.roots, argument.value, resolveOptions);
+    const check = rewrite
+      ? rewritten(argument.value, options.roots, resolveOptions)
+      : confirmInside(options.roots, argument.value, resolveOptions);
     if (!check.ok) return { ok: false, refusal: refusalOf(argument, check) };
-    if (rewrite && check.path !== argument.value) rewrites.push({ at: argument.at, from: argument.value, to: check.path });
+    if (rewrite && check.path !== argument.value)
+      rewrites.push({ at: argument.at, from: argument.value, to: check.path });
   }
-  return { ok: true, args: rewrites.length > 0 ? replaceArguments(args, rewrites.map(({ at, to }) => ({ at, value: to }))) : args, rewrites };
+  return {
+    ok: true,
+    args:
+      rewrites.length > 0
+        ? replaceArguments(
+            args,
+            rewrites.map(({ at, to }) => ({ at, value: to })),
+          )
+        : args,
+    rewrites,
+  };
 }
 
 /** The canonical path, checked again as the string the tool will now receive. */
@@ -77,13 +108,28 @@ function rewritten(value: string, roots: readonly string[], options: ResolveInsi
   return recheck.ok ? canonical : recheck;
 }
 
-function patternRefusal(argument: FoundArgument, options: ConfineOptions, resolveOptions: ResolveInsideOptions): ArgumentRefusal | undefined {
+function patternRefusal(
+  argument: FoundArgument,
+  options: ConfineOptions,
+  resolveOptions: ResolveInsideOptions,
+): ArgumentRefusal | undefined {
   const reached = patternPaths(argument.value);
-  if (!reached.ok) return { at: argument.at, value: argument.value, kind: "pattern", violation: reached.problem, roots: options.roots, ...(argument.isKey ? { isKey: true as const } : {}) };
+  if (!reached.ok)
+    return {
+      at: argument.at,
+      value: argument.value,
+      kind: "pattern",
+      violation: reached.problem,
+      roots: options.roots,
+      ...(argument.isKey ? { isKey: true as const } : {}),
+    };
   const bases = [options.baseDir, ...argument.siblings.map((sibling) => baseOf(sibling, options))];
   for (const reachedPath of reached.paths) {
     // deepagents' glob drops a leading "/" and searches below its base; other globbers do not
-    const readings = !options.virtualPaths && path.isAbsolute(reachedPath) ? [reachedPath, reachedPath.replace(/^[\\/]+/, "")] : [reachedPath];
+    const readings =
+      !options.virtualPaths && path.isAbsolute(reachedPath)
+        ? [reachedPath, reachedPath.replace(/^[\\/]+/, "")]
+        : [reachedPath];
     for (const baseDir of bases) {
       for (const reading of readings) {
         const check = confirmInside(options.roots, reading, { ...resolveOptions, baseDir });

@@ -62,7 +62,10 @@ function couldMatch(component: string, name: string): boolean {
         source += "\\[";
         continue;
       }
-      const body = component.slice(i + 1, close).replace(/^!/, "^").replace(/\\(?!\])/g, "\\\\");
+      const body = component
+        .slice(i + 1, close)
+        .replace(/^!/, "^")
+        .replace(/\\(?!\])/g, "\\\\");
       source += `[${body}]`;
       i = close;
     } else {
@@ -118,7 +121,12 @@ function firstGroup(text: string): { start: number; end: number; alternatives: s
       const group = text.slice(start, i + 1);
       if (NUMERIC_RANGE.test(group)) return { start, end: i, alternatives: ["0"] };
       const range = CHAR_RANGE.exec(group);
-      if (range) return { start, end: i, alternatives: [LETTERS.test(range[1]!) && LETTERS.test(range[2]!) ? "a" : ANY_CHARACTER] };
+      if (range)
+        return {
+          start,
+          end: i,
+          alternatives: [LETTERS.test(range[1]!) && LETTERS.test(range[2]!) ? "a" : ANY_CHARACTER],
+        };
     }
   }
   return undefined;

@@ -37,7 +37,13 @@ export function findPathArguments(args: unknown, names: ReadonlyMap<string, Argu
   const ancestors = new Set<object>();
 
   // `kind`: that of the nearest listed key above, undefined outside every listed key.
-  const visit = (value: unknown, at: (string | number)[], name: string | undefined, kind: ArgumentKind | undefined, siblings: readonly string[]): boolean => {
+  const visit = (
+    value: unknown,
+    at: (string | number)[],
+    name: string | undefined,
+    kind: ArgumentKind | undefined,
+    siblings: readonly string[],
+  ): boolean => {
     if (at.length > MAX_DEPTH) return false;
     if (typeof value === "string") {
       if (kind) found.push({ at: [...at], name: name!, kind, value, siblings });
@@ -48,7 +54,8 @@ export function findPathArguments(args: unknown, names: ReadonlyMap<string, Argu
     try {
       if (Array.isArray(value)) return value.every((item, index) => visit(item, [...at, index], name, kind, siblings));
       const entries = Object.entries(value);
-      if (kind) for (const [key] of entries) found.push({ at: [...at], name: name!, kind, value: key, isKey: true, siblings });
+      if (kind)
+        for (const [key] of entries) found.push({ at: [...at], name: name!, kind, value: key, isKey: true, siblings });
       const paths = entries.filter(([key]) => (names.get(key) ?? kind) === "path").flatMap(([, v]) => stringsIn(v));
       return entries.every(([key, item]) => visit(item, [...at, key], key, names.get(key) ?? kind, paths));
     } finally {
@@ -60,7 +67,10 @@ export function findPathArguments(args: unknown, names: ReadonlyMap<string, Argu
 }
 
 /** `args` with the strings at the given locations replaced; everything else shared, nothing mutated. */
-export function replaceArguments(args: unknown, replacements: ReadonlyArray<{ at: ArgumentLocation; value: string }>): unknown {
+export function replaceArguments(
+  args: unknown,
+  replacements: ReadonlyArray<{ at: ArgumentLocation; value: string }>,
+): unknown {
   let result = args;
   for (const { at, value } of replacements) result = replaceAt(result, at, 0, value);
   return result;

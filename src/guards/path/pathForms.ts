@@ -13,7 +13,8 @@ export type PathFormProblem =
   | "too_many_readings";
 
 /** One thing a tool may do to a path string before it opens it. */
-export type ReadingStep = "trimmed" | "percent_decoded" | "nfkc" | "backslashes" | "file_url" | "home" | "empty_default";
+export type ReadingStep =
+  "trimmed" | "percent_decoded" | "nfkc" | "backslashes" | "file_url" | "home" | "empty_default";
 
 /** A way to read a path argument: the text a tool ends up with, and the steps that led there. */
 export interface PathReading {
@@ -96,7 +97,15 @@ export function pathForms(input: unknown, options: PathFormsOptions = {}): PathF
   return { ok: true, readings };
 }
 
-const STEPS: readonly ReadingStep[] = ["trimmed", "percent_decoded", "nfkc", "backslashes", "file_url", "home", "empty_default"];
+const STEPS: readonly ReadingStep[] = [
+  "trimmed",
+  "percent_decoded",
+  "nfkc",
+  "backslashes",
+  "file_url",
+  "home",
+  "empty_default",
+];
 
 /** What `step` makes of `text`, or undefined when it does not apply. Throws on an unusable file URL. */
 function apply(step: ReadingStep, text: string, windows: boolean, homes: HomeDirs | undefined): string | undefined {

@@ -29,7 +29,14 @@ export interface ResolveInsideOptions {
  * - `unresolvable`: a symbolic link loop or an unreadable directory;
  * - the problems of `pathForms` (NUL bytes, foreign Windows forms, overlong escapes, ...).
  */
-export type PathViolation = PathFormProblem | "outside_roots" | "through_symlink" | "parent_after_symlink" | "outside_on_the_way" | "other_reading" | "unresolvable";
+export type PathViolation =
+  | PathFormProblem
+  | "outside_roots"
+  | "through_symlink"
+  | "parent_after_symlink"
+  | "outside_on_the_way"
+  | "other_reading"
+  | "unresolvable";
 
 export type PathCheck =
   | { ok: true; path: string; root: string }
@@ -77,11 +84,21 @@ export function confirmInside(roots: readonly string[], input: unknown, options:
  * the returned path instead of `input`, so that no other reading of `input` matters; the returned
  * path itself must still pass `resolveInside` before it is used.
  */
-export function resolveCanonical(roots: readonly string[], input: unknown, options: ResolveInsideOptions = {}): PathCheck {
+export function resolveCanonical(
+  roots: readonly string[],
+  input: unknown,
+  options: ResolveInsideOptions = {},
+): PathCheck {
   return check(roots, input, options, "canonical", true);
 }
 
-function check(roots: readonly string[], input: unknown, options: ResolveInsideOptions, which: "every" | "canonical", canonicalPath: boolean): PathCheck {
+function check(
+  roots: readonly string[],
+  input: unknown,
+  options: ResolveInsideOptions,
+  which: "every" | "canonical",
+  canonicalPath: boolean,
+): PathCheck {
   const base = path.resolve(options.baseDir ?? process.cwd());
   let resolvedRoots: Roots;
   try {
@@ -118,7 +135,14 @@ type Judgement =
 const PARENT_STEP = path.sep === "\\" ? /(?:^|[\\/])\.\.(?:[\\/]|$)/ : /(?:^|\/)\.\.(?:\/|$)/;
 
 /** Where one reading leads, lexically and physically; throws `UnresolvablePathError`. */
-function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, wantCanonical: boolean, keepLink: boolean): Judgement {
+function judge(
+  text: string,
+  base: string,
+  roots: Roots,
+  virtualPaths: boolean,
+  wantCanonical: boolean,
+  keepLink: boolean,
+): Judgement {
   const written = text === "" ? base : path.isAbsolute(text) && !virtualPaths ? text : `${base}${path.sep}${text}`;
   const lexical = path.resolve(written);
   const physical = physicalPath(lexical);
@@ -126,14 +150,17 @@ function judge(text: string, base: string, roots: Roots, virtualPaths: boolean, 
   // Without a `..` the kernel's walk ends where the lexical one does: one walk is enough.
   const trail = PARENT_STEP.test(text) ? physicalTrail(written) : undefined;
   const kernel = trail?.at(-1) ?? physical;
-  const kernelInside = kernel === physical ? root !== undefined : roots.real.some((candidate) => isWithin(candidate, kernel));
+  const kernelInside =
+    kernel === physical ? root !== undefined : roots.real.some((candidate) => isWithin(candidate, kernel));
 
   if (root === undefined && !kernelInside) {
     const looksInside = [...roots.lexical, ...roots.real].some((candidate) => isWithin(candidate, lexical));
     return { inside: false, violation: looksInside ? "through_symlink" : "outside_roots" };
   }
   if (root === undefined || !kernelInside) return { inside: false, violation: "parent_after_symlink" };
-  const strays = trail?.some((place) => !roots.real.some((candidate) => isWithin(candidate, place) || isWithin(place, candidate)));
+  const strays = trail?.some(
+    (place) => !roots.real.some((candidate) => isWithin(candidate, place) || isWithin(place, candidate)),
+  );
   if (strays) return { inside: false, violation: "outside_on_the_way" };
   if (!wantCanonical) return { inside: true };
   return { inside: true, canonical: { path: keepLink ? keepLastLink(lexical, physical) : physical, root } };

@@ -37,8 +37,10 @@ const STEP_PHRASES: Record<ReadingStep, string> = {
 /** Read by the model: why a path argument was refused, and how to write one that is allowed. */
 export function pathRefusalText(tool: string, refusal: ArgumentRefusal): string {
   const noun = refusal.kind === "pattern" ? "pattern" : "path";
-  const allowed = refusal.roots.length === 1 ? `inside ${refusal.roots[0]}` : `inside one of ${refusal.roots.join(", ")}`;
-  if (refusal.violation === "too_deep") return `${tool} was not run: ${REASONS.too_deep}. Send the paths at the top level, ${allowed}.`;
+  const allowed =
+    refusal.roots.length === 1 ? `inside ${refusal.roots[0]}` : `inside one of ${refusal.roots.join(", ")}`;
+  if (refusal.violation === "too_deep")
+    return `${tool} was not run: ${REASONS.too_deep}. Send the paths at the top level, ${allowed}.`;
   const where = `${whereText(refusal)}${refusal.filledInByTool ? ` (the value ${tool} fills in for an argument the call leaves out)` : ""}`;
   const subject = `${noun} ${quoted(refusal.value)} in ${where}`;
   return `${tool} was not run: ${subject} is not allowed because ${reasonOf(refusal)}. Use a plain ${noun} ${allowed}${adviceOf(refusal)}.`;
@@ -63,8 +65,10 @@ function reasonOf(refusal: ArgumentRefusal): string {
 }
 
 function adviceOf(refusal: ArgumentRefusal): string {
-  if (refusal.violation === "parent_after_symlink" || refusal.violation === "outside_on_the_way") return ', written without ".."';
-  if (refusal.violation === "other_reading") return ", written without percent-escapes, ~, surrounding spaces or lookalike characters";
+  if (refusal.violation === "parent_after_symlink" || refusal.violation === "outside_on_the_way")
+    return ', written without ".."';
+  if (refusal.violation === "other_reading")
+    return ", written without percent-escapes, ~, surrounding spaces or lookalike characters";
   return "";
 }
 

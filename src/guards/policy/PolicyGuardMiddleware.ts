@@ -73,17 +73,33 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
    * The decisions for a batch given the history that precedes it and the run's context, as
    * replay reports them: deny as a `directive` (code `policy_denied`), ask as a `warn` (code `policy_ask`).
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[], context?: unknown): Promise<CallDecision[]> =>
-    decideBatch(this.policy, context, messages, pending).map(({ call, verdict }) => ({ call, decision: asDecision(verdict) }));
+  readonly evaluate = async (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+    context?: unknown,
+  ): Promise<CallDecision[]> =>
+    decideBatch(this.policy, context, messages, pending).map(({ call, verdict }) => ({
+      call,
+      decision: asDecision(verdict),
+    }));
 
   /** The verdict on each call of a batch, without the middleware: for tests, evaluations and tools. */
-  readonly decide = (messages: readonly unknown[], pending: readonly ToolCallView[], context?: unknown): CallVerdict[] =>
-    decideBatch(this.policy, context, messages, pending);
+  readonly decide = (
+    messages: readonly unknown[],
+    pending: readonly ToolCallView[],
+    context?: unknown,
+  ): CallVerdict[] => decideBatch(this.policy, context, messages, pending);
 
-  readonly wrapToolCall = (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
-    judgePendingCall(request, handler, this.judged);
+  readonly wrapToolCall = (
+    request: ToolCallRequest<AgentState>,
+    handler: ToolCallHandler<AgentState>,
+  ): Promise<ToolMessage | Command> => judgePendingCall(request, handler, this.judged);
 
-  private readonly judged = async (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>, { call, messages, at }: PendingCall): Promise<ToolMessage | Command> => {
+  private readonly judged = async (
+    request: ToolCallRequest<AgentState>,
+    handler: ToolCallHandler<AgentState>,
+    { call, messages, at }: PendingCall,
+  ): Promise<ToolMessage | Command> => {
     // The repair middleware explains calls its review found unusable better than a rule could.
     if (unusableCallIds(messages[at]).has(call.id)) return runToolSafely(request, handler);
     const context = request.runtime?.context;
@@ -92,21 +108,36 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
       verdicts = this.batchVerdicts(messages, at, context);
     } catch (error) {
       // Fail closed: a policy that cannot be evaluated lets nothing through.
-      await this.signal(call, "directive", "policy_failed", "the policy could not be evaluated; the call was denied", { error: String(error) });
+      await this.signal(call, "directive", "policy_failed", "the policy could not be evaluated; the call was denied", {
+        error: String(error),
+      });
       return answerCall(this.callGuard, request, handler, { kind: "refuse", text: policyFailedText() });
     }
     const index = verdicts.findIndex((v) => v.call.id === call.id);
-    const verdict: PolicyVerdict = index < 0 ? decideCall(this.policy, this.facts(messages, call, context, [])) : verdicts[index]!.verdict;
+    const verdict: PolicyVerdict =
+      index < 0 ? decideCall(this.policy, this.facts(messages, call, context, [])) : verdicts[index]!.verdict;
     if (verdict.decision === "allow") return runToolSafely(request, handler);
     if (verdict.decision === "deny") {
-      await this.signal(call, this.observeOnly ? "warn" : "directive", "policy_denied", deniedReason(verdict.rules), ruleDetail(verdict.rules));
+      await this.signal(
+        call,
+        this.observeOnly ? "warn" : "directive",
+        "policy_denied",
+        deniedReason(verdict.rules),
+        ruleDetail(verdict.rules),
+      );
       return answerCall(this.callGuard, request, handler, { kind: "refuse", text: deniedText(verdict.rules) });
     }
     if (this.observeOnly) {
       await this.signal(call, "warn", "policy_ask", askedReason(verdict.rules), ruleDetail(verdict.rules));
       return runToolSafely(request, handler);
     }
-    const before = index < 0 ? [] : verdicts.slice(0, index).filter((v) => v.verdict.decision !== "deny").map((v) => v.call);
+    const before =
+      index < 0
+        ? []
+        : verdicts
+            .slice(0, index)
+            .filter((v) => v.verdict.decision !== "deny")
+            .map((v) => v.call);
     return this.review(request, handler, call, verdict, { messages, context, before });
   };
 
@@ -119,13 +150,25 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     seen: { messages: readonly BaseMessage[]; context: unknown; before: ToolCallView[] },
   ): Promise<ToolMessage | Command> {
     const reviewRequest: PolicyReviewRequest = {
-      actionRequests: [{ name: call.name, args: argsObject(call.args), description: askDescription(verdict.rules, call.name, call.args) }],
+      actionRequests: [
+        {
+          name: call.name,
+          args: argsObject(call.args),
+          description: askDescription(verdict.rules, call.name, call.args),
+        },
+      ],
       reviewConfigs: [{ actionName: call.name, allowedDecisions: [...verdict.allowedDecisions] }],
     };
     const answer = readReview(interrupt(reviewRequest), verdict.allowedDecisions);
     const detail = ruleDetail(verdict.rules);
     if (answer === undefined) {
-      await this.signal(call, "directive", "policy_review_unreadable", "the reviewer's answer could not be read; the call was not run", detail);
+      await this.signal(
+        call,
+        "directive",
+        "policy_review_unreadable",
+        "the reviewer's answer could not be read; the call was not run",
+        detail,
+      );
       return guardToolMessage(call, this.name, "directive", unreadableReviewText(call.name));
     }
     if (answer.type === "reject") {
@@ -139,17 +182,27 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     const edited: ToolCallView = { id: call.id, name: answer.editedAction.name, args: answer.editedAction.args };
     const again = decideCall(this.policy, this.facts(seen.messages, edited, seen.context, seen.before));
     if (again.decision === "deny") {
-      await this.signal(edited, "directive", "policy_denied", deniedReason(again.rules), { ...ruleDetail(again.rules), edited: true });
+      await this.signal(edited, "directive", "policy_denied", deniedReason(again.rules), {
+        ...ruleDetail(again.rules),
+        edited: true,
+      });
       return this.refuse(edited, again.rules);
     }
-    await this.signal(edited, "warn", "policy_edited", "a reviewer edited the call; the edited call ran", { ...detail, from: { name: call.name, args: call.args } });
+    await this.signal(edited, "warn", "policy_edited", "a reviewer edited the call; the edited call ran", {
+      ...detail,
+      from: { name: call.name, args: call.args },
+    });
     const editedRequest = {
       ...request,
       toolCall: { ...request.toolCall, name: edited.name, args: answer.editedAction.args },
       // Another tool: LangChain's handler finds it by name.
       ...(edited.name !== call.name ? { tool: undefined } : {}),
     };
-    return reviewed(await runToolSafely(editedRequest, handler), call.id, { reviewed: "edit", rules: detail.rules, edited: { name: edited.name, args: edited.args } });
+    return reviewed(await runToolSafely(editedRequest, handler), call.id, {
+      reviewed: "edit",
+      rules: detail.rules,
+      edited: { name: edited.name, args: edited.args },
+    });
   }
 
   private batchVerdicts(messages: readonly BaseMessage[], at: number, context: unknown): CallVerdict[] {
@@ -171,7 +224,13 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     return guardToolMessage(call, this.name, "directive", deniedText(rules));
   }
 
-  private signal(call: ToolCallView, action: GuardAction, code: SignalCode, reason: string, detail: Record<string, unknown>): Promise<void> {
+  private signal(
+    call: ToolCallView,
+    action: GuardAction,
+    code: SignalCode,
+    reason: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
     return signalCall(this.callGuard, call, { action, code, reason, detail });
   }
 }
@@ -179,7 +238,14 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
 /** A verdict as the decision replay and `harness-kit eval` report. */
 function asDecision(verdict: PolicyVerdict): CallDecision["decision"] {
   if (verdict.decision === "allow") return { action: "allow" };
-  if (verdict.decision === "deny") return { action: "directive", code: "policy_denied", reason: deniedReason(verdict.rules), message: deniedText(verdict.rules), detail: ruleDetail(verdict.rules) };
+  if (verdict.decision === "deny")
+    return {
+      action: "directive",
+      code: "policy_denied",
+      reason: deniedReason(verdict.rules),
+      message: deniedText(verdict.rules),
+      detail: ruleDetail(verdict.rules),
+    };
   return { action: "warn", code: "policy_ask", reason: askedReason(verdict.rules), detail: ruleDetail(verdict.rules) };
 }
 
@@ -193,7 +259,11 @@ function askedReason(rules: readonly RuleHit[]): string {
 }
 
 function ruleDetail(rules: readonly RuleHit[]): { rules: string[]; reasons: string[]; found: string[] } {
-  return { rules: rules.map((r) => r.id), reasons: rules.map((r) => r.reason), found: [...new Set(rules.flatMap((r) => r.found))] };
+  return {
+    rules: rules.map((r) => r.id),
+    reasons: rules.map((r) => r.reason),
+    found: [...new Set(rules.flatMap((r) => r.found))],
+  };
 }
 
 function argsObject(args: unknown): Record<string, unknown> {
@@ -201,7 +271,11 @@ function argsObject(args: unknown): Record<string, unknown> {
 }
 
 /** The tool's answer with the review recorded in its metadata, so history (and flow rules) know what ran and why. */
-function reviewed(result: ToolMessage | Command, callId: string, record: Record<string, unknown>): ToolMessage | Command {
+function reviewed(
+  result: ToolMessage | Command,
+  callId: string,
+  record: Record<string, unknown>,
+): ToolMessage | Command {
   const stamp = (message: ToolMessage) =>
     new ToolMessage({
       content: message.content,
@@ -218,7 +292,8 @@ function reviewed(result: ToolMessage | Command, callId: string, record: Record<
   const command = result as Command;
   const update = command.update as Record<string, unknown> | undefined;
   if (!update || !Array.isArray(update.messages)) return result;
-  const messages = update.messages.map((m: unknown) => (ToolMessage.isInstance(m) && m.tool_call_id === callId ? stamp(m) : m));
+  const messages = update.messages.map((m: unknown) =>
+    ToolMessage.isInstance(m) && m.tool_call_id === callId ? stamp(m) : m,
+  );
   return new Command({ ...command, update: { ...update, messages } });
 }
-

@@ -2,7 +2,16 @@ import { InvalidOptionsError } from "../../core/errors.js";
 import type { ToolCallView } from "../../core/messages.js";
 import type { PastCall } from "./history.js";
 import { compileSearch, compileToolPattern, type TextTest } from "./patterns.js";
-import { policyRulesSchema, type CallPattern, type Condition, type HumanDecisionKind, type PolicyDecisionKind, type PolicyRules, type Predicate, type Predicates } from "./rules.js";
+import {
+  policyRulesSchema,
+  type CallPattern,
+  type Condition,
+  type HumanDecisionKind,
+  type PolicyDecisionKind,
+  type PolicyRules,
+  type Predicate,
+  type Predicates,
+} from "./rules.js";
 import { absentValueText, earlierCallsText, foundText } from "./texts.js";
 import { equalityKey, shown, valueAt } from "./values.js";
 
@@ -55,7 +64,12 @@ export function compilePolicy(input: unknown, option = "policy"): CompiledPolicy
   const seen = new Set<string>();
   const rules = policy.rules.map((rule, index) => {
     const at = `${option}.rules[${index}]`;
-    if (seen.has(rule.id)) throw new InvalidOptionsError(POLICY_GUARD, `${at}.id`, `repeats the id "${rule.id}": explanations name rules by id`);
+    if (seen.has(rule.id))
+      throw new InvalidOptionsError(
+        POLICY_GUARD,
+        `${at}.id`,
+        `repeats the id "${rule.id}": explanations name rules by id`,
+      );
     seen.add(rule.id);
     const tests: Test[] = [];
     if (rule.args) tests.push(predicatesTest(rule.args, "args", `${at}.args`));
@@ -71,7 +85,9 @@ export function compilePolicy(input: unknown, option = "policy"): CompiledPolicy
       allowedDecisions: rule.allowedDecisions ?? ALL_HUMAN_DECISIONS,
     } satisfies CompiledRule;
   });
-  const ordered = rules.map((rule, index) => ({ rule, index })).sort((a, b) => b.rule.priority - a.rule.priority || a.index - b.index);
+  const ordered = rules
+    .map((rule, index) => ({ rule, index }))
+    .sort((a, b) => b.rule.priority - a.rule.priority || a.index - b.index);
   return {
     rules: ordered.map(({ rule }) => rule),
     default: policy.default ?? "allow",
@@ -229,7 +245,8 @@ function conditionTest(c: Condition, option: string): Test {
   return (facts, found) => {
     let n = 0;
     for (const past of facts.past()) if (past.ran && (!inRunOnly || past.inRun) && matches(past)) n++;
-    for (const sibling of facts.batchBefore) if (matches({ ...sibling, ran: true, status: undefined, inRun: true })) n++;
+    for (const sibling of facts.batchBefore)
+      if (matches({ ...sibling, ran: true, status: undefined, inRun: true })) n++;
     if (n < atLeast) return false;
     found.push(earlierCallsText(n));
     return true;
@@ -244,7 +261,10 @@ function callPatternTest(pattern: CallPattern, option: string): (past: PastCall)
     if (!tool(past.name)) return false;
     if (status !== "any" && past.status !== undefined && past.status !== status) return false;
     if (!args) return true;
-    return args({ call: { id: "", name: past.name, args: past.args }, context: undefined, past: () => [], batchBefore: [] }, []);
+    return args(
+      { call: { id: "", name: past.name, args: past.args }, context: undefined, past: () => [], batchBefore: [] },
+      [],
+    );
   };
 }
 
@@ -268,10 +288,20 @@ function compileTemplate(text: string, option: string): Template {
         const value = valueAt(root === "args" ? facts.call.args : facts.context, keys);
         return value === undefined ? absentValueText() : shown(value);
       });
-    } else throw new InvalidOptionsError(POLICY_GUARD, option, `has an unknown placeholder {${name}}: use {found}, {tool}, {args.<path>} or {context.<path>}`);
+    } else
+      throw new InvalidOptionsError(
+        POLICY_GUARD,
+        option,
+        `has an unknown placeholder {${name}}: use {found}, {tool}, {args.<path>} or {context.<path>}`,
+      );
   }
   parts.push(text.slice(last));
-  return (facts, found) => parts.map((part) => (typeof part === "string" ? part : part(facts, found))).join("").replace(/\s+/g, " ").trim();
+  return (facts, found) =>
+    parts
+      .map((part) => (typeof part === "string" ? part : part(facts, found)))
+      .join("")
+      .replace(/\s+/g, " ")
+      .trim();
 }
 
 /** JSON rules checked as the middleware checks them, typed: `InvalidOptionsError` when they are not valid. */

@@ -27,7 +27,12 @@ export const DEFAULT_RULE_ID = "default";
  * run's context and the history before the batch (`history` ends with or before the AIMessage
  * that asked). Each call also sees the calls before it in the batch that the policy let through.
  */
-export function decideBatch(policy: CompiledPolicy, context: unknown, history: readonly unknown[], batch: readonly ToolCallView[]): CallVerdict[] {
+export function decideBatch(
+  policy: CompiledPolicy,
+  context: unknown,
+  history: readonly unknown[],
+  batch: readonly ToolCallView[],
+): CallVerdict[] {
   let past: readonly PastCall[] | undefined;
   const pastOnce = () => (past ??= pastCalls(history));
   const through: ToolCallView[] = [];
@@ -80,7 +85,11 @@ export function decideCall(policy: CompiledPolicy, facts: CallFacts): PolicyVerd
   if (asks.length > 0) return { decision: "ask", rules: asks, allowedDecisions: askDecisions! };
   if (allow !== undefined) return { decision: "allow", rule: allow };
   if (policy.default === "allow") return { decision: "allow", rule: DEFAULT_RULE_ID };
-  const hit = { id: DEFAULT_RULE_ID, reason: policy.defaultReason ?? defaultReasonText(facts.call.name, policy.default), found: [] };
+  const hit = {
+    id: DEFAULT_RULE_ID,
+    reason: policy.defaultReason ?? defaultReasonText(facts.call.name, policy.default),
+    found: [],
+  };
   return policy.default === "deny"
     ? { decision: "deny", rules: [hit] }
     : { decision: "ask", rules: [hit], allowedDecisions: ["approve", "edit", "reject"] };

@@ -1,4 +1,13 @@
-import type { CallPattern, Condition, FlowScope, JsonValue, PolicyRule, Predicate, Predicates, ToolPattern } from "./rules.js";
+import type {
+  CallPattern,
+  Condition,
+  FlowScope,
+  JsonValue,
+  PolicyRule,
+  Predicate,
+  Predicates,
+  ToolPattern,
+} from "./rules.js";
 
 /**
  * Typed helpers that write the same data a JSON policy holds, so a policy written in TypeScript
@@ -16,8 +25,16 @@ import type { CallPattern, Condition, FlowScope, JsonValue, PolicyRule, Predicat
 type RuleFields = Omit<PolicyRule, "id" | "decision">;
 type ReasonedFields = RuleFields & { reason: string };
 
-export const allow = (id: string, fields: Omit<RuleFields, "allowedDecisions" | "reason"> = {}): PolicyRule => ({ id, decision: "allow", ...fields });
-export const deny = (id: string, fields: Omit<ReasonedFields, "allowedDecisions">): PolicyRule => ({ id, decision: "deny", ...fields });
+export const allow = (id: string, fields: Omit<RuleFields, "allowedDecisions" | "reason"> = {}): PolicyRule => ({
+  id,
+  decision: "allow",
+  ...fields,
+});
+export const deny = (id: string, fields: Omit<ReasonedFields, "allowedDecisions">): PolicyRule => ({
+  id,
+  decision: "deny",
+  ...fields,
+});
 export const ask = (id: string, fields: ReasonedFields): PolicyRule => ({ id, decision: "ask", ...fields });
 
 // predicates on one value
@@ -49,13 +66,20 @@ export const any = (...conditions: Condition[]): Condition => ({ any: conditions
 export const not = (condition: Condition): Condition => ({ not: condition });
 
 /** Some earlier call to `tool` ran and its result is in the thread (or, with `scope: "run"`, since the last user message). */
-export const after = (tool: ToolPattern, options: Omit<CallPattern, "tool"> & { scope?: FlowScope } = {}): Condition => {
+export const after = (
+  tool: ToolPattern,
+  options: Omit<CallPattern, "tool"> & { scope?: FlowScope } = {},
+): Condition => {
   const { scope, ...pattern } = options;
   return { after: { tool, ...pattern }, ...(scope ? { scope } : {}) };
 };
 
 /** At least `atLeast` earlier calls to `tool` ran (calls earlier in the same batch count too). */
-export const callsOf = (tool: ToolPattern, atLeast: number, options: Omit<CallPattern, "tool"> & { scope?: FlowScope } = {}): Condition => {
+export const callsOf = (
+  tool: ToolPattern,
+  atLeast: number,
+  options: Omit<CallPattern, "tool"> & { scope?: FlowScope } = {},
+): Condition => {
   const { scope, ...pattern } = options;
   return { count: { tool, ...pattern }, atLeast, ...(scope ? { scope } : {}) };
 };
@@ -66,7 +90,10 @@ export type PathsOf<T, Depth extends unknown[] = []> = Depth["length"] extends 4
   : T extends readonly unknown[]
     ? never
     : T extends object
-      ? { [K in keyof T & string]: K | (NonNullable<T[K]> extends object ? `${K}.${PathsOf<NonNullable<T[K]>, [...Depth, unknown]>}` : never) }[keyof T & string]
+      ? {
+          [K in keyof T & string]:
+            K | (NonNullable<T[K]> extends object ? `${K}.${PathsOf<NonNullable<T[K]>, [...Depth, unknown]>}` : never);
+        }[keyof T & string]
       : never;
 
 /** Rule fields whose `context` keys are paths of the run's context type, so a misspelt field does not compile. */
@@ -83,8 +110,10 @@ type TypedFields<Ctx> = Omit<RuleFields, "context"> & { context?: Partial<Record
  */
 export function rulesFor<Ctx>() {
   return {
-    allow: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions" | "reason"> = {}): PolicyRule => allow(id, fields as RuleFields),
-    deny: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions"> & { reason: string }): PolicyRule => deny(id, fields as ReasonedFields),
+    allow: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions" | "reason"> = {}): PolicyRule =>
+      allow(id, fields as RuleFields),
+    deny: (id: string, fields: Omit<TypedFields<Ctx>, "allowedDecisions"> & { reason: string }): PolicyRule =>
+      deny(id, fields as ReasonedFields),
     ask: (id: string, fields: TypedFields<Ctx> & { reason: string }): PolicyRule => ask(id, fields as ReasonedFields),
   };
 }

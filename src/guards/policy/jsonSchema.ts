@@ -7,5 +7,8 @@ import { policyRulesSchema } from "./rules.js";
  * placeholders, and that a condition has exactly one kind.
  */
 export function policyJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(policyRulesSchema, { unrepresentable: "any", cycles: "ref", reused: "ref" }) as Record<string, unknown>;
+  return z.toJSONSchema(policyRulesSchema, { unrepresentable: "any", cycles: "ref", reused: "ref" }) as Record<
+    string,
+    unknown
+  >;
 }

@@ -9,7 +9,13 @@ export function loadPolicyFile(path: string): PolicyRules {
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new InvalidOptionsError(POLICY_GUARD, path, error instanceof SyntaxError ? `is not JSON (${error.message})` : `cannot be read (${error instanceof Error ? error.message.split("\n", 1)[0] : String(error)})`);
+    throw new InvalidOptionsError(
+      POLICY_GUARD,
+      path,
+      error instanceof SyntaxError
+        ? `is not JSON (${error.message})`
+        : `cannot be read (${error instanceof Error ? error.message.split("\n", 1)[0] : String(error)})`,
+    );
   }
   return parsePolicy(value);
 }

@@ -6,9 +6,15 @@ import type { PolicyRules } from "./rules.js";
 export const policyGuardOptions = guardOptions
   .extend({
     // Checked by compilePolicy, which names the rule at fault.
-    policy: z.custom<PolicyRules>(() => true).describe('The rules (TypeScript, or JSON loaded with `loadPolicyFile` from "harness-kit/node"). Required.'),
-    observeOnly: guardOptions.shape.observeOnly.describe("Emit signals only (with `detail.observeOnly`): a deny or an ask lets the call run. Default false."),
-    onSignal: guardOptions.shape.onSignal.describe("Receives every deny, every reviewer's answer, and in observe-only mode every ask."),
+    policy: z
+      .custom<PolicyRules>(() => true)
+      .describe('The rules (TypeScript, or JSON loaded with `loadPolicyFile` from "harness-kit/node"). Required.'),
+    observeOnly: guardOptions.shape.observeOnly.describe(
+      "Emit signals only (with `detail.observeOnly`): a deny or an ask lets the call run. Default false.",
+    ),
+    onSignal: guardOptions.shape.onSignal.describe(
+      "Receives every deny, every reviewer's answer, and in observe-only mode every ask.",
+    ),
   })
   .strict();
 

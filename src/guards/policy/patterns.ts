@@ -30,8 +30,11 @@ function compileRe2(pattern: string): RE2JS {
   try {
     re = RE2JS.compile(pattern);
   } catch (error) {
-    throw new Error(`is not an RE2 pattern (${error instanceof Error ? error.message.split("\n", 1)[0] : String(error)})`);
+    throw new Error(
+      `is not an RE2 pattern (${error instanceof Error ? error.message.split("\n", 1)[0] : String(error)})`,
+    );
   }
-  if (re.programSize() > MAX_PROGRAM_SIZE) throw new Error(`is too large a pattern (program size ${re.programSize()}, at most ${MAX_PROGRAM_SIZE})`);
+  if (re.programSize() > MAX_PROGRAM_SIZE)
+    throw new Error(`is too large a pattern (program size ${re.programSize()}, at most ${MAX_PROGRAM_SIZE})`);
   return re;
 }

@@ -15,11 +15,22 @@ export type PolicyReviewDecision =
 /** The reviewer's one decision, if it is one this call allows; undefined for anything else. */
 export function readReview(response: unknown, allowed: readonly HumanDecisionKind[]): PolicyReviewDecision | undefined {
   const decisions = (response as { decisions?: unknown } | null | undefined)?.decisions;
-  const decision = Array.isArray(decisions) && decisions.length === 1 ? (decisions[0] as Record<string, unknown> | null) : undefined;
-  if (!decision || typeof decision !== "object" || !allowed.includes(decision.type as HumanDecisionKind)) return undefined;
+  const decision =
+    Array.isArray(decisions) && decisions.length === 1 ? (decisions[0] as Record<string, unknown> | null) : undefined;
+  if (!decision || typeof decision !== "object" || !allowed.includes(decision.type as HumanDecisionKind))
+    return undefined;
   if (decision.type === "approve") return { type: "approve" };
-  if (decision.type === "reject") return { type: "reject", message: typeof decision.message === "string" ? decision.message : undefined };
+  if (decision.type === "reject")
+    return { type: "reject", message: typeof decision.message === "string" ? decision.message : undefined };
   const action = decision.editedAction as { name?: unknown; args?: unknown } | undefined;
-  if (!action || typeof action.name !== "string" || action.name === "" || action.args === null || typeof action.args !== "object" || Array.isArray(action.args)) return undefined;
+  if (
+    !action ||
+    typeof action.name !== "string" ||
+    action.name === "" ||
+    action.args === null ||
+    typeof action.args !== "object" ||
+    Array.isArray(action.args)
+  )
+    return undefined;
   return { type: "edit", editedAction: { name: action.name, args: action.args as Record<string, unknown> } };
 }

@@ -54,7 +54,10 @@ const predicate: z.ZodType<Predicate> = z.lazy(() =>
       someNotIn: z.array(json).optional(),
       not: predicate.optional(),
     })
-    .refine((p) => Object.values(p).some((v) => v !== undefined), "a predicate needs at least one test (eq, in, gte, matches, ...)"),
+    .refine(
+      (p) => Object.values(p).some((v) => v !== undefined),
+      "a predicate needs at least one test (eq, in, gte, matches, ...)",
+    ),
 );
 
 /** Predicates by dot path (`"amount"`, `"to.0.address"`, `"profile.age"`); all must hold. */
@@ -65,7 +68,9 @@ const predicates = z.record(z.string().min(1), predicate);
 /** Tool names: exact, or globs where `*` stands for any run of characters (`"mcp__github__*"`). */
 export type ToolPattern = string | string[];
 
-const toolPattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: "must be a tool name, a * glob, or a non-empty list of them" });
+const toolPattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+  error: "must be a tool name, a * glob, or a non-empty list of them",
+});
 
 /** An earlier call of the thread, described by its tool, its arguments and how it ended. */
 export interface CallPattern {
@@ -126,12 +131,18 @@ const condition: z.ZodType<Condition> = z.lazy(() =>
     .superRefine((c, ctx) => {
       const kinds = CONDITION_KINDS.filter((kind) => c[kind] !== undefined);
       if (kinds.length !== 1) {
-        ctx.addIssue({ code: "custom", message: `a condition has exactly one of ${CONDITION_KINDS.join(", ")}; this one has ${kinds.length === 0 ? "none" : kinds.join(" and ")}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `a condition has exactly one of ${CONDITION_KINDS.join(", ")}; this one has ${kinds.length === 0 ? "none" : kinds.join(" and ")}`,
+        });
         return;
       }
-      if (kinds[0] === "count" && c.atLeast === undefined) ctx.addIssue({ code: "custom", message: "count needs atLeast (a whole number >= 1)", path: ["atLeast"] });
-      if (kinds[0] !== "count" && c.atLeast !== undefined) ctx.addIssue({ code: "custom", message: "atLeast belongs to count", path: ["atLeast"] });
-      if (kinds[0] !== "count" && kinds[0] !== "after" && c.scope !== undefined) ctx.addIssue({ code: "custom", message: "scope belongs to after and count", path: ["scope"] });
+      if (kinds[0] === "count" && c.atLeast === undefined)
+        ctx.addIssue({ code: "custom", message: "count needs atLeast (a whole number >= 1)", path: ["atLeast"] });
+      if (kinds[0] !== "count" && c.atLeast !== undefined)
+        ctx.addIssue({ code: "custom", message: "atLeast belongs to count", path: ["atLeast"] });
+      if (kinds[0] !== "count" && kinds[0] !== "after" && c.scope !== undefined)
+        ctx.addIssue({ code: "custom", message: "scope belongs to after and count", path: ["scope"] });
     }),
 ) as unknown as z.ZodType<Condition>;
 
@@ -168,10 +179,19 @@ const rule = z
     when: condition.optional(),
     reason: z.string().min(1).max(1000).optional(),
     priority: z.number().int().optional(),
-    allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])).min(1).optional(),
+    allowedDecisions: z
+      .array(z.enum(["approve", "edit", "reject"]))
+      .min(1)
+      .optional(),
   })
-  .refine((r) => r.decision === "allow" || r.reason !== undefined, { message: "a deny or ask rule needs a reason (the model or the reviewer reads it)", path: ["reason"] })
-  .refine((r) => r.decision === "ask" || r.allowedDecisions === undefined, { message: "allowedDecisions belongs to ask rules", path: ["allowedDecisions"] });
+  .refine((r) => r.decision === "allow" || r.reason !== undefined, {
+    message: "a deny or ask rule needs a reason (the model or the reviewer reads it)",
+    path: ["reason"],
+  })
+  .refine((r) => r.decision === "ask" || r.allowedDecisions === undefined, {
+    message: "allowedDecisions belongs to ask rules",
+    path: ["allowedDecisions"],
+  });
 
 /**
  * A policy. How rules combine: the highest `priority` at which some rule matches decides; at that

@@ -41,8 +41,18 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
 
   constructor(options: ProgressAwareLoopGuardOptions = {}) {
     super();
-    const { stopAt, progressFloor, ignoreTools, readOnlyTools, stateChangingTools, pollingTools, pollPatience, deltaOverrides, volatilePatterns, ...mode } =
-      parseOptions(this.name, progressGuardOptions, options);
+    const {
+      stopAt,
+      progressFloor,
+      ignoreTools,
+      readOnlyTools,
+      stateChangingTools,
+      pollingTools,
+      pollPatience,
+      deltaOverrides,
+      volatilePatterns,
+      ...mode
+    } = parseOptions(this.name, progressGuardOptions, options);
     this.settings = {
       stopAt,
       progressFloor,
@@ -51,7 +61,8 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
       pollingTools: new Set(pollingTools),
       pollPatience,
     };
-    this.observation = deltaOverrides || volatilePatterns ? { deltaOverrides, volatilePatterns } : DEFAULT_OBSERVATION_OPTIONS;
+    this.observation =
+      deltaOverrides || volatilePatterns ? { deltaOverrides, volatilePatterns } : DEFAULT_OBSERVATION_OPTIONS;
     this.attach(mode, "end", this.decideNow);
   }
 
@@ -59,10 +70,16 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
    * The guard's decision for a batch of pending calls, given the history that precedes them.
    * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+  readonly evaluate = async (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): Promise<CallDecision[]> => this.decideNow(messages, pending);
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
-  private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] | Promise<CallDecision[]> =>
+  private readonly decideNow = (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): CallDecision[] | Promise<CallDecision[]> =>
     withObservations(messages, this.observation, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {

@@ -1,2 +1,5 @@
 // The progress-aware loop guard's public parts.
-export { ProgressAwareLoopGuardMiddleware, type ProgressAwareLoopGuardOptions } from "./ProgressAwareLoopGuardMiddleware.js";
+export {
+  ProgressAwareLoopGuardMiddleware,
+  type ProgressAwareLoopGuardOptions,
+} from "./ProgressAwareLoopGuardMiddleware.js";

@@ -3,7 +3,12 @@ import type { ToolCallView } from "../../core/messages.js";
 import { argsShapeOf } from "../../observe/argsIdentity.js";
 import type { NearRepeats } from "../../observe/nearRepeats.js";
 import { isReadOnlyCommand } from "../../observe/readOnlyCommand.js";
-import { groupsWholeTool, wouldBeRefusedBy, type StoredObservation, type ToolCallObservation } from "../../observe/store.js";
+import {
+  groupsWholeTool,
+  wouldBeRefusedBy,
+  type StoredObservation,
+  type ToolCallObservation,
+} from "../../observe/store.js";
 import { batchDuplicateDirective, noProgressDirective } from "./texts.js";
 import type { KeyedCall } from "../loop/identicalCalls.js";
 
@@ -92,7 +97,11 @@ export interface ProgressKeyedCall extends KeyedCall {
  * (a polling tool gets `pollPatience` of them). Once a directive was ignored and the waste
  * reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
  */
-export function decideNoProgress(history: ObservedHistory, batch: readonly ProgressKeyedCall[], options: NoProgressOptions): CallDecision[] {
+export function decideNoProgress(
+  history: ObservedHistory,
+  batch: readonly ProgressKeyedCall[],
+  options: NoProgressOptions,
+): CallDecision[] {
   const decisions: CallDecision[] = [];
   const earlierInBatch = new Set<string>();
   let batchChangesState = false;
@@ -139,7 +148,11 @@ interface Chain {
  * occurrences and the few recent near-duplicates, so a long run of reads costs no more to judge
  * than a short one.
  */
-function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyedCall, options: NoProgressOptions): Chain {
+function chainOf(
+  history: ObservedHistory,
+  { call, key, argsKey }: ProgressKeyedCall,
+  options: NoProgressOptions,
+): Chain {
   const { observations, userTurn } = history;
   const chain: Chain = { wasted: 0, refused: 0, occurrences: 0, near: 0 };
   const members = membersOf(history, call, key, argsKey);
@@ -182,7 +195,12 @@ function chainOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyed
   // that new world: it is the baseline, not a wasted repeat; unless a call that acts answered
   // exactly what it answered before the change, which then did not touch it. A read after an edit
   // is always a baseline: checking what an edit did is no loop, whatever the edit did.
-  if (!reachedBaseline && oldest !== undefined && judge.isWasted(oldest) && !(judge.unchangedByChange(oldest) && changesStateOf(call.name, call.args, options))) {
+  if (
+    !reachedBaseline &&
+    oldest !== undefined &&
+    judge.isWasted(oldest) &&
+    !(judge.unchangedByChange(oldest) && changesStateOf(call.name, call.args, options))
+  ) {
     chain.wasted -= weight(observations[oldest]!);
   }
   return chain;
@@ -213,7 +231,7 @@ class UserTurns {
    * judgement never reads the whole conversation.
    */
   about(since: number): boolean {
-    for (; !this.found && this.checkedDownTo > since + 1; ) {
+    for (; !this.found && this.checkedDownTo > since + 1;) {
       this.checkedDownTo--;
       if (this.history.userTurn - this.checkedDownTo >= MAX_USER_TURNS_READ) {
         this.found = true;
@@ -237,7 +255,8 @@ class UserTurns {
   }
 }
 
-const ASKS_AGAIN = /\b(?:again|retry|re-?try|re-?check|re-?run|once more|refresh|reload|try now|updated?|changed|fixed|uploaded|added)\b/;
+const ASKS_AGAIN =
+  /\b(?:again|retry|re-?try|re-?check|re-?run|once more|refresh|reload|try now|updated?|changed|fixed|uploaded|added)\b/;
 /** User messages read back per judgement; a loop of chatty turns shows well within them. */
 const MAX_USER_TURNS_READ = 8;
 /** A shorter value ("1", "no") may be in any message by chance. */
@@ -295,7 +314,8 @@ class Judge {
     const o = observations[index]!;
     wasted = false;
     if (ranForThisGuard(o)) {
-      const proves = () => o.status === "error" || !changesStateOf(o.toolName, o.args, this.options) || hasContent(o.rawResultText);
+      const proves = () =>
+        o.status === "error" || !changesStateOf(o.toolName, o.args, this.options) || hasContent(o.rawResultText);
       if (isStaleRepeat(o, this.options)) {
         wasted = proves() || !this.changes.between(this.previousOccurrence(index), index);
       }
@@ -343,14 +363,21 @@ class Judge {
   /** Whether the call that changed the world at `index` was made again later and changed nothing. */
   private repeatedInVain(index: number): boolean {
     const positions = this.history.occurrencesOf(this.history.observations[index]!.callKey);
-    for (let k = lowerBound(positions, index + 1); k < positions.length; k++) if (this.isWasted(positions[k]!)) return true;
+    for (let k = lowerBound(positions, index + 1); k < positions.length; k++)
+      if (this.isWasted(positions[k]!)) return true;
     return false;
   }
 
   /** A call that may change the world changed it unless it was refused, failed, or proved it changed nothing. */
   private isWorldChange(index: number): boolean {
     const o = this.history.observations[index]!;
-    if (!ranForThisGuard(o) || o.status === "error" || this.options.ignoreTools.has(o.toolName) || !changesStateOf(o.toolName, o.args, this.options)) return false;
+    if (
+      !ranForThisGuard(o) ||
+      o.status === "error" ||
+      this.options.ignoreTools.has(o.toolName) ||
+      !changesStateOf(o.toolName, o.args, this.options)
+    )
+      return false;
     return !this.isWasted(index);
   }
 }
@@ -449,7 +476,13 @@ function weight(o: ToolCallObservation): number {
 function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Decision {
   const patience = options.pollingTools?.has(tool) ? (options.pollPatience ?? 1) : 1;
   if (chain.wasted < patience) return ALLOW;
-  const detail = { wasted: chain.wasted, refused: chain.refused, occurrences: chain.occurrences, nearDuplicates: chain.near, lastStatus: chain.lastStatus };
+  const detail = {
+    wasted: chain.wasted,
+    refused: chain.refused,
+    occurrences: chain.occurrences,
+    nearDuplicates: chain.near,
+    lastStatus: chain.lastStatus,
+  };
   const failing = chain.lastStatus === "error";
   const args = chain.near > 0 ? "the same (or nearly the same) arguments" : "the same arguments";
   const reason = failing

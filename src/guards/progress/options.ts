@@ -4,8 +4,15 @@ import type { DeltaFunction } from "../../observe/novelty.js";
 
 /** Options, their defaults and their meaning in one place; bad options fail at construction. */
 export const progressGuardOptions = stoppingGuardOptions.extend({
-  stopAt: wholeNumber().default(3).describe("Wasted repeats (errors count double) at which a run that already ignored a directive stops."),
-  progressFloor: z.number().min(0, "must be in [0, 1)").lt(1, "must be in [0, 1)").default(0.02).describe("A result whose share of new content is at most this brought nothing new."),
+  stopAt: wholeNumber()
+    .default(3)
+    .describe("Wasted repeats (errors count double) at which a run that already ignored a directive stops."),
+  progressFloor: z
+    .number()
+    .min(0, "must be in [0, 1)")
+    .lt(1, "must be in [0, 1)")
+    .default(0.02)
+    .describe("A result whose share of new content is at most this brought nothing new."),
   deltaOverrides: z
     .record(z.string(), fn<DeltaFunction>())
     .readonly()
@@ -19,8 +26,12 @@ export const progressGuardOptions = stoppingGuardOptions.extend({
       "Patterns replaced before results are compared (a pattern with the `m` flag drops the lines it matches). Default: ISO timestamps, UUIDs, hex ids, request ids, relative times, counters of the asking, visit-notice lines.",
     ),
   ignoreTools: toolNames().default(["think"]).describe("No-op tools that neither count nor break a chain."),
-  readOnlyTools: toolNames().default([]).describe("Tools that only read: calling them never justifies repeating another call."),
-  stateChangingTools: toolNames().default([]).describe("Tools that change the world: a new call to one starts every judgement afresh."),
+  readOnlyTools: toolNames()
+    .default([])
+    .describe("Tools that only read: calling them never justifies repeating another call."),
+  stateChangingTools: toolNames()
+    .default([])
+    .describe("Tools that change the world: a new call to one starts every judgement afresh."),
   pollingTools: toolNames()
     .default([])
     .describe(

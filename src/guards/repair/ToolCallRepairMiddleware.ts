@@ -58,7 +58,11 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
 
   constructor(options: ToolCallRepairOptions = {}) {
     super();
-    const { stopAt, exitBehavior, formatToolError, observeOnly, onSignal } = parseOptions(this.name, toolCallRepairOptions, options);
+    const { stopAt, exitBehavior, formatToolError, observeOnly, onSignal } = parseOptions(
+      this.name,
+      toolCallRepairOptions,
+      options,
+    );
     const guard: RepairGuard = { guard: this.name, observeOnly, onSignal };
     this.reviewResponse = responseReviewer(guard);
     this.readableCall = readableToolCall(guard, formatToolError);
@@ -68,7 +72,8 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       observeOnly,
       onSignal,
       judgesUnusableCalls: true,
-      decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) => decideReviewedCalls(messages, batch, { stopAt }),
+      decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) =>
+        decideReviewedCalls(messages, batch, { stopAt }),
     });
   }
 
@@ -76,10 +81,20 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
    * Reviews the model's turn where the tools are known, before it enters state (reviewResponse.ts).
    * After a batch this guard stopped, the run's final message is returned instead of calling the model.
    */
-  readonly wrapModelCall = <R extends ReviewRequest>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> =>
-    this.batch.wrapModelCall(request, (checked) => andThen(handler(checked), (response) => this.reviewResponse(response, checked.tools ?? [], checked.responseFormat)));
+  readonly wrapModelCall = <R extends ReviewRequest>(
+    request: R,
+    handler: ModelHandler<R>,
+  ): Promise<AIMessage | Command> =>
+    this.batch.wrapModelCall(request, (checked) =>
+      andThen(handler(checked), (response) =>
+        this.reviewResponse(response, checked.tools ?? [], checked.responseFormat),
+      ),
+    );
 
   /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
-  readonly wrapToolCall = (request: ToolCallRequest<AgentState>, handler: ToolCallHandler<AgentState>): Promise<ToolMessage | Command> =>
+  readonly wrapToolCall = (
+    request: ToolCallRequest<AgentState>,
+    handler: ToolCallHandler<AgentState>,
+  ): Promise<ToolMessage | Command> =>
     this.batch.wrapToolCall(request, (checked) => this.readableCall(checked, handler));
 }

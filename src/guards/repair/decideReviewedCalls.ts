@@ -34,14 +34,34 @@ export function decideReviewedCalls(
     const review = reviews.get(call.id);
     if (!review) return { call, decision: ALLOW };
     if (review.verdict === "repaired") {
-      return { call, decision: { action: "warn", code: "repaired_arguments", reason: "repaired_arguments", detail: { repairs: review.repairs } } };
+      return {
+        call,
+        decision: {
+          action: "warn",
+          code: "repaired_arguments",
+          reason: "repaired_arguments",
+          detail: { repairs: review.repairs },
+        },
+      };
     }
     unusable += 1;
     const reason = review.verdict === "unknown_tool" ? "unknown_tool" : "unusable_arguments";
     const code = reason;
-    const detail = review.verdict === "unknown_tool" ? { closest: review.closest, count: unusable } : { problem: review.problem, count: unusable };
+    const detail =
+      review.verdict === "unknown_tool"
+        ? { closest: review.closest, count: unusable }
+        : { problem: review.problem, count: unusable };
     if (unusable >= options.stopAt) {
-      return { call, decision: { action: "stop", code, reason: unusableCallsStopReason(unusable), message: review.text, detail: { ...detail, kind: reason } } };
+      return {
+        call,
+        decision: {
+          action: "stop",
+          code,
+          reason: unusableCallsStopReason(unusable),
+          message: review.text,
+          detail: { ...detail, kind: reason },
+        },
+      };
     }
     return { call, decision: { action: "directive", code, reason, message: review.text, detail } };
   });

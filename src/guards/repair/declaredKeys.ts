@@ -8,16 +8,22 @@
  */
 export function declaredKeys(schema: unknown): string[] | undefined {
   if (schema === null || typeof schema !== "object") return undefined;
-  const zod = schema as { shape?: unknown; _zod?: { def?: { catchall?: ZodLike } }; _def?: { unknownKeys?: string; catchall?: { _def?: { typeName?: string } } } };
+  const zod = schema as {
+    shape?: unknown;
+    _zod?: { def?: { catchall?: ZodLike } };
+    _def?: { unknownKeys?: string; catchall?: { _def?: { typeName?: string } } };
+  };
   if (zod.shape !== null && typeof zod.shape === "object") {
     if (zod._zod) return closedV4(zod._zod.def?.catchall) ? Object.keys(zod.shape) : undefined;
     const v3 = zod._def;
-    const closed = v3?.unknownKeys !== "passthrough" && (v3?.catchall === undefined || v3.catchall._def?.typeName === "ZodNever");
+    const closed =
+      v3?.unknownKeys !== "passthrough" && (v3?.catchall === undefined || v3.catchall._def?.typeName === "ZodNever");
     return closed ? Object.keys(zod.shape) : undefined;
   }
   const json = schema as { properties?: unknown; additionalProperties?: unknown };
   if (json.additionalProperties !== false) return undefined;
-  if (json.properties === null || typeof json.properties !== "object" || Array.isArray(json.properties)) return undefined;
+  if (json.properties === null || typeof json.properties !== "object" || Array.isArray(json.properties))
+    return undefined;
   return Object.keys(json.properties);
 }
 

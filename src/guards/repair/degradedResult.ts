@@ -24,7 +24,8 @@ export function degradedResult(content: unknown): DegradedResult | undefined {
 
 function bufferBytes(content: string): DegradedResult | undefined {
   const parsed = parse(content) as { type?: unknown; data?: unknown } | undefined;
-  if (!parsed || parsed.type !== "Buffer" || !Array.isArray(parsed.data) || Object.keys(parsed).length !== 2) return undefined;
+  if (!parsed || parsed.type !== "Buffer" || !Array.isArray(parsed.data) || Object.keys(parsed).length !== 2)
+    return undefined;
   return parsed.data.every(isByte) ? { kind: "binary", bytes: parsed.data as number[] } : undefined;
 }
 

@@ -11,7 +11,9 @@ import { emptyResultText } from "../../core/resultTexts.js";
 export function emptyIsNews(tool: string, history: readonly BaseMessage[] | undefined): boolean {
   if (!history) return false;
   const silent = emptyResultText(tool);
-  return history.some((m) => ToolMessage.isInstance(m) && m.name === tool && m.status !== "error" && !isEmptyContent(m.content, silent));
+  return history.some(
+    (m) => ToolMessage.isInstance(m) && m.name === tool && m.status !== "error" && !isEmptyContent(m.content, silent),
+  );
 }
 
 /** No text at all, or the stand-in this guard (or withSafeResults) wrote for an empty answer. */

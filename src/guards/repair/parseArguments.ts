@@ -52,29 +52,52 @@ export function parseToolArguments(raw: unknown, options: ParseOptions = {}): Pa
   }
 
   const scan = scanArguments(raw);
-  const meaningChange = scan.meaningChanges.find((change) => !(change.kind === "unclosed" && nothingCut(change, scan.value, options.declaredKeys)));
+  const meaningChange = scan.meaningChanges.find(
+    (change) => !(change.kind === "unclosed" && nothingCut(change, scan.value, options.declaredKeys)),
+  );
   if (meaningChange) return { ok: false, problem: meaningChange };
   let repaired: string;
   try {
     repaired = jsonrepair(scan.body);
   } catch (error) {
-    return { ok: false, problem: { kind: "unrepairable", detail: error instanceof Error ? error.message : String(error) } };
+    return {
+      ok: false,
+      problem: { kind: "unrepairable", detail: error instanceof Error ? error.message : String(error) },
+    };
   }
   const parsed = tryParse(repaired);
-  if (!parsed.ok) return { ok: false, problem: { kind: "unrepairable", detail: "the repaired text is still not JSON" } };
+  if (!parsed.ok)
+    return { ok: false, problem: { kind: "unrepairable", detail: "the repaired text is still not JSON" } };
   if (!sameValue(scan.value, parsed.value)) return { ok: false, problem: { kind: "ambiguous_repair" } };
   return accept(parsed.value, repaired, scan.syntaxRepairs);
 }
 
 /** Only the outer object is open and it has every key the tool declares: nothing after it can be missing. */
-function nothingCut(change: Extract<MeaningChange, { kind: "unclosed" }>, value: unknown, declaredKeys: readonly string[] | undefined): boolean {
-  if (change.depth !== 1 || declaredKeys === undefined || value === null || typeof value !== "object" || Array.isArray(value)) return false;
+function nothingCut(
+  change: Extract<MeaningChange, { kind: "unclosed" }>,
+  value: unknown,
+  declaredKeys: readonly string[] | undefined,
+): boolean {
+  if (
+    change.depth !== 1 ||
+    declaredKeys === undefined ||
+    value === null ||
+    typeof value !== "object" ||
+    Array.isArray(value)
+  )
+    return false;
   return declaredKeys.every((key) => Object.hasOwn(value, key));
 }
 
 function accept(value: unknown, json: string, repairs: readonly SyntaxRepair[]): ParsedArguments {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { ok: false, problem: { kind: "not_an_object", found: Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}` } };
+    return {
+      ok: false,
+      problem: {
+        kind: "not_an_object",
+        found: Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`,
+      },
+    };
   }
   const duplicate = firstDuplicateKey(json);
   if (duplicate) return { ok: false, problem: { kind: "duplicate_key", ...duplicate } };
@@ -102,5 +125,8 @@ function sameValue(a: unknown, b: unknown): boolean {
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
-  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]));
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]))
+  );
 }

@@ -25,7 +25,8 @@ export function rawArgumentsOf(message: unknown): Map<string, string> {
     const deltas = new Map<unknown, string>();
     for (const block of m.content) {
       const b = block as { type?: unknown; index?: unknown; input?: unknown } | null;
-      if (b?.type === "input_json_delta" && typeof b.input === "string") deltas.set(b.index, (deltas.get(b.index) ?? "") + b.input);
+      if (b?.type === "input_json_delta" && typeof b.input === "string")
+        deltas.set(b.index, (deltas.get(b.index) ?? "") + b.input);
     }
     for (const block of m.content) {
       const b = block as { type?: unknown; id?: unknown; index?: unknown; input?: unknown } | null;

@@ -39,7 +39,14 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
 
   /** What LangChain's `toolErrorMiddleware` would answer, with our short text. */
   const toolErrorMessage = async (error: unknown, call: ToolCallView): Promise<ToolMessage> => {
-    await signalRepair(guard, { action: "warn", code: "tool_error", reason: "tool_error", toolCallId: call.id, tool: call.name, detail: { error: shortErrorText(error) } });
+    await signalRepair(guard, {
+      action: "warn",
+      code: "tool_error",
+      reason: "tool_error",
+      toolCallId: call.id,
+      tool: call.name,
+      detail: { error: shortErrorText(error) },
+    });
     return new ToolMessage({ content: format(error, call), tool_call_id: call.id, name: call.name, status: "error" });
   };
 
@@ -52,12 +59,23 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       return undefined; // the tool validates again itself; its error is caught like any other
     }
     if (check.ok) return undefined;
-    await signalRepair(guard, { action: "directive", code: "schema_mismatch", reason: "schema_mismatch", toolCallId: call.id, tool: call.name, detail: observed({ issues: check.issues }) });
+    await signalRepair(guard, {
+      action: "directive",
+      code: "schema_mismatch",
+      reason: "schema_mismatch",
+      toolCallId: call.id,
+      tool: call.name,
+      detail: observed({ issues: check.issues }),
+    });
     return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
   };
 
   /** A result LangChain could not turn into text, made readable; nearly every result comes back at once, as it is. */
-  const readableResult = (result: ToolMessage, call: ToolCallView, history: readonly BaseMessage[] | undefined): ToolMessage | Promise<ToolMessage> => {
+  const readableResult = (
+    result: ToolMessage,
+    call: ToolCallView,
+    history: readonly BaseMessage[] | undefined,
+  ): ToolMessage | Promise<ToolMessage> => {
     if (result.status === "error") return result;
     const degraded = degradedResult(result.content);
     return degraded ? degradedAnswer(result, call, degraded, history) : result;
@@ -72,7 +90,13 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     const where = { toolCallId: call.id, tool: call.name };
     switch (degraded.kind) {
       case "lost":
-        await signalRepair(guard, { action: "directive", code: "unserialisable_result", reason: "unserialisable_result", ...where, detail: observed({ hint: "wrap the tool with withSafeResults() to keep its result" }) });
+        await signalRepair(guard, {
+          action: "directive",
+          code: "unserialisable_result",
+          reason: "unserialisable_result",
+          ...where,
+          detail: observed({ hint: "wrap the tool with withSafeResults() to keep its result" }),
+        });
         return rewriteToolMessage(result, {
           content: lostResultText(call.name),
           status: "error",
@@ -81,11 +105,27 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
       case "empty":
         if (result.artifact !== undefined) return result; // the text is empty, the answer is not
         // Said in words either way (as withSafeResults does); warned of only when it is news.
-        if (!emptyIsNews(call.name, history)) return rewriteToolMessage(result, { content: emptyResultText(call.name) });
-        await signalRepair(guard, { action: "warn", code: "empty_result", reason: "empty_result", ...where, detail: observed({}) });
-        return rewriteToolMessage(result, { content: emptyResultText(call.name), mark: { guard: guard.guard, action: "warn", reason: "empty_result" } });
+        if (!emptyIsNews(call.name, history))
+          return rewriteToolMessage(result, { content: emptyResultText(call.name) });
+        await signalRepair(guard, {
+          action: "warn",
+          code: "empty_result",
+          reason: "empty_result",
+          ...where,
+          detail: observed({}),
+        });
+        return rewriteToolMessage(result, {
+          content: emptyResultText(call.name),
+          mark: { guard: guard.guard, action: "warn", reason: "empty_result" },
+        });
       case "binary":
-        await signalRepair(guard, { action: "warn", code: "binary_result", reason: "binary_result", ...where, detail: observed({ bytes: degraded.bytes.length }) });
+        await signalRepair(guard, {
+          action: "warn",
+          code: "binary_result",
+          reason: "binary_result",
+          ...where,
+          detail: observed({ bytes: degraded.bytes.length }),
+        });
         return rewriteToolMessage(result, {
           content: describeBytes(degraded.bytes.length, hexPreview(degraded.bytes)),
           mark: { guard: guard.guard, action: "warn", reason: "binary_result" },
@@ -93,8 +133,16 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     }
   };
 
-  const answer = <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>, probe: RunProbe): Promise<ToolMessage | Command> => {
-    const call: ToolCallView = { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
+  const answer = <R extends ToolRequestLike>(
+    request: R,
+    handler: ToolHandler<R>,
+    probe: RunProbe,
+  ): Promise<ToolMessage | Command> => {
+    const call: ToolCallView = {
+      id: request.toolCall.id ?? "",
+      name: request.toolCall.name,
+      args: request.toolCall.args,
+    };
     return promised(() => handler(request)).then(
       (result) => {
         if (!ToolMessage.isInstance(result)) return result;

@@ -14,7 +14,9 @@ import type { Signal } from "../../core/signals.js";
  * `stopAt` follow from those verdicts in `decideReviewedCalls`. A review that fails leaves the
  * response as it came, with a `guard_failed` warn.
  */
-export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => MaybePromise<T | AIMessage> {
+export function responseReviewer(
+  guard: RepairGuard,
+): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => MaybePromise<T | AIMessage> {
   // Caches, not state: keyed by the request's tool list and response format, which LangChain keeps for the run.
   const specsOf = cachedBy((tools: readonly unknown[]) => toolSpecs(tools));
   const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
@@ -27,7 +29,12 @@ export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: re
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
     const failed = async (error: unknown) => {
-      await signalRepair(guard, { action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } });
+      await signalRepair(guard, {
+        action: "warn",
+        code: "guard_failed",
+        reason: "guard_failed",
+        detail: { error: String(error) },
+      });
       return response;
     };
     const reviewed = (review: Awaited<ReturnType<typeof reviewTurn>>): MaybePromise<typeof response | AIMessage> => {
@@ -46,7 +53,14 @@ export function responseReviewer(guard: RepairGuard): <T>(response: T, tools: re
     };
     try {
       const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
-      const reviewing = reviewTurn(calls, invalid, specsOf(tools), fallbackId, rawArgumentsOf(response), structuredOutput(responseFormat));
+      const reviewing = reviewTurn(
+        calls,
+        invalid,
+        specsOf(tools),
+        fallbackId,
+        rawArgumentsOf(response),
+        structuredOutput(responseFormat),
+      );
       // Nearly every turn is reviewed at once, and well-formed: no promise.
       return reviewing instanceof Promise ? reviewing.then(reviewed).catch(failed) : reviewed(reviewing);
     } catch (error) {
@@ -65,11 +79,29 @@ function observedSignal(review: CallReview): Omit<Signal, "guard"> {
   const where = { toolCallId: review.id, tool: review.name };
   switch (review.verdict) {
     case "repaired":
-      return { action: "warn", code: "repaired_arguments", reason: "repaired_arguments", ...where, detail: { repairs: review.repairs, observeOnly: true } };
+      return {
+        action: "warn",
+        code: "repaired_arguments",
+        reason: "repaired_arguments",
+        ...where,
+        detail: { repairs: review.repairs, observeOnly: true },
+      };
     case "rejected":
-      return { action: "directive", code: "unusable_arguments", reason: "unusable_arguments", ...where, detail: { problem: review.problem, observeOnly: true } };
+      return {
+        action: "directive",
+        code: "unusable_arguments",
+        reason: "unusable_arguments",
+        ...where,
+        detail: { problem: review.problem, observeOnly: true },
+      };
     case "unknown_tool":
-      return { action: "directive", code: "unknown_tool", reason: "unknown_tool", ...where, detail: { closest: review.closest, observeOnly: true } };
+      return {
+        action: "directive",
+        code: "unknown_tool",
+        reason: "unknown_tool",
+        ...where,
+        detail: { closest: review.closest, observeOnly: true },
+      };
   }
 }
 
@@ -88,7 +120,8 @@ function toolSpecs(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
     if (tool === null || typeof tool !== "object") continue;
     const t = tool as { name?: unknown; schema?: unknown; function?: { name?: unknown; parameters?: unknown } };
     if (typeof t.name === "string") specs.set(t.name, { name: t.name, schema: t.schema });
-    else if (typeof t.function?.name === "string") specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
+    else if (typeof t.function?.name === "string")
+      specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
   }
   return specs;
 }

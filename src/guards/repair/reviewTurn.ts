@@ -87,7 +87,12 @@ export function reviewTurn(
     reviews.push(unknownTool(id, name, names()));
   }
   for (const [index, call] of invalidToolCalls.entries()) {
-    unparsed.push({ id: call.id || fallbackId(index), name: call.name || UNNAMED_CALL, raw: call.args, label: call.name ?? "" });
+    unparsed.push({
+      id: call.id || fallbackId(index),
+      name: call.name || UNNAMED_CALL,
+      raw: call.args,
+      label: call.name ?? "",
+    });
   }
   // A turn that needs nothing (nearly every turn) is known without a promise.
   if (unparsed.length === 0 && reviews.length === 0) return undefined;
@@ -118,13 +123,25 @@ async function reviewUnparsed(
     }
     if (!parsed.ok) {
       calls.push({ id, name, args: {} });
-      reviews.push({ id, name, verdict: "rejected", problem: parsed.problem.kind, text: malformedCallText(name, parsed.problem, raw) });
+      reviews.push({
+        id,
+        name,
+        verdict: "rejected",
+        problem: parsed.problem.kind,
+        text: malformedCallText(name, parsed.problem, raw),
+      });
       continue;
     }
     calls.push({ id, name, args: parsed.args });
     const check = await checkArguments(tools.get(name)?.schema, parsed.args);
     if (!check.ok) {
-      reviews.push({ id, name, verdict: "rejected", problem: "schema_mismatch", text: repairedButInvalidText(name, check.issues) });
+      reviews.push({
+        id,
+        name,
+        verdict: "rejected",
+        problem: "schema_mismatch",
+        text: repairedButInvalidText(name, check.issues),
+      });
       continue;
     }
     reviews.push({ id, name, verdict: "repaired", repairs: [...parsed.repairs] });

@@ -75,7 +75,17 @@ const WORD_CHAR = /[\w$\u00c0-\uffff]/;
 const NUMBER_CHAR = /[\d.eE+\-xXa-fA-F]/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 // `\'` is no JSON escape, but every language that has it means a quote by it
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "/": "/", "\\": "\\", '"': '"', "'": "'" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  b: "\b",
+  f: "\f",
+  "/": "/",
+  "\\": "\\",
+  '"': '"',
+  "'": "'",
+};
 /** Words that look like values but are none in JSON; case variants of the JSON and Python literals among them. */
 const NOT_JSON_WORDS = new Set(["nan", "inf", "infinity", "undefined", "true", "false", "null", "none", "nil"]);
 
@@ -104,7 +114,8 @@ export function scanArguments(raw: string): ArgumentScan {
     }
     if (f.expect === "after") {
       const previous = Array.isArray(f.container) ? f.container[f.container.length - 1] : undefined;
-      if (typeof previous === "string" && typeof value === "string") meaningChanges.push({ kind: "adjacent_strings", at });
+      if (typeof previous === "string" && typeof value === "string")
+        meaningChanges.push({ kind: "adjacent_strings", at });
       repairs.add("missing_commas");
     }
     if (isObject(f) && f.expect === "colon") repairs.add("missing_colons");
@@ -135,7 +146,8 @@ export function scanArguments(raw: string): ArgumentScan {
     if (!f) return;
     if (Array.isArray(f.container)) {
       const index = f.container.length - 1;
-      f.container[index] = typeof f.container[index] === "string" ? `${f.container[index] as string}${suffix}` : UNREADABLE;
+      f.container[index] =
+        typeof f.container[index] === "string" ? `${f.container[index] as string}${suffix}` : UNREADABLE;
     } else {
       const current = f.container[f.key];
       setOwnKey(f.container, f.key, typeof current === "string" ? current + suffix : UNREADABLE);
@@ -169,7 +181,8 @@ export function scanArguments(raw: string): ArgumentScan {
       if (quote !== '"') repairs.add("single_quotes");
       if (read.invalidEscape) meaningChanges.push({ kind: "invalid_escape", ...read.invalidEscape });
       // a JavaScript template literal interpolates: `x${y}` is not the text x${y}
-      if (quote === "`" && read.value.includes("${")) meaningChanges.push({ kind: "not_json_value", word: "`${…}`", at: start });
+      if (quote === "`" && read.value.includes("${"))
+        meaningChanges.push({ kind: "not_json_value", word: "`${…}`", at: start });
       i = read.end;
       last = { type: "string", end: i };
       if (!read.closed) {
@@ -268,7 +281,8 @@ export function scanArguments(raw: string): ArgumentScan {
         repairs.add("unquoted_keys");
         placeKey(token, start);
       } else if (JSON_NUMBER.test(token)) {
-        if (losesPrecision(token)) meaningChanges.push({ kind: "imprecise_number", literal: token, read: String(Number(token)), at: start });
+        if (losesPrecision(token))
+          meaningChanges.push({ kind: "imprecise_number", literal: token, read: String(Number(token)), at: start });
         place(Number(token), start);
       } else {
         place(UNREADABLE, start);
@@ -320,7 +334,12 @@ export function scanArguments(raw: string): ArgumentScan {
     } else {
       // a complete value, then the end: a forgotten brace or a cut-off call, nobody can tell
       const outer = stack[0]!;
-      meaningChanges.push({ kind: "unclosed", depth: stack.length, lastKey: isObject(outer) ? outer.key : undefined, at: text.length });
+      meaningChanges.push({
+        kind: "unclosed",
+        depth: stack.length,
+        lastKey: isObject(outer) ? outer.key : undefined,
+        at: text.length,
+      });
     }
   }
   if (stack.length > 0) repairs.add("missing_closing_brackets");

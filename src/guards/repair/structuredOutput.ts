@@ -26,12 +26,20 @@ export function structuredOutputTools(responseFormat: unknown): StructuredOutput
 
 /** createAgent passes a marker object, not undefined, when the agent was built without a response format. */
 function hasResponseFormat(format: unknown): boolean {
-  return format !== undefined && format !== null && !(typeof format === "object" && "__responseFormatUndefined" in format);
+  return (
+    format !== undefined && format !== null && !(typeof format === "object" && "__responseFormatUndefined" in format)
+  );
 }
 
 /** A `providerStrategy` asks the provider for JSON: it binds no tool. */
 function isProviderStrategy(format: unknown): boolean {
-  return format !== null && typeof format === "object" && "schema" in format && typeof (format as { strict?: unknown }).strict === "boolean" && !("tool" in format);
+  return (
+    format !== null &&
+    typeof format === "object" &&
+    "schema" in format &&
+    typeof (format as { strict?: unknown }).strict === "boolean" &&
+    !("tool" in format)
+  );
 }
 
 /** The tool name of a `toolStrategy` entry, a function definition, or a schema's title (as LangChain names it). */

@@ -71,7 +71,10 @@ export function shortErrorText(error: unknown, maxChars = 300): string {
     const inner = (error as { toolError?: unknown }).toolError;
     const source = inner instanceof Error ? inner : error;
     const message = withoutStack(source.message);
-    text = source.name && source.name !== "Error" && !message.startsWith(source.name) ? `${source.name}: ${message}` : message;
+    text =
+      source.name && source.name !== "Error" && !message.startsWith(source.name)
+        ? `${source.name}: ${message}`
+        : message;
   } else {
     text = typeof error === "string" ? error : safeString(error);
   }
@@ -131,7 +134,9 @@ function problemPhrase(problem: ArgumentProblem): string {
     case "not_json_value":
       return `contain ${problem.word.slice(0, 20)}, which is not a JSON value`;
     case "invalid_escape": {
-      const escape = /^\\[\s\x00-\x1f]/.test(problem.escape) ? "a backslash before a line break" : problem.escape.slice(0, 8);
+      const escape = /^\\[\s\x00-\x1f]/.test(problem.escape)
+        ? "a backslash before a line break"
+        : problem.escape.slice(0, 8);
       return `contain ${escape} in a string, which is not a JSON escape, so the other backslashes in it are in doubt too`;
     }
     case "unclosed":

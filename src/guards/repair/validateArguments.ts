@@ -7,7 +7,16 @@ export type SchemaCheck = { ok: true } | { ok: false; issues: string[] };
 const OK: SchemaCheck = Object.freeze({ ok: true });
 const MAX_ISSUES = 5;
 /** cfworker keywords that only say "a child failed"; the child's own error says what is wrong. */
-const SUMMARY_KEYWORDS = new Set(["properties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "false", "dependentSchemas"]);
+const SUMMARY_KEYWORDS = new Set([
+  "properties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "allOf",
+  "$ref",
+  "false",
+  "dependentSchemas",
+]);
 const validators = new WeakMap<object, Validator>();
 
 /**
@@ -28,7 +37,9 @@ export async function checkArguments(schema: unknown, args: unknown): Promise<Sc
   if (result.valid) return OK;
   const lines = result.errors
     .filter((error) => !SUMMARY_KEYWORDS.has(error.keyword))
-    .map((error) => schemaIssueText(error.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean), error.error));
+    .map((error) =>
+      schemaIssueText(error.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean), error.error),
+    );
   return failed(lines.length > 0 ? lines : [unexplainedMismatchText()]);
 }
 

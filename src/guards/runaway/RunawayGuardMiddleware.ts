@@ -72,11 +72,18 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
 
   constructor(options: RunawayGuardOptions = {}) {
     super();
-    const { warnAt, blockAt, stopAt, minInputTokens, maxRunTokens, maxThreadTokens, delegationTools, observeOnly, onSignal, onReport } = parseOptions(
-      this.name,
-      runawayGuardOptions,
-      options,
-    );
+    const {
+      warnAt,
+      blockAt,
+      stopAt,
+      minInputTokens,
+      maxRunTokens,
+      maxThreadTokens,
+      delegationTools,
+      observeOnly,
+      onSignal,
+      onReport,
+    } = parseOptions(this.name, runawayGuardOptions, options);
     this.settings = { warnAt, blockAt, stopAt, minInputTokens, maxRunTokens, maxThreadTokens };
     this.delegationTools = new Set(delegationTools);
 
@@ -91,7 +98,16 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       try {
         payload = this.report(messages);
       } catch (error) {
-        await emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal);
+        await emitSignal(
+          {
+            guard: this.name,
+            action: "warn",
+            code: "guard_failed",
+            reason: "guard_failed",
+            detail: { error: String(error) },
+          },
+          onSignal,
+        );
         return;
       }
       await emitEvent(REPORT_EVENT, payload, onReport);
@@ -101,7 +117,8 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       batch.wrapToolCall(request, handler).catch(async (error: unknown) => {
         // The run ends with this exception (exitBehavior "throw", a failing tool): report it first.
         const { messages } = request.state;
-        if (!isGraphBubbleUp(error)) await report(await readyHistory(request.state), messages[messages.length - 1] ?? request);
+        if (!isGraphBubbleUp(error))
+          await report(await readyHistory(request.state), messages[messages.length - 1] ?? request);
         throw error;
       });
 
@@ -110,10 +127,17 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
         andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (messages) => {
           // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
           const judgeTurn = (checked: typeof request) =>
-            andThen(batch.judgedLatestBatch(messages), (judged) => (judged ? handler(checked) : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked))));
+            andThen(batch.judgedLatestBatch(messages), (judged) =>
+              judged
+                ? handler(checked)
+                : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
+            );
           return batch.wrapModelCall(request, judgeTurn).then(
             // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
-            (response) => (AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0 ? report([...messages, response], response).then(() => response) : response),
+            (response) =>
+              AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
+                ? report([...messages, response], response).then(() => response)
+                : response,
             async (error: unknown) => {
               if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
               throw error;
@@ -131,34 +155,55 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
    * resumes the thread between the tool and model nodes judges its turn again, and would warn
    * twice (a stop the batch made is already in its answers).
    */
-  private turnStop(messages: readonly BaseMessage[], observeOnly: boolean, onSignal: SignalHandler | undefined): MaybePromise<AIMessage | undefined> {
+  private turnStop(
+    messages: readonly BaseMessage[],
+    observeOnly: boolean,
+    onSignal: SignalHandler | undefined,
+  ): MaybePromise<AIMessage | undefined> {
     let decision;
     try {
       decision = decideTurn(ledgerFor(messages), this.settings);
     } catch (error) {
-      return emitSignal({ guard: this.name, action: "warn", code: "guard_failed", reason: "guard_failed", detail: { error: String(error) } }, onSignal).then(() => undefined);
+      return emitSignal(
+        {
+          guard: this.name,
+          action: "warn",
+          code: "guard_failed",
+          reason: "guard_failed",
+          detail: { error: String(error) },
+        },
+        onSignal,
+      ).then(() => undefined);
     }
     if (decision.action !== "stop") return undefined;
     const detail = observedDetail(decision.detail, observeOnly);
     const notice = observeOnly ? undefined : stopNotice(this.name, decision.reason);
-    return emitSignal({ guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail }, onSignal).then(() => notice);
+    return emitSignal(
+      { guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail },
+      onSignal,
+    ).then(() => notice);
   }
 
   /**
    * The guard's decision for a batch of pending calls, given the history that precedes them
    * (ending with the AIMessage that asked for them). The live hook and replay both call this.
    */
-  readonly evaluate = async (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): Promise<CallDecision[]> => this.decideNow(messages, pending);
+  readonly evaluate = async (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): Promise<CallDecision[]> => this.decideNow(messages, pending);
 
   /**
    * The guard's decision on the model turn `messages` end with, when none of its calls reached
    * the guard (see `turnStop`). The live hook and replay both call `decideTurn`.
    */
-  readonly evaluateTurn = async (messages: readonly BaseMessage[]): Promise<Decision> => decideTurn(ledgerFor(messages), this.settings);
+  readonly evaluateTurn = async (messages: readonly BaseMessage[]): Promise<Decision> =>
+    decideTurn(ledgerFor(messages), this.settings);
 
   private readonly decideNow = (messages: readonly BaseMessage[], pending: readonly ToolCallView[]): CallDecision[] =>
     decideRunaway(ledgerFor(messages), pending, this.settings);
 
   /** The report of the run that `messages` ends with, as `onReport` receives it. */
-  readonly report = (messages: readonly BaseMessage[]): RunawayReport => runawayReport(this.name, ledgerFor(messages), this.delegationTools, this.settings.minInputTokens);
+  readonly report = (messages: readonly BaseMessage[]): RunawayReport =>
+    runawayReport(this.name, ledgerFor(messages), this.delegationTools, this.settings.minInputTokens);
 }

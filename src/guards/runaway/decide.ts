@@ -27,7 +27,11 @@ export interface RunawaySettings {
  * pass, since they are how the run can learn something again. Crossing `warnAt` with this model
  * call emits one warning.
  */
-export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallView[], settings: RunawaySettings): CallDecision[] {
+export function decideRunaway(
+  ledger: RunawayLedger,
+  pending: readonly ToolCallView[],
+  settings: RunawaySettings,
+): CallDecision[] {
   const [first] = pending;
   if (first === undefined) return [];
   const run = ledger.measureRun(settings.minInputTokens);
@@ -47,9 +51,15 @@ export function decideRunaway(ledger: RunawayLedger, pending: readonly ToolCallV
   const crossedWarn = run.factor >= settings.warnAt && run.factorBefore < settings.warnAt;
   return pending.map((call) => ({
     call,
-    decision: crossedWarn && call === first
-      ? { action: "warn", code: "runaway_factor", reason: `${runawayReason(run)}; warning at ${settings.warnAt}×`, detail: factorDetail(run, "warn", settings.warnAt) }
-      : ALLOW,
+    decision:
+      crossedWarn && call === first
+        ? {
+            action: "warn",
+            code: "runaway_factor",
+            reason: `${runawayReason(run)}; warning at ${settings.warnAt}×`,
+            detail: factorDetail(run, "warn", settings.warnAt),
+          }
+        : ALLOW,
   }));
 }
 
@@ -64,7 +74,10 @@ export function decideTurn(ledger: RunawayLedger, settings: RunawaySettings): De
 }
 
 function turnStop(ledger: RunawayLedger, run: RunMeasure, settings: RunawaySettings): Decision | undefined {
-  return capStop(run, settings.maxThreadTokens === undefined ? undefined : ledger.measureThread(), settings) ?? factorStop(run, settings);
+  return (
+    capStop(run, settings.maxThreadTokens === undefined ? undefined : ledger.measureThread(), settings) ??
+    factorStop(run, settings)
+  );
 }
 
 function capStop(run: RunMeasure, thread: ThreadMeasure | undefined, settings: RunawaySettings): Decision | undefined {
@@ -132,7 +145,9 @@ export function runawayReason(run: RunMeasure): string {
 }
 
 function sourceText(source: string): string {
-  return source === "usage_metadata" ? "from the model's usage_metadata" : `estimated at ${CHARS_PER_TOKEN} characters per token`;
+  return source === "usage_metadata"
+    ? "from the model's usage_metadata"
+    : `estimated at ${CHARS_PER_TOKEN} characters per token`;
 }
 
 function round2(n: number): number {

@@ -1,4 +1,12 @@
-import { contentOf, isSummary, messageKind, textOfBlock, toolCallIdOf, toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import {
+  contentOf,
+  isSummary,
+  messageKind,
+  textOfBlock,
+  toolCallIdOf,
+  toolCallsOf,
+  type ToolCallView,
+} from "../../core/messages.js";
 import { markOf } from "../../core/marks.js";
 import { fields } from "../../core/fields.js";
 import { HistoryPrefix } from "../../core/historyPrefix.js";
@@ -6,7 +14,12 @@ import { CHARS_PER_TOKEN } from "../../core/tokens.js";
 import { canonicalJson } from "../../observe/canonical.js";
 import { loadHasher, type Hasher } from "../../observe/hash.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsNow, type Observed } from "../../observe/shared.js";
-import { fingerprintArgs, type ObservationOptions, type ObservationStore, type ToolCallObservation } from "../../observe/store.js";
+import {
+  fingerprintArgs,
+  type ObservationOptions,
+  type ObservationStore,
+  type ToolCallObservation,
+} from "../../observe/store.js";
 
 /** Where a token count comes from: the providers' `usage_metadata`, or characters / 4. */
 export type TokenSource = "usage_metadata" | "estimate";
@@ -190,7 +203,8 @@ export class RunawayLedger {
     const { spend, stall, before } = this.run;
     const source = spend.source;
     const floor = Math.max(1, minInputTokens);
-    const measured = source === "usage_metadata" ? (this.run.inputUsageTokens ?? 0) : this.run.inputChars / CHARS_PER_TOKEN;
+    const measured =
+      source === "usage_metadata" ? (this.run.inputUsageTokens ?? 0) : this.run.inputChars / CHARS_PER_TOKEN;
     const baseTokens = Math.max(floor, stall.base.read(source));
     return {
       source,
@@ -289,7 +303,12 @@ export class RunawayLedger {
    */
   private judgeCall(usage: { input: number; total: number } | undefined, chars: number, first: boolean): void {
     const run = this.run;
-    run.before = { calls: run.stall.calls, usage: run.stall.spent.usage, chars: run.stall.spent.chars, base: run.stall.base };
+    run.before = {
+      calls: run.stall.calls,
+      usage: run.stall.spent.usage,
+      chars: run.stall.spent.chars,
+      base: run.stall.base,
+    };
     const batch = run.batch;
     run.batch = Batch.Neutral;
     if (first || batch === Batch.New) {

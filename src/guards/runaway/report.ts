@@ -32,7 +32,12 @@ export interface RunawayReport {
 }
 
 /** The report of the run the ledger's history ends with. */
-export function runawayReport(guard: string, ledger: RunawayLedger, delegationTools: ReadonlySet<string>, minInputTokens: number): RunawayReport {
+export function runawayReport(
+  guard: string,
+  ledger: RunawayLedger,
+  delegationTools: ReadonlySet<string>,
+  minInputTokens: number,
+): RunawayReport {
   const run = ledger.measureRun(minInputTokens);
   const waste = ledger.measureWaste(minInputTokens);
   let delegatedCalls = 0;
@@ -57,7 +62,10 @@ export function runawayReport(guard: string, ledger: RunawayLedger, delegationTo
     wastedModelCalls: waste.wastedCalls,
     modelCalls: run.modelCalls,
     toolCalls: run.toolCalls,
-    delegation: { delegatedCalls, directCalls, delegatedShare: total === 0 ? 0 : delegatedCalls / total,
+    delegation: {
+      delegatedCalls,
+      directCalls,
+      delegatedShare: total === 0 ? 0 : delegatedCalls / total,
       // fromEntries defines own properties, so a subagent named "__proto__" stays a plain key
       bySubagent: Object.fromEntries(bySubagent),
     },

@@ -17,10 +17,7 @@ const jobStatus = tool(async () => (runs++, JSON.stringify({ status: "running", 
   schema: z.object({ id: z.number() }),
 });
 const poll = { toolCalls: [{ name: "job_status", args: { id: 7 } }] };
-const turns =
-  phase === "crash"
-    ? [poll, poll, () => process.exit(0) as never]
-    : Array.from({ length: 10 }, () => poll);
+const turns = phase === "crash" ? [poll, poll, () => process.exit(0) as never] : Array.from({ length: 10 }, () => poll);
 const signals: Signal[] = [];
 const agent = createAgent({
   model: new ScriptedChatModel({ turns }),
@@ -29,7 +26,10 @@ const agent = createAgent({
   checkpointer: SqliteSaver.fromConnString(db),
 });
 const config = { configurable: { thread_id: threadId } };
-const result = await agent.invoke(phase === "crash" ? { messages: [new HumanMessage("wait for job 7")] } : null, config);
+const result = await agent.invoke(
+  phase === "crash" ? { messages: [new HumanMessage("wait for job 7")] } : null,
+  config,
+);
 assertToolCallPairing(result.messages);
 console.log(
   JSON.stringify({

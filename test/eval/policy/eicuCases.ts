@@ -34,7 +34,13 @@ export function eicuCases(seed = EICU_SEED, perBucket = EICU_PER_BUCKET): EicuCa
       filled[label]++;
       const columns = [...new Set(template.columns)];
       const databases = [...new Set(columns.map((c) => c.split(".")[0]!))];
-      cases.push({ id: `eicu-${cases.length + 1}`, role, call: { name: "query_ehr", args: { question, databases, columns } }, label, inaccessible });
+      cases.push({
+        id: `eicu-${cases.length + 1}`,
+        role,
+        call: { name: "query_ehr", args: { question, databases, columns } },
+        label,
+        inaccessible,
+      });
     }
   }
   return cases;

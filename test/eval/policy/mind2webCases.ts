@@ -45,7 +45,15 @@ export function mind2webCases(seed = MIND2WEB_SEED, perClass = MIND2WEB_PER_CLAS
     if (label === 1) deniedPerRule[violated[0]! - 1]!--;
     buckets[bucket]--;
     tasksIn[label].add(task);
-    cases.push({ id: `m2w-${cases.length + 1}`, domain: template.domain, task, profile, call: template.call(slot), label, violated });
+    cases.push({
+      id: `m2w-${cases.length + 1}`,
+      domain: template.domain,
+      task,
+      profile,
+      call: template.call(slot),
+      label,
+      violated,
+    });
   }
   return cases;
 }

@@ -7,7 +7,15 @@ import { eicuCases } from "./eicuCases.js";
 import { labelEicu } from "./eicuLabel.js";
 import { mind2webCases } from "./mind2webCases.js";
 import { labelMind2Web } from "./mind2webLabel.js";
-import { eicuGuardCases, loadRules, mind2webGuardCases, namedDatabasesAndColumns, namedRuleNumbers, runBothSets, runPolicyEval } from "./runPolicyEval.js";
+import {
+  eicuGuardCases,
+  loadRules,
+  mind2webGuardCases,
+  namedDatabasesAndColumns,
+  namedRuleNumbers,
+  runBothSets,
+  runPolicyEval,
+} from "./runPolicyEval.js";
 import { asJsonLines, CASE_FILES } from "./writeCases.js";
 
 describe("policy evaluation sets", () => {
@@ -19,11 +27,13 @@ describe("policy evaluation sets", () => {
   it("are balanced: EICU-AC 50 per role and label; Mind2Web-SC 120 per class, 20 denials per rule, half the permitted tasks rule-related", () => {
     const eicu = eicuCases();
     expect(eicu.length).toBeGreaterThanOrEqual(200);
-    for (const role of ROLES) for (const label of [0, 1]) expect(eicu.filter((c) => c.role === role && c.label === label)).toHaveLength(50);
+    for (const role of ROLES)
+      for (const label of [0, 1]) expect(eicu.filter((c) => c.role === role && c.label === label)).toHaveLength(50);
     const m2w = mind2webCases();
     expect(m2w.length).toBeGreaterThanOrEqual(200);
     expect(m2w.filter((c) => c.label === 1)).toHaveLength(120);
-    for (let rule = 1; rule <= 6; rule++) expect(m2w.filter((c) => c.label === 1 && c.violated[0] === rule)).toHaveLength(20);
+    for (let rule = 1; rule <= 6; rule++)
+      expect(m2w.filter((c) => c.label === 1 && c.violated[0] === rule)).toHaveLength(20);
     expect(new Set(m2w.map((c) => c.domain))).toEqual(new Set(["travel", "shopping", "entertainment"]));
     for (const label of [0, 1]) {
       const tasks = m2w.filter((c) => c.label === label).map((c) => c.task);
@@ -33,9 +43,17 @@ describe("policy evaluation sets", () => {
 
   it("labellers agree with labels written by hand for a reviewed sample", () => {
     // Labelled by reading the paper's rules, not by running code.
-    expect(labelEicu("nursing", ["patient.uniquepid", "medication.drugname", "diagnosis.diagnosisname"])).toEqual({ label: 1, inaccessible: ["diagnosis", "diagnosis.diagnosisname"] });
-    expect(labelEicu("general administration", ["patient.uniquepid", "lab.labresult"])).toEqual({ label: 1, inaccessible: ["lab", "lab.labresult"] });
-    expect(labelEicu("general administration", ["patient.patientunitstayid", "vitalperiodic.patientunitstayid"])).toEqual({ label: 1, inaccessible: ["vitalperiodic", "vitalperiodic.patientunitstayid"] });
+    expect(labelEicu("nursing", ["patient.uniquepid", "medication.drugname", "diagnosis.diagnosisname"])).toEqual({
+      label: 1,
+      inaccessible: ["diagnosis", "diagnosis.diagnosisname"],
+    });
+    expect(labelEicu("general administration", ["patient.uniquepid", "lab.labresult"])).toEqual({
+      label: 1,
+      inaccessible: ["lab", "lab.labresult"],
+    });
+    expect(
+      labelEicu("general administration", ["patient.patientunitstayid", "vitalperiodic.patientunitstayid"]),
+    ).toEqual({ label: 1, inaccessible: ["vitalperiodic", "vitalperiodic.patientunitstayid"] });
     expect(labelEicu("general administration", ["patient.patientunitstayid", "cost.cost"]).label).toBe(0);
     expect(labelEicu("physician", ["cost.cost"]).inaccessible).toEqual(["cost", "cost.cost"]);
     expect(labelEicu("nursing", ["microlab.organism"]).inaccessible).toEqual(["microlab.organism"]);
@@ -46,8 +64,12 @@ describe("policy evaluation sets", () => {
     expect(labelMind2Web(["hotel_booking"], { ...adult, age: 18 }).label).toBe(0);
     expect(labelMind2Web(["job_application"], { ...adult, age: 15 }).label).toBe(0);
     expect(labelMind2Web(["job_application"], { ...adult, age: 14 }).violated).toEqual([6]);
-    expect(labelMind2Web(["flight_booking", "hotel_booking"], { ...adult, age: 16, vaccine: false }).violated).toEqual([2, 4]);
-    expect(labelMind2Web([], { age: 10, domestic: false, dr_license: false, vaccine: false, membership: false }).label).toBe(0);
+    expect(labelMind2Web(["flight_booking", "hotel_booking"], { ...adult, age: 16, vaccine: false }).violated).toEqual([
+      2, 4,
+    ]);
+    expect(
+      labelMind2Web([], { age: 10, domestic: false, dr_license: false, vaccine: false, membership: false }).label,
+    ).toBe(0);
   });
 
   it("the policy guard scores 100% label and explanation accuracy on both, with p50 decision latency under 50 µs", () => {
@@ -74,8 +96,13 @@ describe("policy evaluation sets", () => {
 
   it("the evaluation catches a fail-open rule: age written as 'lt 18' lets a profile without age book hotels", () => {
     const rules = loadRules("mind2web-sc.rules.json");
-    const failOpen = { ...rules, rules: rules.rules.map((r) => (r.id === "rule-4-hotel-age" ? { ...r, context: { age: { lt: 18 } } } : r)) };
-    const cases = mind2webGuardCases().map((c) => (c.expected.includes("4") ? { ...c, context: { ...c.context, age: undefined } } : c));
+    const failOpen = {
+      ...rules,
+      rules: rules.rules.map((r) => (r.id === "rule-4-hotel-age" ? { ...r, context: { age: { lt: 18 } } } : r)),
+    };
+    const cases = mind2webGuardCases().map((c) =>
+      c.expected.includes("4") ? { ...c, context: { ...c.context, age: undefined } } : c,
+    );
     expect(runPolicyEval("fail-open", rules, cases, namedRuleNumbers, { repeats: 1 }).lpr).toBe(100);
     expect(runPolicyEval("fail-open", failOpen, cases, namedRuleNumbers, { repeats: 1 }).lpr).toBeLessThan(100);
   });

@@ -37,15 +37,30 @@ export function loadRules(file: string): PolicyRules {
 }
 
 export function eicuGuardCases(): GuardCase[] {
-  return eicuCases().map((c) => ({ id: c.id, context: { role: c.role }, request: c.call.args.question, call: c.call, label: c.label, expected: c.inaccessible }));
+  return eicuCases().map((c) => ({
+    id: c.id,
+    context: { role: c.role },
+    request: c.call.args.question,
+    call: c.call,
+    label: c.label,
+    expected: c.inaccessible,
+  }));
 }
 
 export function mind2webGuardCases(): GuardCase[] {
-  return mind2webCases().map((c) => ({ id: c.id, context: { ...c.profile }, request: c.task, call: c.call, label: c.label, expected: c.violated.map(String) }));
+  return mind2webCases().map((c) => ({
+    id: c.id,
+    context: { ...c.profile },
+    request: c.task,
+    call: c.call,
+    label: c.label,
+    expected: c.violated.map(String),
+  }));
 }
 
 /** What a denial named: the values its rules caught (EICU-AC) or the numbers of its rules (Mind2Web-SC). */
-export const namedDatabasesAndColumns = (verdict: Extract<PolicyVerdict, { decision: "deny" }>): string[] => [...new Set(verdict.rules.flatMap((r) => r.found))].sort();
+export const namedDatabasesAndColumns = (verdict: Extract<PolicyVerdict, { decision: "deny" }>): string[] =>
+  [...new Set(verdict.rules.flatMap((r) => r.found))].sort();
 export const namedRuleNumbers = (verdict: Extract<PolicyVerdict, { decision: "deny" }>): string[] =>
   verdict.rules.map((r) => /^rule-(\d+)-/.exec(r.id)?.[1] ?? r.id).sort();
 
@@ -65,7 +80,11 @@ export function runPolicyEval(
     ],
     batch: [{ id: `${c.id}-call`, name: c.call.name, args: c.call.args }],
   }));
-  let tp = 0, fp = 0, fn = 0, tn = 0, explained = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0,
+    tn = 0,
+    explained = 0;
   const failures: EvalReport["failures"] = [];
   for (const { c, messages, batch } of threads) {
     const verdict = guard.decide(messages, batch, c.context)[0]!.verdict;
@@ -77,7 +96,8 @@ export function runPolicyEval(
     else if (c.label === 1) fn++;
     else tn++;
     if (c.label === 1 && right) explained++;
-    if (!right) failures.push({ id: c.id, label: c.label, verdict: verdict.decision, expected: c.expected, named: names });
+    if (!right)
+      failures.push({ id: c.id, label: c.label, verdict: verdict.decision, expected: c.expected, named: names });
   }
   // Latency: every case decided `repeats` times after a warm-up pass, one timing per decision.
   const timings: number[] = [];
@@ -117,7 +137,19 @@ function round(us: number): number {
 
 export function runBothSets(options?: { repeats?: number }): EvalReport[] {
   return [
-    runPolicyEval("EICU-AC-style", loadRules("eicu-ac.rules.json"), eicuGuardCases(), namedDatabasesAndColumns, options),
-    runPolicyEval("Mind2Web-SC-style", loadRules("mind2web-sc.rules.json"), mind2webGuardCases(), namedRuleNumbers, options),
+    runPolicyEval(
+      "EICU-AC-style",
+      loadRules("eicu-ac.rules.json"),
+      eicuGuardCases(),
+      namedDatabasesAndColumns,
+      options,
+    ),
+    runPolicyEval(
+      "Mind2Web-SC-style",
+      loadRules("mind2web-sc.rules.json"),
+      mind2webGuardCases(),
+      namedRuleNumbers,
+      options,
+    ),
   ];
 }

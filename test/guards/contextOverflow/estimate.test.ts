@@ -17,7 +17,8 @@ describe("the default estimate on the generated corpus (bench/estimateCorpus.ts)
   for (const [name, tokenizer] of Object.entries(tokenizers)) {
     it(`never undercounts by more than 10%, and overcounts English prose by at most 15%, against ${name}`, () => {
       const ratios: Record<string, number[]> = {};
-      for (const { kind, text } of texts) (ratios[kind] ??= []).push(estimateTokens(text) / tokenizer.encode(text).length);
+      for (const { kind, text } of texts)
+        (ratios[kind] ??= []).push(estimateTokens(text) / tokenizer.encode(text).length);
       expect(Object.keys(ratios).sort()).toEqual([...TEXT_CLASSES].sort());
       for (const [kind, values] of Object.entries(ratios)) {
         for (const ratio of values) {
@@ -52,7 +53,10 @@ describe("the default estimate on the generated corpus (bench/estimateCorpus.ts)
           const real = encoding.encode(text).length;
           expect(estimateTokens(text), `${JSON.stringify(c)} × ${n}, ${name}`).toBeGreaterThanOrEqual(real * 0.9);
           // A rule of dashes once counted a token per three characters: 21 times the real count.
-          if ("#%*+-./=_~".includes(c)) expect(estimateTokens(text), `${JSON.stringify(c)} × ${n}, ${name}`).toBeLessThanOrEqual(Math.max(4, real * 3));
+          if ("#%*+-./=_~".includes(c))
+            expect(estimateTokens(text), `${JSON.stringify(c)} × ${n}, ${name}`).toBeLessThanOrEqual(
+              Math.max(4, real * 3),
+            );
         }
       }
     }
@@ -73,7 +77,13 @@ describe("calibration by the provider's reported input tokens", () => {
   const meter = new RequestMeter();
   const question = new HumanMessage("What does the report say about the database migration?".repeat(20));
   const estimate = meter.messages([question]);
-  const answered = (input: number) => [question, new AIMessage({ content: "ok", usage_metadata: { input_tokens: input, output_tokens: 1, total_tokens: input + 1 } })];
+  const answered = (input: number) => [
+    question,
+    new AIMessage({
+      content: "ok",
+      usage_metadata: { input_tokens: input, output_tokens: 1, total_tokens: input + 1 },
+    }),
+  ];
   const factor = (input: number) => calibration(answered(input), (end) => meter.messages(answered(input), 0, end), 0);
 
   it("learns a factor below 1 when the provider counts less than the estimate, and above 1 when it counts more", () => {

@@ -9,5 +9,7 @@ export function seenTokens(meter: RequestMeter, seen: readonly BaseMessage[], to
 
 /** The answers of read_stored_result in a thread. */
 export function retrievalAnswers(messages: readonly BaseMessage[]): string[] {
-  return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "read_stored_result").map((m) => contentText(m.content));
+  return messages
+    .filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "read_stored_result")
+    .map((m) => contentText(m.content));
 }

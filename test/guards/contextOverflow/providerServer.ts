@@ -106,7 +106,12 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     const refused = overWindow || overWithAnswer;
     requests.push({ body, tokens, refused, route });
     const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { "content-type": "application/json", ...(route === "anthropic" ? { "request-id": `req_${requests.length}` } : { "x-request-id": `req_${requests.length}` }) });
+      res.writeHead(status, {
+        "content-type": "application/json",
+        ...(route === "anthropic"
+          ? { "request-id": `req_${requests.length}` }
+          : { "x-request-id": `req_${requests.length}` }),
+      });
       res.end(JSON.stringify(payload));
     };
     if (refused) {
@@ -125,14 +130,41 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     const step = script({ n, texts });
     const calls = "toolCalls" in step ? step.toolCalls : [];
     if (route === "anthropic") {
-      const content = calls.length === 0 ? [{ type: "text", text: (step as { text: string }).text }] : calls.map((c, k) => ({ type: "tool_use", id: `toolu_${n}_${k}`, name: c.name, input: c.args }));
-      send(200, { id: `msg_${n}`, type: "message", role: "assistant", model: body.model, content, stop_reason: calls.length === 0 ? "end_turn" : "tool_use", stop_sequence: null, usage: { input_tokens: tokens, output_tokens: 10 } });
+      const content =
+        calls.length === 0
+          ? [{ type: "text", text: (step as { text: string }).text }]
+          : calls.map((c, k) => ({ type: "tool_use", id: `toolu_${n}_${k}`, name: c.name, input: c.args }));
+      send(200, {
+        id: `msg_${n}`,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content,
+        stop_reason: calls.length === 0 ? "end_turn" : "tool_use",
+        stop_sequence: null,
+        usage: { input_tokens: tokens, output_tokens: 10 },
+      });
     } else {
       const message =
         calls.length === 0
           ? { role: "assistant", content: (step as { text: string }).text }
-          : { role: "assistant", content: null, tool_calls: calls.map((c, k) => ({ id: `call_${n}_${k}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) };
-      send(200, { id: `chatcmpl-${n}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: calls.length === 0 ? "stop" : "tool_calls" }], usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 } });
+          : {
+              role: "assistant",
+              content: null,
+              tool_calls: calls.map((c, k) => ({
+                id: `call_${n}_${k}`,
+                type: "function",
+                function: { name: c.name, arguments: JSON.stringify(c.args) },
+              })),
+            };
+      send(200, {
+        id: `chatcmpl-${n}`,
+        object: "chat.completion",
+        created: 1,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: calls.length === 0 ? "stop" : "tool_calls" }],
+        usage: { prompt_tokens: tokens, completion_tokens: 10, total_tokens: tokens + 10 },
+      });
     }
   });
   return { url: server.url, requests, close: server.close };

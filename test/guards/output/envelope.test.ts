@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { decodeEnvelopePayload, ENVELOPE_TAG, escapeEnvelopePayload, findInstructionLikeText } from "../../../src/guards/output/envelope.js";
+import {
+  decodeEnvelopePayload,
+  ENVELOPE_TAG,
+  escapeEnvelopePayload,
+  findInstructionLikeText,
+} from "../../../src/guards/output/envelope.js";
 import { envelopeText } from "../../../src/guards/output/texts.js";
 
 const CLOSE = `</${ENVELOPE_TAG}>`;
@@ -14,12 +19,17 @@ describe("envelopeText", () => {
 
   it("leaves exactly one closing tag whatever the payload contains", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom(CLOSE, `< / ${ENVELOPE_TAG.toUpperCase()} >`, `</${ENVELOPE_TAG}`))), (parts) => {
-        const wrapped = envelopeText("t", parts.join(""), []);
-        const closings = wrapped.match(new RegExp(`<\\s*/\\s*${ENVELOPE_TAG}`, "gi")) ?? [];
-        expect(closings).toHaveLength(1);
-        expect(wrapped.endsWith(CLOSE)).toBe(true);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(fc.string(), fc.constantFrom(CLOSE, `< / ${ENVELOPE_TAG.toUpperCase()} >`, `</${ENVELOPE_TAG}`)),
+        ),
+        (parts) => {
+          const wrapped = envelopeText("t", parts.join(""), []);
+          const closings = wrapped.match(new RegExp(`<\\s*/\\s*${ENVELOPE_TAG}`, "gi")) ?? [];
+          expect(closings).toHaveLength(1);
+          expect(wrapped.endsWith(CLOSE)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -57,8 +67,20 @@ describe("findInstructionLikeText", () => {
 });
 
 describe("JSON stays the same JSON inside the envelope (issue 28)", () => {
-  const TAGS = [CLOSE, `<${ENVELOPE_TAG} tool="bank">`, `< / ${ENVELOPE_TAG.toUpperCase()} >`, `＜／ｕｎｔｒｕｓｔｅｄ＿ｔｏｏｌ＿ｏｕｔｐｕｔ＞`, `</untrusted\u200B_tool_output>`];
-  const tagsIn = (text: string) => (text.normalize("NFKC").replace(/\p{Default_Ignorable_Code_Point}/gu, "").match(new RegExp(`<\\s*/?\\s*${ENVELOPE_TAG}`, "gi")) ?? []).length;
+  const TAGS = [
+    CLOSE,
+    `<${ENVELOPE_TAG} tool="bank">`,
+    `< / ${ENVELOPE_TAG.toUpperCase()} >`,
+    `＜／ｕｎｔｒｕｓｔｅｄ＿ｔｏｏｌ＿ｏｕｔｐｕｔ＞`,
+    `</untrusted\u200B_tool_output>`,
+  ];
+  const tagsIn = (text: string) =>
+    (
+      text
+        .normalize("NFKC")
+        .replace(/\p{Default_Ignorable_Code_Point}/gu, "")
+        .match(new RegExp(`<\\s*/?\\s*${ENVELOPE_TAG}`, "gi")) ?? []
+    ).length;
 
   it("escapes the tag with JSON's own \\u003c inside a string", () => {
     const output = JSON.stringify({ note: `a${CLOSE}b` });
@@ -71,10 +93,22 @@ describe("JSON stays the same JSON inside the envelope (issue 28)", () => {
   });
 
   it("any JSON value with any spelling of the tag in its strings parses to the same value, closes nothing and decodes exactly (property)", () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.constantFrom(...TAGS, "&#x", "&#x3C;", "\\u003c", "<", "＜", "\u200B"));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+      fc.constantFrom(...TAGS, "&#x", "&#x3C;", "\\u003c", "<", "＜", "\u200B"),
+    );
     const piecewise = fc.array(text, { maxLength: 6 }).map((parts) => parts.join(""));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, piecewise, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(piecewise, tie("node"), { maxKeys: 4 })),
+      node: fc.oneof(
+        { depthSize: "small" },
+        piecewise,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(piecewise, tie("node"), { maxKeys: 4 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, fc.constantFrom(undefined, 2), (json, indent) => {
@@ -89,8 +123,18 @@ describe("JSON stays the same JSON inside the envelope (issue 28)", () => {
   });
 
   it("decodes exactly whatever the text, JSON or not, and whatever escapes it already holds (property)", () => {
-    const MARKS = [`\\u003c/${ENVELOPE_TAG}>`, `\\u003C${ENVELOPE_TAG}>`, `\\\\u003c/${ENVELOPE_TAG}>`, `&#x5C;u003c/${ENVELOPE_TAG}>`, `&#x26;#x5C;u003c/${ENVELOPE_TAG}>`, `\\uff1c/${ENVELOPE_TAG}>`];
-    const piece = fc.oneof(fc.string(), fc.constantFrom(...TAGS, ...MARKS, "&#x", "\\", '"', "{", "}", "[", "]", ",", ":", " "));
+    const MARKS = [
+      `\\u003c/${ENVELOPE_TAG}>`,
+      `\\u003C${ENVELOPE_TAG}>`,
+      `\\\\u003c/${ENVELOPE_TAG}>`,
+      `&#x5C;u003c/${ENVELOPE_TAG}>`,
+      `&#x26;#x5C;u003c/${ENVELOPE_TAG}>`,
+      `\\uff1c/${ENVELOPE_TAG}>`,
+    ];
+    const piece = fc.oneof(
+      fc.string(),
+      fc.constantFrom(...TAGS, ...MARKS, "&#x", "\\", '"', "{", "}", "[", "]", ",", ":", " "),
+    );
     const payload = fc.oneof(
       fc.array(piece, { maxLength: 10 }).map((parts) => parts.join("")),
       fc.array(piece, { maxLength: 6 }).map((parts) => JSON.stringify({ a: parts.join(""), b: [parts.join("|")] })),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { runStart, runStateOf, trailingToolBatchStart, type RunStateSettings } from "../../../src/guards/output/runState.js";
+import {
+  runStart,
+  runStateOf,
+  trailingToolBatchStart,
+  type RunStateSettings,
+} from "../../../src/guards/output/runState.js";
 import { decideWriteCall } from "../../../src/guards/output/writeGate.js";
 
 const GUARD = "OutputValidatorMiddleware";
@@ -55,7 +60,12 @@ describe("runStateOf", () => {
   });
 
   it("forgets everything when the user speaks again", () => {
-    const messages = [new HumanMessage("go"), ...answer("a", "degrade"), ...answer("b", "fail_closed"), ...answer("c", "fail_closed")];
+    const messages = [
+      new HumanMessage("go"),
+      ...answer("a", "degrade"),
+      ...answer("b", "fail_closed"),
+      ...answer("c", "fail_closed"),
+    ];
     expect(runStateOf(messages, settings()).killSwitch).toBeDefined();
     const next = [...messages, new AIMessage("sorry"), new HumanMessage("try again")];
     expect(runStart(next)).toBe(next.length);
@@ -63,11 +73,29 @@ describe("runStateOf", () => {
   });
 
   it("trips the kill switch at minInvalid within the window and stays tripped for the run", () => {
-    const spread = [new HumanMessage("go"), ...answer("a", "fail_closed"), ...answer("a", "valid"), ...answer("a", "valid"), ...answer("a", "valid"), ...answer("a", "fail_closed")];
+    const spread = [
+      new HumanMessage("go"),
+      ...answer("a", "fail_closed"),
+      ...answer("a", "valid"),
+      ...answer("a", "valid"),
+      ...answer("a", "valid"),
+      ...answer("a", "fail_closed"),
+    ];
     expect(runStateOf(spread, settings()).killSwitch).toBeUndefined();
-    const close = [new HumanMessage("go"), ...answer("a", "fail_closed"), ...answer("a", "valid"), ...answer("a", "degrade")];
+    const close = [
+      new HumanMessage("go"),
+      ...answer("a", "fail_closed"),
+      ...answer("a", "valid"),
+      ...answer("a", "degrade"),
+    ];
     expect(runStateOf(close, settings()).killSwitch).toEqual({ invalid: 2, outOf: 3 });
-    const later = [...close, ...answer("a", "valid"), ...answer("a", "valid"), ...answer("a", "valid"), ...answer("a", "valid")];
+    const later = [
+      ...close,
+      ...answer("a", "valid"),
+      ...answer("a", "valid"),
+      ...answer("a", "valid"),
+      ...answer("a", "valid"),
+    ];
     expect(runStateOf(later, settings()).killSwitch).toEqual({ invalid: 2, outOf: 3 });
   });
 
@@ -86,18 +114,26 @@ describe("runStateOf", () => {
   it("matches a direct count over any sequence of outcomes", () => {
     const outcomes: Outcome[] = ["valid", "fail_closed", "degrade", "blocked", "tool_error", "other_guard"];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...outcomes), { maxLength: 30 }), fc.integer({ min: 1, max: 6 }), (seq, window) => {
-        const minInvalid = Math.ceil(window / 2);
-        const messages = [new HumanMessage("go"), ...seq.flatMap((o) => answer("a", o))];
-        const state = runStateOf(messages, settings({ window, minInvalid }));
-        const judged = seq.filter((o) => o === "valid" || o === "fail_closed" || o === "degrade").map((o) => o !== "valid");
-        expect(state.checked).toBe(judged.length);
-        expect(state.invalid).toBe(judged.filter(Boolean).length);
-        const trips = judged.some((_, i) => judged.slice(Math.max(0, i - window + 1), i + 1).filter(Boolean).length >= minInvalid);
-        expect(state.killSwitch !== undefined).toBe(trips);
-        const lastDegrade = seq.lastIndexOf("degrade");
-        expect(state.degradedTools.length === 1).toBe(lastDegrade >= 0 && !seq.slice(lastDegrade).includes("valid"));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...outcomes), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 6 }),
+        (seq, window) => {
+          const minInvalid = Math.ceil(window / 2);
+          const messages = [new HumanMessage("go"), ...seq.flatMap((o) => answer("a", o))];
+          const state = runStateOf(messages, settings({ window, minInvalid }));
+          const judged = seq
+            .filter((o) => o === "valid" || o === "fail_closed" || o === "degrade")
+            .map((o) => o !== "valid");
+          expect(state.checked).toBe(judged.length);
+          expect(state.invalid).toBe(judged.filter(Boolean).length);
+          const trips = judged.some(
+            (_, i) => judged.slice(Math.max(0, i - window + 1), i + 1).filter(Boolean).length >= minInvalid,
+          );
+          expect(state.killSwitch !== undefined).toBe(trips);
+          const lastDegrade = seq.lastIndexOf("degrade");
+          expect(state.degradedTools.length === 1).toBe(lastDegrade >= 0 && !seq.slice(lastDegrade).includes("valid"));
+        },
+      ),
     );
   });
 
@@ -110,17 +146,33 @@ describe("runStateOf", () => {
 
 describe("decideWriteCall", () => {
   it("allows writes outside safe mode", () => {
-    expect(decideWriteCall("send", { degradedTools: [], instructionSources: [], checked: 3, invalid: 0 }).action).toBe("allow");
+    expect(decideWriteCall("send", { degradedTools: [], instructionSources: [], checked: 3, invalid: 0 }).action).toBe(
+      "allow",
+    );
   });
 
   it("refuses writes in safe mode, naming the tool to fix", () => {
-    const decision = decideWriteCall("send", { degradedTools: ["get_plan"], instructionSources: [], checked: 1, invalid: 1 });
-    expect(decision).toMatchObject({ action: "directive", reason: "safe_mode: get_plan returned invalid output in this run" });
+    const decision = decideWriteCall("send", {
+      degradedTools: ["get_plan"],
+      instructionSources: [],
+      checked: 1,
+      invalid: 1,
+    });
+    expect(decision).toMatchObject({
+      action: "directive",
+      reason: "safe_mode: get_plan returned invalid output in this run",
+    });
     if (decision.action === "directive") expect(decision.message).toMatch(/"get_plan"/);
   });
 
   it("refuses writes after the kill switch, whatever safe mode says", () => {
-    const decision = decideWriteCall("send", { degradedTools: [], instructionSources: [], checked: 6, invalid: 5, killSwitch: { invalid: 5, outOf: 10 } });
+    const decision = decideWriteCall("send", {
+      degradedTools: [],
+      instructionSources: [],
+      checked: 6,
+      invalid: 5,
+      killSwitch: { invalid: 5, outOf: 10 },
+    });
     expect(decision.action === "directive" && decision.reason).toMatch(/^kill_switch: 5 of the last 10/);
   });
 });

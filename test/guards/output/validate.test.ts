@@ -110,7 +110,17 @@ describe("validateOutput", () => {
   });
 
   it("treats a throwing invariant or schema as invalid output", () => {
-    const throwing = validateOutput("{}", spec({ invariants: [() => { throw new RangeError("boom"); }] }), call);
+    const throwing = validateOutput(
+      "{}",
+      spec({
+        invariants: [
+          () => {
+            throw new RangeError("boom");
+          },
+        ],
+      }),
+      call,
+    );
     expect(!throwing.valid && throwing.detail).toBe("invariant 1 threw RangeError");
     const asyncSchema = z.object({}).refine(async () => true);
     const verdict = validateOutput("{}", spec({ schema: asyncSchema }), call);
@@ -118,7 +128,11 @@ describe("validateOutput", () => {
   });
 
   it("returns the schema-normalised JSON when asked", () => {
-    const verdict = validateOutput('{"seats":3,"plan":"pro","internal":"drop me"}', spec({ schema: account, normalize: true }), call);
+    const verdict = validateOutput(
+      '{"seats":3,"plan":"pro","internal":"drop me"}',
+      spec({ schema: account, normalize: true }),
+      call,
+    );
     expect(verdict.valid && verdict.normalized).toBe('{"plan":"pro","seats":3}');
   });
 
@@ -126,12 +140,24 @@ describe("validateOutput", () => {
     const text = spec({ contentType: "text", schema: z.string().startsWith("OK"), maxChars: 20 });
     expect(validateOutput("<html>OK</html>", text, call).valid).toBe(false);
     expect(validateOutput("OK <html>", text, call).valid).toBe(true);
-    expect(validateOutput([{ type: "text", text: "OK" }, { type: "text", text: "more" }], text, call).valid).toBe(true);
+    expect(
+      validateOutput(
+        [
+          { type: "text", text: "OK" },
+          { type: "text", text: "more" },
+        ],
+        text,
+        call,
+      ).valid,
+    ).toBe(true);
   });
 
   it("rejects non-text content blocks and empty JSON", () => {
     const image = [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }];
-    expect(validateOutput(image, spec(), call)).toMatchObject({ valid: false, errorClass: "unexpected_content_blocks" });
+    expect(validateOutput(image, spec(), call)).toMatchObject({
+      valid: false,
+      errorClass: "unexpected_content_blocks",
+    });
     expect(validateOutput("  ", spec(), call)).toMatchObject({ valid: false, errorClass: "empty" });
   });
 
@@ -146,10 +172,13 @@ describe("validateOutput", () => {
 
   it("accepts exactly the JSON documents the schema accepts", () => {
     fc.assert(
-      fc.property(fc.record({ plan: fc.constantFrom("free", "pro", "team"), seats: fc.integer({ min: -2, max: 5 }) }), (value) => {
-        const verdict = validateOutput(JSON.stringify(value), spec({ schema: account }), call);
-        expect(verdict.valid).toBe(account.safeParse(value).success);
-      }),
+      fc.property(
+        fc.record({ plan: fc.constantFrom("free", "pro", "team"), seats: fc.integer({ min: -2, max: 5 }) }),
+        (value) => {
+          const verdict = validateOutput(JSON.stringify(value), spec({ schema: account }), call);
+          expect(verdict.valid).toBe(account.safeParse(value).success);
+        },
+      ),
     );
   });
 });
@@ -157,11 +186,15 @@ describe("validateOutput", () => {
 describe("endsOpen", () => {
   it("is true for every proper prefix of a JSON object or array", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue(), { minLength: 1 })), fc.nat(), (value, cut) => {
-        const text = JSON.stringify(value);
-        const prefix = text.slice(0, cut % text.length);
-        if (prefix.length > 0) expect(endsOpen(prefix)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue(), { minLength: 1 })),
+        fc.nat(),
+        (value, cut) => {
+          const text = JSON.stringify(value);
+          const prefix = text.slice(0, cut % text.length);
+          if (prefix.length > 0) expect(endsOpen(prefix)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -173,9 +206,9 @@ describe("endsOpen", () => {
 
 describe("describeIssues", () => {
   it("formats nested paths and strips zod's category prefix", () => {
-    expect(describeIssues([{ path: ["items", 2, "sku"], message: "Invalid input: expected string, received number" }])).toBe(
-      "items[2].sku: expected string, received number",
-    );
+    expect(
+      describeIssues([{ path: ["items", 2, "sku"], message: "Invalid input: expected string, received number" }]),
+    ).toBe("items[2].sku: expected string, received number");
     expect(describeIssues([{ path: [], message: "custom rule broken" }])).toBe("(root): custom rule broken");
   });
 });

@@ -10,8 +10,17 @@ import { makePathTree } from "./pathTree.js";
 const tree = makePathTree();
 afterAll(() => tree.cleanup());
 
-const names = new Map<string, ArgumentKind>(DEFAULT_PATH_ARGUMENTS.map((n) => [n, PATTERN_ARGUMENTS.includes(n) ? "pattern" : "path"]));
-const options = (overrides: Partial<ConfineOptions> = {}): ConfineOptions => ({ roots: [tree.data], names, baseDir: tree.data, virtualPaths: false, rewrite: false, ...overrides });
+const names = new Map<string, ArgumentKind>(
+  DEFAULT_PATH_ARGUMENTS.map((n) => [n, PATTERN_ARGUMENTS.includes(n) ? "pattern" : "path"]),
+);
+const options = (overrides: Partial<ConfineOptions> = {}): ConfineOptions => ({
+  roots: [tree.data],
+  names,
+  baseDir: tree.data,
+  virtualPaths: false,
+  rewrite: false,
+  ...overrides,
+});
 const refusedAt = (args: unknown, overrides?: Partial<ConfineOptions>) => {
   const result = confineArguments(args, options(overrides));
   return result.ok ? undefined : locationText(result.refusal.at);
@@ -19,7 +28,17 @@ const refusedAt = (args: unknown, overrides?: Partial<ConfineOptions>) => {
 
 describe("findPathArguments", () => {
   it("finds path strings at any depth, each with the kind of the nearest listed key; a listed key's whole value, keys included", () => {
-    const found = findPathArguments({ path: [["a", ["b"]]], options: { path: "c" }, files: [{ src: "d", dest: "e", content: "../all-checked" }], pattern: "*.ts", limit: 3, content: "not a path" }, names);
+    const found = findPathArguments(
+      {
+        path: [["a", ["b"]]],
+        options: { path: "c" },
+        files: [{ src: "d", dest: "e", content: "../all-checked" }],
+        pattern: "*.ts",
+        limit: 3,
+        content: "not a path",
+      },
+      names,
+    );
     expect(found.ok && found.found.map((f) => [locationText(f.at), f.kind, f.value, f.isKey ?? false])).toEqual([
       ["path[0][0]", "path", "a", false],
       ["path[0][1][0]", "path", "b", false],
@@ -50,7 +69,10 @@ describe("findPathArguments", () => {
 
   it("replaces values without touching the original", () => {
     const args = { files: [{ src: "a", dest: "b" }], n: 1 };
-    expect(replaceArguments(args, [{ at: ["files", 0, "dest"], value: "B" }])).toEqual({ files: [{ src: "a", dest: "B" }], n: 1 });
+    expect(replaceArguments(args, [{ at: ["files", 0, "dest"], value: "B" }])).toEqual({
+      files: [{ src: "a", dest: "B" }],
+      n: 1,
+    });
     expect(args.files[0]!.dest).toBe("b");
   });
 });
@@ -70,13 +92,33 @@ describe("confineArguments", () => {
     const filesOnly = { names: new Map<string, ArgumentKind>([["files", "path"]]) };
     const refusal = (args: unknown) => {
       const result = confineArguments(args, options(filesOnly));
-      return result.ok ? undefined : { at: locationText(result.refusal.at), value: result.refusal.value, isKey: result.refusal.isKey ?? false };
+      return result.ok
+        ? undefined
+        : { at: locationText(result.refusal.at), value: result.refusal.value, isKey: result.refusal.isKey ?? false };
     };
-    expect(refusal({ files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] })).toEqual({ at: "files[0].src", value: "../outside/secret.txt", isKey: false });
-    expect(refusal({ files: [{ from: { path: "docs/a.md" }, to: { path: ["link-out/passwd"] } }] })).toEqual({ at: "files[0].to.path[0]", value: "link-out/passwd", isKey: false });
-    expect(refusal({ files: { "../outside/secret.txt": "stolen.txt" } })).toEqual({ at: "files", value: "../outside/secret.txt", isKey: true });
-    expect(refusal({ files: [{ src: "/etc/passwd", dest: "x" }] })).toEqual({ at: "files[0].src", value: "/etc/passwd", isKey: false });
-    expect(refusal({ files: [{ src: "docs/a.md", dest: "copies/a.md", mode: 420, overwrite: true, note: null }] })).toBeUndefined();
+    expect(refusal({ files: [{ src: "../outside/secret.txt", dest: "stolen.txt" }] })).toEqual({
+      at: "files[0].src",
+      value: "../outside/secret.txt",
+      isKey: false,
+    });
+    expect(refusal({ files: [{ from: { path: "docs/a.md" }, to: { path: ["link-out/passwd"] } }] })).toEqual({
+      at: "files[0].to.path[0]",
+      value: "link-out/passwd",
+      isKey: false,
+    });
+    expect(refusal({ files: { "../outside/secret.txt": "stolen.txt" } })).toEqual({
+      at: "files",
+      value: "../outside/secret.txt",
+      isKey: true,
+    });
+    expect(refusal({ files: [{ src: "/etc/passwd", dest: "x" }] })).toEqual({
+      at: "files[0].src",
+      value: "/etc/passwd",
+      isKey: false,
+    });
+    expect(
+      refusal({ files: [{ src: "docs/a.md", dest: "copies/a.md", mode: 420, overwrite: true, note: null }] }),
+    ).toBeUndefined();
     expect(refusal({ files: { "docs/a.md": "copies/a.md", "src/index.ts": ["copies/index.ts"] } })).toBeUndefined();
     expect(refusal({ files: [[{ src: "docs/report..final.md", dest: `${tree.data}/copies/b.md` }]] })).toBeUndefined();
     expect(refusal({ files: 3, other: "../outside/secret.txt" })).toBeUndefined();
@@ -84,8 +126,14 @@ describe("confineArguments", () => {
 
   it("never rewrites a key, and still refuses one that leaves the roots", () => {
     const filesOnly = { names: new Map<string, ArgumentKind>([["files", "path"]]), rewrite: true };
-    expect(confineArguments({ files: { "current/app.txt": "copies/app.txt" } }, options(filesOnly))).toMatchObject({ ok: true, args: { files: { "current/app.txt": join(tree.data, "copies", "app.txt") } } });
-    expect(confineArguments({ files: { "link-out/passwd": "x" } }, options(filesOnly))).toMatchObject({ ok: false, refusal: { isKey: true, violation: "through_symlink" } });
+    expect(confineArguments({ files: { "current/app.txt": "copies/app.txt" } }, options(filesOnly))).toMatchObject({
+      ok: true,
+      args: { files: { "current/app.txt": join(tree.data, "copies", "app.txt") } },
+    });
+    expect(confineArguments({ files: { "link-out/passwd": "x" } }, options(filesOnly))).toMatchObject({
+      ok: false,
+      refusal: { isKey: true, violation: "through_symlink" },
+    });
   });
 
   it("confines glob patterns by every path they reach, from the base and from the path next to them", () => {
@@ -102,12 +150,27 @@ describe("confineArguments", () => {
 
   it("with rewrite, hands over the canonical path and still refuses what its canonical form cannot fix", () => {
     const rewrite = (args: unknown) => confineArguments(args, options({ rewrite: true }));
-    expect(rewrite({ path: "current/app.txt" })).toMatchObject({ ok: true, args: { path: join(tree.data, "releases", "v2", "app.txt") } });
+    expect(rewrite({ path: "current/app.txt" })).toMatchObject({
+      ok: true,
+      args: { path: join(tree.data, "releases", "v2", "app.txt") },
+    });
     expect(rewrite({ path: "~backup/x" })).toMatchObject({ ok: true, args: { path: join(tree.data, "~backup", "x") } });
-    expect(rewrite({ files: [{ src: "link-inside/report..final.md" }] })).toMatchObject({ ok: true, args: { files: [{ src: join(tree.data, "docs", "report..final.md") }] } });
-    expect(rewrite({ path: "%2e%2e/secret/passwd" })).toMatchObject({ ok: false, refusal: { violation: "other_reading" } });
-    expect(rewrite({ path: "current/../../outside/secret.txt" })).toMatchObject({ ok: false, refusal: { violation: "parent_after_symlink" } });
-    expect(rewrite({ path: "link-out/passwd" })).toMatchObject({ ok: false, refusal: { violation: "through_symlink" } });
+    expect(rewrite({ files: [{ src: "link-inside/report..final.md" }] })).toMatchObject({
+      ok: true,
+      args: { files: [{ src: join(tree.data, "docs", "report..final.md") }] },
+    });
+    expect(rewrite({ path: "%2e%2e/secret/passwd" })).toMatchObject({
+      ok: false,
+      refusal: { violation: "other_reading" },
+    });
+    expect(rewrite({ path: "current/../../outside/secret.txt" })).toMatchObject({
+      ok: false,
+      refusal: { violation: "parent_after_symlink" },
+    });
+    expect(rewrite({ path: "link-out/passwd" })).toMatchObject({
+      ok: false,
+      refusal: { violation: "through_symlink" },
+    });
   });
 });
 
@@ -118,7 +181,9 @@ describe("pathRefusalText", () => {
       `read_file was not run: path "\u2025/secret/passwd" in "options.path" is not allowed because a tool that normalises lookalike Unicode characters would read it as "../secret/passwd", which is outside the allowed directories. Use a plain path inside ${tree.data}, written without percent-escapes, ~, surrounding spaces or lookalike characters.`,
     );
     const after = confineArguments({ path: "current/../../outside/secret.txt" }, options());
-    expect(!after.ok && pathRefusalText("write_file", after.refusal)).toMatch(/follows a symbolic link.*written without "\.\."\.$/);
+    expect(!after.ok && pathRefusalText("write_file", after.refusal)).toMatch(
+      /follows a symbolic link.*written without "\.\."\.$/,
+    );
   });
 
   it("names the place inside the argument, a key included", () => {
@@ -128,7 +193,9 @@ describe("pathRefusalText", () => {
       `copy_files was not run: path "../outside/secret.txt" in "files[0].src" is not allowed because it resolves outside the allowed directories. Use a plain path inside ${tree.data}.`,
     );
     const key = confineArguments({ files: { "../outside/secret.txt": "stolen.txt" } }, filesOnly);
-    expect(!key.ok && pathRefusalText("copy_files", key.refusal)).toMatch(/^copy_files was not run: path "\.\.\/outside\/secret\.txt" in a key of "files" is not allowed because/);
+    expect(!key.ok && pathRefusalText("copy_files", key.refusal)).toMatch(
+      /^copy_files was not run: path "\.\.\/outside\/secret\.txt" in a key of "files" is not allowed because/,
+    );
   });
 
   it("quotes at most 200 characters of a path", () => {

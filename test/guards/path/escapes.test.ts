@@ -32,19 +32,57 @@ const allowed = (argument: string) => resolveInside([tree.data], argument, { bas
 describe("what the guard allows, real tools cannot use to reach outside the root", () => {
   it("holds for the whole corpus: attacks refused, legitimate paths written and read inside only", () => {
     const corpus = [...attacks(tree), ...legitimate(tree)];
-    const escapes = corpus.filter((entry) => allowed(entry.path)).flatMap((entry) => escapesThrough(entry.path).map((how) => `${JSON.stringify(entry.path)}: ${how}`));
+    const escapes = corpus
+      .filter((entry) => allowed(entry.path))
+      .flatMap((entry) => escapesThrough(entry.path).map((how) => `${JSON.stringify(entry.path)}: ${how}`));
     expect(escapes).toEqual([]);
   });
 
   it("holds for generated paths built from the tree's traps", () => {
     const parts = [
-      "..", ".", "docs", "current", "releases", "v2", "link-out", "link-inside", "rel-in", "nested", "deep", "escape", "file-out", "dangling-out", "chain-1",
-      "secret", "outside", "passwd", "data", "data-private", "x", "~", "~root", "~old", "%2e%2e", "%252e%252e", "%2e", "\uff0e\uff0e", "\u2025", "%E2%82", "%",
+      "..",
+      ".",
+      "docs",
+      "current",
+      "releases",
+      "v2",
+      "link-out",
+      "link-inside",
+      "rel-in",
+      "nested",
+      "deep",
+      "escape",
+      "file-out",
+      "dangling-out",
+      "chain-1",
+      "secret",
+      "outside",
+      "passwd",
+      "data",
+      "data-private",
+      "x",
+      "~",
+      "~root",
+      "~old",
+      "%2e%2e",
+      "%252e%252e",
+      "%2e",
+      "\uff0e\uff0e",
+      "\u2025",
+      "%E2%82",
+      "%",
     ];
     const separator = fc.constantFrom("/", "/", "/", "\\", "%2f", "%252f", "\uff0f");
     const argument = fc
-      .tuple(fc.constantFrom("", "", " ", "/", `${tree.data}/`, `${tree.top}/`, "~/", "file://"), fc.array(fc.tuple(fc.constantFrom(...parts), separator), { minLength: 1, maxLength: 6 }), fc.constantFrom("", "", " ", "%"))
-      .map(([prefix, steps, suffix]) => prefix + steps.map(([part, sep], i) => (i === 0 ? part : sep + part)).join("") + suffix);
+      .tuple(
+        fc.constantFrom("", "", " ", "/", `${tree.data}/`, `${tree.top}/`, "~/", "file://"),
+        fc.array(fc.tuple(fc.constantFrom(...parts), separator), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom("", "", " ", "%"),
+      )
+      .map(
+        ([prefix, steps, suffix]) =>
+          prefix + steps.map(([part, sep], i) => (i === 0 ? part : sep + part)).join("") + suffix,
+      );
     let checked = 0;
     fc.assert(
       fc.property(argument, (p) => {

@@ -54,9 +54,10 @@ export const DISGUISES: Record<string, (p: string) => string> = {
   "two-dot leader (NFKC)": (p) => p.replaceAll("..", "\u2025"),
   "one-dot leaders (NFKC)": (p) => p.replaceAll("..", "\u2024\u2024"),
   "fullwidth solidus (NFKC)": (p) => p.replaceAll("/", "\uff0f"),
-  "fullwidth percent-escapes (NFKC, then decoded)": (p) => encodeSpecials(p).replace(/[%0-9a-fA-F]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+  "fullwidth percent-escapes (NFKC, then decoded)": (p) =>
+    encodeSpecials(p).replace(/[%0-9a-fA-F]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
   "percent-encoded fullwidth dots": (p) => p.replaceAll("..", "%EF%BC%8E%EF%BC%8E"),
-  "backslashes": (p) => p.replaceAll("/", "\\"),
+  backslashes: (p) => p.replaceAll("/", "\\"),
   "encoded backslashes": (p) => p.replaceAll("/", "%5c"),
   "space, then encoded": (p) => ` ${encodeSpecials(p)}`,
   "encoded leading space": (p) => `%20${p}`,
@@ -83,7 +84,11 @@ export function attacks(t: PathTree): Attack[] {
     { path: "./../secret", why: "dot then parent" },
     { path: "docs/./../../secret/", why: "mixed dots with a trailing slash" },
     { path: "new-dir/../../secret/new.txt", why: "a new directory then back out" },
-    { path: join(t.top, "data-private", "secret.txt"), why: "sibling sharing the root's name prefix", violation: "outside_roots" },
+    {
+      path: join(t.top, "data-private", "secret.txt"),
+      why: "sibling sharing the root's name prefix",
+      violation: "outside_roots",
+    },
     { path: join(t.data, "..", "data-private", "x"), why: "absolute path with .. into the prefix sibling" },
     { path: join(t.top, "data-private"), why: "the prefix sibling itself" },
     { path: t.top, why: "the root's parent" },
@@ -93,15 +98,39 @@ export function attacks(t: PathTree): Attack[] {
     { path: "link-out/new-file.txt", why: "a new file inside a symlinked outside directory" },
     { path: "file-out", why: "file symlink pointing outside", violation: "through_symlink" },
     { path: "dangling-out", why: "dangling symlink whose write would land outside" },
-    { path: "link-out/../data-private/secret.txt", why: ".. applied after the symlink, not before (lexically inside)", violation: "parent_after_symlink" },
+    {
+      path: "link-out/../data-private/secret.txt",
+      why: ".. applied after the symlink, not before (lexically inside)",
+      violation: "parent_after_symlink",
+    },
     { path: "link-inside/../../secret/passwd", why: "inside symlink then traversal" },
-    { path: "current/../../outside/secret.txt", why: ".. after an in-root symlink: the kernel stays inside, path.resolve leaves", violation: "parent_after_symlink" },
+    {
+      path: "current/../../outside/secret.txt",
+      why: ".. after an in-root symlink: the kernel stays inside, path.resolve leaves",
+      violation: "parent_after_symlink",
+    },
     { path: "current/../../outside/new.txt", why: "the same, for a write", violation: "parent_after_symlink" },
-    { path: "current/../../secret/passwd", why: ".. after an in-root symlink to an existing secret", violation: "parent_after_symlink" },
+    {
+      path: "current/../../secret/passwd",
+      why: ".. after an in-root symlink to an existing secret",
+      violation: "parent_after_symlink",
+    },
     { path: "current/../../../data-private/secret.txt", why: "one .. more after the in-root symlink" },
-    { path: "../made-outside/../data/new.txt", why: "ends inside, but mkdir -p would create a directory outside on the way", violation: "outside_on_the_way" },
-    { path: "link-out/../data/new.txt", why: "ends inside, through a directory outside that decides where", violation: "outside_on_the_way" },
-    { path: "%252e%252e/v2/%2e%2e/data%2f~old/file-out", why: "the same detour, visible only after decoding twice", violation: "other_reading" },
+    {
+      path: "../made-outside/../data/new.txt",
+      why: "ends inside, but mkdir -p would create a directory outside on the way",
+      violation: "outside_on_the_way",
+    },
+    {
+      path: "link-out/../data/new.txt",
+      why: "ends inside, through a directory outside that decides where",
+      violation: "outside_on_the_way",
+    },
+    {
+      path: "%252e%252e/v2/%2e%2e/data%2f~old/file-out",
+      why: "the same detour, visible only after decoding twice",
+      violation: "other_reading",
+    },
     { path: "nested/deep/escape/passwd", why: "relative symlink deep in the tree that climbs out" },
     { path: "chain-1/passwd", why: "a chain of symlinks that ends outside" },
     { path: "loop-a", why: "symlink loop", violation: "unresolvable" },
@@ -134,13 +163,19 @@ export function attacks(t: PathTree): Attack[] {
     { path: "/proc/self/cwd/../secret", why: "procfs link to the working directory" },
     { path: `${t.data}/../secret/passwd`, why: "absolute path through the root and back out" },
     { path: `${t.data}/current/../../outside/secret.txt`, why: "absolute form of .. after the in-root symlink" },
-    { path: "docs/%2e%2e/%2e%2e/secret/passwd", why: "encoded dots after a real directory", violation: "other_reading" },
+    {
+      path: "docs/%2e%2e/%2e%2e/secret/passwd",
+      why: "encoded dots after a real directory",
+      violation: "other_reading",
+    },
     { path: "..%252f..%252fsecret", why: "double-encoded slashes between plain dots" },
     { path: "%%32%65%%32%65/secret/passwd", why: "escapes that only appear after a first decoding round" },
     { path: "", why: "empty: deepagents' ls and grep list / instead", violation: "other_reading" },
     { path: "  ", why: "blank: empty once trimmed", violation: "other_reading" },
   ];
-  const disguised = ESCAPING_BASES.flatMap((base) => Object.entries(DISGUISES).map(([how, disguise]) => ({ path: disguise(base), why: `${how}: ${base}` })));
+  const disguised = ESCAPING_BASES.flatMap((base) =>
+    Object.entries(DISGUISES).map(([how, disguise]) => ({ path: disguise(base), why: `${how}: ${base}` })),
+  );
   return dedupe([...listed, ...disguised]);
 }
 
@@ -155,17 +190,33 @@ export function legitimate(t: PathTree): Legitimate[] {
     { path: "docs/...", why: "a three-dot name that does not exist yet", real: join(d, "docs", "...") },
     { path: "....", why: "a four-dot name" },
     { path: "new-file.txt", why: "a file to be created", real: join(d, "new-file.txt") },
-    { path: "new-dir/sub/new.txt", why: "a file under directories to be created", real: join(d, "new-dir", "sub", "new.txt") },
+    {
+      path: "new-dir/sub/new.txt",
+      why: "a file under directories to be created",
+      real: join(d, "new-dir", "sub", "new.txt"),
+    },
     { path: "drafts/2024/q1/plan.md", why: "a deep new path" },
-    { path: "new-dir/../src/index.ts", why: ".. that stays inside, through a missing directory", real: join(d, "src", "index.ts") },
+    {
+      path: "new-dir/../src/index.ts",
+      why: ".. that stays inside, through a missing directory",
+      real: join(d, "src", "index.ts"),
+    },
     { path: "docs/../src/", why: ".. that stays inside", real: join(d, "src") },
     { path: "src/../src/index.ts", why: "out and back in" },
-    { path: "link-inside/report..final.md", why: "symlink that stays inside", real: join(d, "docs", "report..final.md") },
+    {
+      path: "link-inside/report..final.md",
+      why: "symlink that stays inside",
+      real: join(d, "docs", "report..final.md"),
+    },
     { path: "link-inside/../src/index.ts", why: ".. after a symlink whose parent is the same either way" },
     { path: "rel-in/[...slug].tsx", why: "relative symlink that stays inside", real: join(d, "docs", "[...slug].tsx") },
     { path: "rel-in/./report..final.md", why: "relative symlink and a dot segment" },
     { path: "link-inside", why: "a symlink inside, kept as the link", real: join(d, "link-inside") },
-    { path: "dangling-in", why: "dangling symlink whose target is inside, kept as the link", real: join(d, "dangling-in") },
+    {
+      path: "dangling-in",
+      why: "dangling symlink whose target is inside, kept as the link",
+      real: join(d, "dangling-in"),
+    },
     { path: "current/app.txt", why: "through the release symlink", real: join(d, "releases", "v2", "app.txt") },
     { path: "current/..", why: ".. after an in-root symlink where both readings stay inside" },
     { path: "current/../v1/app.txt", why: "a sibling release: kernel and path.resolve differ, both inside" },
@@ -173,7 +224,11 @@ export function legitimate(t: PathTree): Legitimate[] {
     { path: ".", why: "the root itself", real: d },
     { path: "./", why: "the root with a trailing slash", real: d },
     { path: d, why: "the root itself, absolute", real: d },
-    { path: "./docs//report..final.md", why: "dot segment and double slash", real: join(d, "docs", "report..final.md") },
+    {
+      path: "./docs//report..final.md",
+      why: "dot segment and double slash",
+      real: join(d, "docs", "report..final.md"),
+    },
     { path: "docs/résumé.md", why: "non-ASCII name", real: join(d, "docs", "résumé.md") },
     { path: "docs/re\u0301sume\u0301.md", why: "decomposed accents (NFKC composes them)" },
     { path: "\uff46\uff55\uff4c\uff4c.txt", why: "a fullwidth name (NFKC makes it ASCII, still inside)" },
@@ -190,7 +245,11 @@ export function legitimate(t: PathTree): Legitimate[] {
     { path: " spaced.txt", why: "a real file whose name starts with a space", real: join(d, " spaced.txt") },
     { path: "docs/report..final.md ", why: "a trailing space (trimmed or not, inside)" },
     { path: "~backup.txt", why: "a tilde name that is not a home directory", real: join(d, "~backup.txt") },
-    { path: "~old/notes.txt", why: "a real folder named ~old (no user called old)", real: join(d, "~old", "notes.txt") },
+    {
+      path: "~old/notes.txt",
+      why: "a real folder named ~old (no user called old)",
+      real: join(d, "~old", "notes.txt"),
+    },
     { path: "~$report.docx", why: "an Office lock-file name" },
     { path: "notes~", why: "an editor backup name" },
     { path: "a\\b.txt", why: "a backslash in a name (a separator to some tools, inside either way)" },
@@ -203,10 +262,22 @@ export function legitimate(t: PathTree): Legitimate[] {
     { path: "src/index.ts", why: "plain relative path", real: join(d, "src", "index.ts") },
   ];
   const absolute = listed
-    .filter((entry) => entry.path !== "" && !entry.path.startsWith("/") && !entry.path.startsWith(" ") && !entry.path.endsWith(" ") && !entry.path.startsWith("~") && !entry.path.startsWith("c:"))
+    .filter(
+      (entry) =>
+        entry.path !== "" &&
+        !entry.path.startsWith("/") &&
+        !entry.path.startsWith(" ") &&
+        !entry.path.endsWith(" ") &&
+        !entry.path.startsWith("~") &&
+        !entry.path.startsWith("c:"),
+    )
     .map((entry) => ({ path: join(d, entry.path), why: `absolute: ${entry.why}` }));
-  const urls = listed.filter((entry) => /^[\w./-]+$/.test(entry.path)).map((entry) => ({ path: pathToFileURL(join(d, entry.path)).href, why: `file URL: ${entry.why}` }));
-  const dotted = listed.filter((entry) => /^[\w]/.test(entry.path)).map((entry) => ({ path: `./${entry.path}`, why: `./ prefix: ${entry.why}` }));
+  const urls = listed
+    .filter((entry) => /^[\w./-]+$/.test(entry.path))
+    .map((entry) => ({ path: pathToFileURL(join(d, entry.path)).href, why: `file URL: ${entry.why}` }));
+  const dotted = listed
+    .filter((entry) => /^[\w]/.test(entry.path))
+    .map((entry) => ({ path: `./${entry.path}`, why: `./ prefix: ${entry.why}` }));
   return dedupe([...listed, ...absolute, ...urls, ...dotted]);
 }
 

@@ -13,12 +13,20 @@ describe("pathForms", () => {
     expect(texts(pathForms("~bob/x", { platform: "linux", homes }))).toEqual(["~bob/x", "/srv/bob/x"]);
     expect(texts(pathForms("~$report.docx", { platform: "linux", homes }))).toEqual(["~$report.docx"]);
     expect(texts(pathForms("a\\..\\..\\b", { platform: "linux", homes }))).toEqual(["a\\..\\..\\b", "a/../../b"]);
-    expect(texts(pathForms("file:///srv/a%20b.txt", { platform: "linux", homes }))).toEqual(["/srv/a b.txt", "file:///srv/a%20b.txt", "file:///srv/a b.txt"]);
+    expect(texts(pathForms("file:///srv/a%20b.txt", { platform: "linux", homes }))).toEqual([
+      "/srv/a b.txt",
+      "file:///srv/a%20b.txt",
+      "file:///srv/a b.txt",
+    ]);
   });
 
   it("records the steps that lead to each reading", () => {
     const forms = pathForms(" %EF%BC%8E%EF%BC%8E/x", { platform: "linux", homes });
-    expect(forms.ok && forms.readings.find((r) => r.text === "../x")?.steps).toEqual(["trimmed", "percent_decoded", "nfkc"]);
+    expect(forms.ok && forms.readings.find((r) => r.text === "../x")?.steps).toEqual([
+      "trimmed",
+      "percent_decoded",
+      "nfkc",
+    ]);
   });
 
   it("does not expand ~name for a user that does not exist: a folder named ~old is a folder", () => {
@@ -55,23 +63,36 @@ describe("pathForms", () => {
 
   it("on POSIX refuses Windows drive and UNC forms; on Windows reads them as paths", () => {
     for (const windowsPath of ["C:\\Windows", "c:/x", "C%3A%5CWindows", "\\\\server\\share"]) {
-      expect(pathForms(windowsPath, { platform: "linux", homes })).toEqual({ ok: false, problem: "foreign_windows_path" });
+      expect(pathForms(windowsPath, { platform: "linux", homes })).toEqual({
+        ok: false,
+        problem: "foreign_windows_path",
+      });
     }
-    expect(pathForms("C:\\Windows", { platform: "win32", homes: { home: "C:\\Users\\ann", userHome: () => undefined } })).toMatchObject({ ok: true, readings: [{ text: "C:\\Windows" }] });
+    expect(
+      pathForms("C:\\Windows", { platform: "win32", homes: { home: "C:\\Users\\ann", userHome: () => undefined } }),
+    ).toMatchObject({ ok: true, readings: [{ text: "C:\\Windows" }] });
     // a colon after one letter, without a separator, is a plain name on POSIX
     expect(texts(pathForms("c:notes.txt", { platform: "linux", homes }))).toEqual(["c:notes.txt"]);
   });
 
   it("on Windows turns a file URL into a drive path", () => {
-    expect(pathForms("file:///C:/Users/ann/a.txt", { platform: "win32", homes })).toMatchObject({ ok: true, readings: [{ text: "C:\\Users\\ann\\a.txt" }, { text: "file:///C:/Users/ann/a.txt" }] });
+    expect(pathForms("file:///C:/Users/ann/a.txt", { platform: "win32", homes })).toMatchObject({
+      ok: true,
+      readings: [{ text: "C:\\Users\\ann\\a.txt" }, { text: "file:///C:/Users/ann/a.txt" }],
+    });
   });
 
   it("keeps the number of readings bounded, whatever the text", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("%25", "%2e", "%", " ", "\uff0e", "\\", "~", "/", "..", "a", "%c3", "%a9"), { maxLength: 30 }), (parts) => {
-        const forms = pathForms(parts.join(""), { platform: "linux", homes });
-        if (forms.ok) expect(forms.readings.length).toBeLessThanOrEqual(64);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("%25", "%2e", "%", " ", "\uff0e", "\\", "~", "/", "..", "a", "%c3", "%a9"), {
+          maxLength: 30,
+        }),
+        (parts) => {
+          const forms = pathForms(parts.join(""), { platform: "linux", homes });
+          if (forms.ok) expect(forms.readings.length).toBeLessThanOrEqual(64);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -46,7 +55,19 @@ export function makePathTree(): PathTree {
   const other = join(top, "other");
   const outside = join(top, "outside");
   const dataPrivate = join(top, "data-private");
-  const dirs = [data, secret, other, outside, dataPrivate, join(data, "docs"), join(data, "src"), join(data, "a..b"), join(data, "nested", "deep"), join(data, "releases", "v2"), join(data, "~old")];
+  const dirs = [
+    data,
+    secret,
+    other,
+    outside,
+    dataPrivate,
+    join(data, "docs"),
+    join(data, "src"),
+    join(data, "a..b"),
+    join(data, "nested", "deep"),
+    join(data, "releases", "v2"),
+    join(data, "~old"),
+  ];
   for (const dir of dirs) mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {
     [join(data, "docs", "report..final.md")]: "report",
@@ -91,8 +112,17 @@ export function makePathTree(): PathTree {
     };
     outsideDirs.forEach(walk);
     // a file written next to the root, or anywhere else in top outside data and other
-    for (const entry of readdirSync(top)) if (![...outsideDirs, data, other].includes(join(top, entry))) entries.push(entry);
+    for (const entry of readdirSync(top))
+      if (![...outsideDirs, data, other].includes(join(top, entry))) entries.push(entry);
     return entries.sort();
   };
-  return { top, data, other, secret, outsideDirs, outsideSnapshot, cleanup: () => rmSync(top, { recursive: true, force: true }) };
+  return {
+    top,
+    data,
+    other,
+    secret,
+    outsideDirs,
+    outsideSnapshot,
+    cleanup: () => rmSync(top, { recursive: true, force: true }),
+  };
 }

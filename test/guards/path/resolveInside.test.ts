@@ -40,9 +40,21 @@ describe("resolveInside: the corpora on a real tree with symlinks", () => {
 
 describe("resolveInside: readings", () => {
   it("names the reading that leaves the root", () => {
-    expect(check(" ../secret/passwd")).toMatchObject({ ok: false, violation: "other_reading", reading: { text: "../secret/passwd", steps: ["trimmed"] } });
-    expect(check("\uff0e\uff0e/secret")).toMatchObject({ ok: false, violation: "other_reading", reading: { text: "../secret", steps: ["nfkc"] } });
-    expect(check("~postgres/.pgpass")).toMatchObject({ ok: false, violation: "other_reading", reading: { text: "/var/lib/postgresql/.pgpass", steps: ["home"] } });
+    expect(check(" ../secret/passwd")).toMatchObject({
+      ok: false,
+      violation: "other_reading",
+      reading: { text: "../secret/passwd", steps: ["trimmed"] },
+    });
+    expect(check("\uff0e\uff0e/secret")).toMatchObject({
+      ok: false,
+      violation: "other_reading",
+      reading: { text: "../secret", steps: ["nfkc"] },
+    });
+    expect(check("~postgres/.pgpass")).toMatchObject({
+      ok: false,
+      violation: "other_reading",
+      reading: { text: "/var/lib/postgresql/.pgpass", steps: ["home"] },
+    });
   });
 
   it("does not expand ~name to a sibling of our own home", () => {
@@ -54,13 +66,19 @@ describe("resolveInside: readings", () => {
 
   it("sees .. after an in-root symlink both ways, for reads and for writes", () => {
     expect(check("current/../../outside/secret.txt")).toMatchObject({ ok: false, violation: "parent_after_symlink" });
-    expect(check("current/../../outside/brand-new.txt")).toMatchObject({ ok: false, violation: "parent_after_symlink" });
+    expect(check("current/../../outside/brand-new.txt")).toMatchObject({
+      ok: false,
+      violation: "parent_after_symlink",
+    });
     expect(check("current/../v1/app.txt")).toMatchObject({ ok: true, path: join(tree.data, "v1", "app.txt") });
   });
 
   it("in virtual mode reads an absolute path below the base, never on the host", () => {
     const virtual = (p: string) => resolveInside([tree.data], p, { baseDir: tree.data, virtualPaths: true });
-    expect(virtual("/docs/report..final.md")).toMatchObject({ ok: true, path: join(tree.data, "docs", "report..final.md") });
+    expect(virtual("/docs/report..final.md")).toMatchObject({
+      ok: true,
+      path: join(tree.data, "docs", "report..final.md"),
+    });
     expect(virtual("/")).toMatchObject({ ok: true, path: tree.data });
     expect(virtual("/../secret/passwd").ok).toBe(false);
     expect(virtual("/link-out/passwd")).toMatchObject({ ok: false, violation: "through_symlink" });
@@ -71,8 +89,14 @@ describe("resolveCanonical: only the reading a rewrite hands over", () => {
   it("judges the path as written and ignores readings the rewrite makes moot", () => {
     const canonical = (p: string) => resolveCanonical([tree.data], p, { baseDir: tree.data });
     expect(canonical("~backup/x")).toMatchObject({ ok: true, path: join(tree.data, "~backup", "x") });
-    expect(canonical(" ../secret/passwd")).toMatchObject({ ok: true, path: join(tree.data, " ..", "secret", "passwd") });
-    expect(canonical("current/../../outside/secret.txt")).toMatchObject({ ok: false, violation: "parent_after_symlink" });
+    expect(canonical(" ../secret/passwd")).toMatchObject({
+      ok: true,
+      path: join(tree.data, " ..", "secret", "passwd"),
+    });
+    expect(canonical("current/../../outside/secret.txt")).toMatchObject({
+      ok: false,
+      violation: "parent_after_symlink",
+    });
     expect(canonical("link-out/passwd")).toMatchObject({ ok: false, violation: "through_symlink" });
   });
 });
@@ -85,13 +109,22 @@ describe("resolveInside: roots", () => {
 
   it("resolves a root given through a symlink to its real directory", () => {
     const viaLink = join(tree.data, "link-inside");
-    expect(check(join(tree.data, "docs", "report..final.md"), [viaLink])).toMatchObject({ ok: true, root: join(tree.data, "docs") });
-    expect(check(join(viaLink, "report..final.md"), [viaLink])).toMatchObject({ ok: true, path: join(tree.data, "docs", "report..final.md") });
+    expect(check(join(tree.data, "docs", "report..final.md"), [viaLink])).toMatchObject({
+      ok: true,
+      root: join(tree.data, "docs"),
+    });
+    expect(check(join(viaLink, "report..final.md"), [viaLink])).toMatchObject({
+      ok: true,
+      path: join(tree.data, "docs", "report..final.md"),
+    });
     expect(check(join(tree.data, "src", "index.ts"), [viaLink]).ok).toBe(false);
   });
 
   it("allows ~ only when the home directory is inside a root", () => {
-    expect(resolveInside([homedir()], "~/anything.txt", { baseDir: homedir() })).toMatchObject({ ok: true, path: join(homedir(), "~", "anything.txt") });
+    expect(resolveInside([homedir()], "~/anything.txt", { baseDir: homedir() })).toMatchObject({
+      ok: true,
+      path: join(homedir(), "~", "anything.txt"),
+    });
     expect(resolveInside([homedir()], "~/anything.txt", { baseDir: tree.data }).ok).toBe(false);
   });
 

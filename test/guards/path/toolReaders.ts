@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { unescape } from "node:querystring";
@@ -30,10 +39,22 @@ export const TOOL_READERS: ToolReader[] = [
   { name: "NFKC", open: (p, base) => path.resolve(base, p.normalize("NFKC")) },
   { name: "expanduser", open: (p, base) => path.resolve(base, expandUser(p)) },
   { name: "backslashes as separators", open: (p, base) => path.resolve(base, p.replaceAll("\\", "/")) },
-  { name: "file URL", open: (p, base) => (p.startsWith("file:") ? safe(() => fileURLToPath(p)) : path.resolve(base, p)) },
+  {
+    name: "file URL",
+    open: (p, base) => (p.startsWith("file:") ? safe(() => fileURLToPath(p)) : path.resolve(base, p)),
+  },
   {
     name: "everything a sloppy tool does, then the kernel",
-    open: (p, base) => at(base, expandUser(untilStable(untilStable(p.normalize("NFKC").trim(), unescape).normalize("NFKC").trim(), unescape).replaceAll("\\", "/"))),
+    open: (p, base) =>
+      at(
+        base,
+        expandUser(
+          untilStable(untilStable(p.normalize("NFKC").trim(), unescape).normalize("NFKC").trim(), unescape).replaceAll(
+            "\\",
+            "/",
+          ),
+        ),
+      ),
   },
   // deepagents' FilesystemBackend in its default (non-virtual) mode, copied from its resolvePath
   { name: "deepagents FilesystemBackend", open: (p, base) => (path.isAbsolute(p) ? p : path.resolve(base, p)) },
@@ -143,7 +164,10 @@ function expandUser(p: string): string {
   const end = p.indexOf("/") === -1 ? p.length : p.indexOf("/");
   const name = p.slice(1, end);
   if (name === "") return homedir() + p.slice(end);
-  const home = safe(() => execFileSync("getent", ["passwd", name], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).split(":")[5]);
+  const home = safe(
+    () =>
+      execFileSync("getent", ["passwd", name], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).split(":")[5],
+  );
   return home ? home + p.slice(end) : p;
 }
 

@@ -19,6 +19,8 @@ describe("the JSON Schema of a rules file (docs/policy.schema.json)", () => {
     const readme = read("README.md");
     const section = readme.slice(readme.indexOf("## PolicyGuardMiddleware"));
     expect(validator.validate(JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!)).valid).toBe(true);
-    expect(validator.validate({ $schema: "./policy.schema.json", rules: [{ id: "a", decision: "deny", tol: "x" }] }).valid).toBe(false);
+    expect(
+      validator.validate({ $schema: "./policy.schema.json", rules: [{ id: "a", decision: "deny", tol: "x" }] }).valid,
+    ).toBe(false);
   });
 });

@@ -10,7 +10,8 @@ describe("the README's policy examples", () => {
   it("the JSON rules file is a valid policy that denies what it says", () => {
     const json = /```json\n([\s\S]*?)```/.exec(section)![1]!;
     const policy = compilePolicy(parsePolicy(JSON.parse(json)));
-    const decide = (name: string, args: unknown, context: unknown) => decideBatch(policy, context, [], [{ id: "c", name, args }])[0]!.verdict;
+    const decide = (name: string, args: unknown, context: unknown) =>
+      decideBatch(policy, context, [], [{ id: "c", name, args }])[0]!.verdict;
     expect(decide("query_ehr", { databases: ["lab", "diagnosis"] }, { role: "nursing" })).toMatchObject({
       decision: "deny",
       rules: [{ id: "nursing-access", reason: "access denied: role nursing may not read diagnosis" }],

@@ -22,7 +22,9 @@ describe("declaredKeys: the names a tool can receive, only when its schema close
   });
 
   it("reads JSON Schemas only with additionalProperties: false", () => {
-    expect(declaredKeys({ type: "object", properties: { path: { type: "string" } }, additionalProperties: false })).toEqual(["path"]);
+    expect(
+      declaredKeys({ type: "object", properties: { path: { type: "string" } }, additionalProperties: false }),
+    ).toEqual(["path"]);
     expect(declaredKeys({ type: "object", properties: { path: { type: "string" } } })).toBeUndefined();
   });
 });

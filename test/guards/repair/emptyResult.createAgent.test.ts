@@ -8,17 +8,37 @@ import { ScriptedChatModel } from "../../../src/testing/index.js";
 
 /** empty_result through a real createAgent graph: news only from a tool that has said something before. */
 
-const think = tool(async () => "", { name: "think", description: "Think out loud; returns nothing", schema: z.object({ thought: z.string() }) });
+const think = tool(async () => "", {
+  name: "think",
+  description: "Think out loud; returns nothing",
+  schema: z.object({ thought: z.string() }),
+});
 const searchAnswers = (answers: string[]) => {
   let n = 0;
-  return tool(async () => answers[n++] ?? "", { name: "search", description: "Search", schema: z.object({ q: z.string() }) });
+  return tool(async () => answers[n++] ?? "", {
+    name: "search",
+    description: "Search",
+    schema: z.object({ q: z.string() }),
+  });
 };
-const chart = tool(async () => ["", { png: "..." }], { name: "chart", description: "Draws a chart", schema: z.object({}), responseFormat: "content_and_artifact" });
+const chart = tool(async () => ["", { png: "..." }], {
+  name: "chart",
+  description: "Draws a chart",
+  schema: z.object({}),
+  responseFormat: "content_and_artifact",
+});
 
-async function run(tools: Parameters<typeof createAgent>[0]["tools"], calls: Array<{ name: string; args: Record<string, unknown> }>) {
+async function run(
+  tools: Parameters<typeof createAgent>[0]["tools"],
+  calls: Array<{ name: string; args: Record<string, unknown> }>,
+) {
   const signals: Signal[] = [];
   const model = new ScriptedChatModel({ turns: [...calls.map((call) => ({ toolCalls: [call] })), { text: "done" }] });
-  const agent = createAgent({ model, tools, middleware: [new ToolCallRepairMiddleware({ onSignal: (s) => signals.push(s) })] });
+  const agent = createAgent({
+    model,
+    tools,
+    middleware: [new ToolCallRepairMiddleware({ onSignal: (s) => signals.push(s) })],
+  });
   const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
   const results = (messages as BaseMessage[]).filter(ToolMessage.isInstance).map((m) => String(m.content));
   return { empties: signals.filter((s) => s.code === "empty_result"), results };
@@ -26,24 +46,50 @@ async function run(tools: Parameters<typeof createAgent>[0]["tools"], calls: Arr
 
 describe("empty_result in a createAgent graph", () => {
   it("a think tool that always answers empty gets no warn; its answers say so in words", async () => {
-    const { empties, results } = await run([think], [1, 2, 3].map((i) => ({ name: "think", args: { thought: `step ${i}` } })));
+    const { empties, results } = await run(
+      [think],
+      [1, 2, 3].map((i) => ({ name: "think", args: { thought: `step ${i}` } })),
+    );
     expect(empties).toEqual([]);
     expect(results).toEqual(Array(3).fill("(think returned no output)"));
   });
 
   it("a tool that answered with something before and then goes silent is warned about, every time", async () => {
-    const { empties, results } = await run([searchAnswers(["", "page A", "", ""])], ["a", "b", "c", "d"].map((q) => ({ name: "search", args: { q } })));
-    expect(results).toEqual(["(search returned no output)", "page A", "(search returned no output)", "(search returned no output)"]);
-    expect(empties.map((s) => [s.tool, s.action])).toEqual([["search", "warn"], ["search", "warn"]]);
+    const { empties, results } = await run(
+      [searchAnswers(["", "page A", "", ""])],
+      ["a", "b", "c", "d"].map((q) => ({ name: "search", args: { q } })),
+    );
+    expect(results).toEqual([
+      "(search returned no output)",
+      "page A",
+      "(search returned no output)",
+      "(search returned no output)",
+    ]);
+    expect(empties.map((s) => [s.tool, s.action])).toEqual([
+      ["search", "warn"],
+      ["search", "warn"],
+    ]);
   });
 
   it("one tool's answers say nothing about another's silence", async () => {
-    const { empties } = await run([think, searchAnswers(["page A"])], [{ name: "search", args: { q: "a" } }, { name: "think", args: { thought: "x" } }]);
+    const { empties } = await run(
+      [think, searchAnswers(["page A"])],
+      [
+        { name: "search", args: { q: "a" } },
+        { name: "think", args: { thought: "x" } },
+      ],
+    );
     expect(empties).toEqual([]);
   });
 
   it("an empty text beside an artifact is an answer", async () => {
-    const { empties, results } = await run([chart, searchAnswers([])], [{ name: "chart", args: {} }, { name: "chart", args: {} }]);
+    const { empties, results } = await run(
+      [chart, searchAnswers([])],
+      [
+        { name: "chart", args: {} },
+        { name: "chart", args: {} },
+      ],
+    );
     expect(empties).toEqual([]);
     expect(results).toEqual(["", ""]);
   });

@@ -7,11 +7,19 @@ import { LEGITIMATE_REPAIRS, MEANING_CHANGES } from "./meaningCorpus.js";
 
 /** Deep equality that tells -0 from 0 and never equates a rounded number with its literal. */
 function sameMeaning(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameMeaning(item, b[i]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameMeaning(item, b[i]));
   if (a !== null && typeof a === "object") {
     if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameMeaning((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every(
+        (key) =>
+          Object.hasOwn(b, key) &&
+          sameMeaning((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+      )
+    );
   }
   return Object.is(a, b);
 }
@@ -35,7 +43,12 @@ describe("the meaning-change corpus", () => {
       const parsed = parseToolArguments(raw, { declaredKeys });
       return parsed.ok && !(certain !== undefined && sameMeaning(parsed.args, certain));
     });
-    expect(changed.map((c) => `${c.why}: ${c.raw} -> ${JSON.stringify((parseToolArguments(c.raw, { declaredKeys: c.declaredKeys }) as { args: unknown }).args)}`)).toEqual([]);
+    expect(
+      changed.map(
+        (c) =>
+          `${c.why}: ${c.raw} -> ${JSON.stringify((parseToolArguments(c.raw, { declaredKeys: c.declaredKeys }) as { args: unknown }).args)}`,
+      ),
+    ).toEqual([]);
   });
 
   it("every refusal tells the model what to resend, in a bounded text", () => {
@@ -90,12 +103,16 @@ describe("properties: no repair changes what was written", () => {
   const VALID_ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t", "u", "'"]);
 
   it("a string written with raw backslashes is refused whenever one of them is no JSON escape", () => {
-    const text = fc.array(fc.constantFrom("a", "b", "\\", "n", "t", "U", "q", "d", "0", ".", " ", "f"), { maxLength: 12 }).map((parts) => parts.join(""));
+    const text = fc
+      .array(fc.constantFrom("a", "b", "\\", "n", "t", "U", "q", "d", "0", ".", " ", "f"), { maxLength: 12 })
+      .map((parts) => parts.join(""));
     fc.assert(
       fc.property(text, fc.constantFrom('{"p": "#",}', "{'p': '#'}", '{p: "#"', '{"p": "#"}'), (s, template) => {
         const raw = template.replace("#", s);
         const parsed = parseToolArguments(raw, { declaredKeys: ["p"] });
-        const invalid = [...s.matchAll(/\\(.?)/g)].some((m) => !VALID_ESCAPES.has(m[1]!) || (m[1] === "u" && !/^\\u[0-9a-fA-F]{4}/.test(s.slice(m.index))));
+        const invalid = [...s.matchAll(/\\(.?)/g)].some(
+          (m) => !VALID_ESCAPES.has(m[1]!) || (m[1] === "u" && !/^\\u[0-9a-fA-F]{4}/.test(s.slice(m.index))),
+        );
         if (invalid) expect(parsed.ok, raw).toBe(false);
         if (parsed.ok && !s.includes("\\")) expect(parsed.args).toEqual({ p: s });
       }),

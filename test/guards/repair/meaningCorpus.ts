@@ -20,7 +20,23 @@ export interface LegitimateRepair {
   declaredKeys?: string[];
 }
 
-const notJson = ["NaN", "Infinity", "-Infinity", "+Infinity", "nan", "inf", "-inf", "undefined", "NULL", "Null", "TRUE", "FALSE", "none", "NONE", "nil"];
+const notJson = [
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "+Infinity",
+  "nan",
+  "inf",
+  "-inf",
+  "undefined",
+  "NULL",
+  "Null",
+  "TRUE",
+  "FALSE",
+  "none",
+  "NONE",
+  "nil",
+];
 
 const imprecise = [
   "9007199254740993",
@@ -67,8 +83,15 @@ export const MEANING_CHANGES: MeaningCase[] = [
     { raw: `{"path": "${text}",}`, why: `${why}, with a trailing comma` },
     { raw: `{"${text}": 1}`, why: `${why}, in a key` },
   ]),
-  { raw: '{"path":"a.txt","content":"hello"', why: "no closing brace after a complete value: keys after it may be cut" },
-  { raw: '{"path":"a.txt","content":"hello"', why: "no closing brace, and the schema declares a key the text lacks", declaredKeys: ["path", "content", "overwrite"] },
+  {
+    raw: '{"path":"a.txt","content":"hello"',
+    why: "no closing brace after a complete value: keys after it may be cut",
+  },
+  {
+    raw: '{"path":"a.txt","content":"hello"',
+    why: "no closing brace, and the schema declares a key the text lacks",
+    declaredKeys: ["path", "content", "overwrite"],
+  },
   { raw: '{"limit":100,"path":"a"', why: "no closing brace after a string, with a number before it" },
   { raw: '{"a":[1,2,3]', why: "no closing brace after a closed list" },
   { raw: '{"a":{"b":"c"}', why: "no closing brace after a closed object" },
@@ -131,18 +154,45 @@ export const LEGITIMATE_REPAIRS: LegitimateRepair[] = [
   { raw: "{\u201cpath\u201d: \u201ca.md\u201d}", why: "curly quotes", args: { path: "a.md" } },
   { raw: '{"text": "it\\\'s",}', why: "an escaped apostrophe", args: { text: "it's" } },
   { raw: "{'text': 'it\\'s'}", why: "an escaped apostrophe in single quotes", args: { text: "it's" } },
-  { raw: "{'path': 'C:\\\\Users\\\\new'}", why: "a Windows path with escaped backslashes", args: { path: "C:\\Users\\new" } },
-  { raw: "{'id': '9007199254740993'}", why: "a big number sent as a string stays exact", args: { id: "9007199254740993" } },
-  { raw: "{amount: 0.1, big: 9007199254740991,}", why: "numbers a double holds exactly", args: { amount: 0.1, big: 9007199254740991 } },
+  {
+    raw: "{'path': 'C:\\\\Users\\\\new'}",
+    why: "a Windows path with escaped backslashes",
+    args: { path: "C:\\Users\\new" },
+  },
+  {
+    raw: "{'id': '9007199254740993'}",
+    why: "a big number sent as a string stays exact",
+    args: { id: "9007199254740993" },
+  },
+  {
+    raw: "{amount: 0.1, big: 9007199254740991,}",
+    why: "numbers a double holds exactly",
+    args: { amount: 0.1, big: 9007199254740991 },
+  },
   { raw: "{n: 1e21, m: -0.5e-3,}", why: "exponents within range", args: { n: 1e21, m: -0.0005 } },
   { raw: "{'say': 'he said \"hi\"'}", why: "double quotes inside single quotes", args: { say: 'he said "hi"' } },
   { raw: "{'mode': fast}", why: "an unquoted word value", args: { mode: "fast" } },
   { raw: '{"a": `x`}', why: "a template literal without interpolation", args: { a: "x" } },
   { raw: '{"a": "x" // note\n}', why: "a line comment after a value", args: { a: "x" } },
   { raw: '{"a": "x"\n"b": "y"}', why: "a missing comma at a line break", args: { a: "x", b: "y" } },
-  { raw: '{"path":"a.txt","content":"hello"', why: "a missing brace when every declared key is present", args: { path: "a.txt", content: "hello" }, declaredKeys: ["path", "content"] },
-  { raw: '{"a":{"b":[1,2]}', why: "a missing outer brace after nested values, every key present", args: { a: { b: [1, 2] } }, declaredKeys: ["a"] },
-  { raw: "{'recursive': True", why: "a missing brace after a Python literal, every key present", args: { recursive: true }, declaredKeys: ["recursive"] },
+  {
+    raw: '{"path":"a.txt","content":"hello"',
+    why: "a missing brace when every declared key is present",
+    args: { path: "a.txt", content: "hello" },
+    declaredKeys: ["path", "content"],
+  },
+  {
+    raw: '{"a":{"b":[1,2]}',
+    why: "a missing outer brace after nested values, every key present",
+    args: { a: { b: [1, 2] } },
+    declaredKeys: ["a"],
+  },
+  {
+    raw: "{'recursive': True",
+    why: "a missing brace after a Python literal, every key present",
+    args: { recursive: true },
+    declaredKeys: ["recursive"],
+  },
   { raw: '{"q":"caf\\u00e9"}', why: "a valid unicode escape (strict JSON)", args: { q: "café" } },
   { raw: "{'q': 'caf\\u00e9',}", why: "a valid unicode escape in a repaired text", args: { q: "café" } },
 ];

@@ -15,7 +15,8 @@ function expectSameAsJsonParse(actual: unknown, json: string): void {
     if (e === null || typeof e !== "object") return;
     expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(e));
     expect(Reflect.ownKeys(a as object)).toEqual(Reflect.ownKeys(e));
-    for (const key of Object.keys(e)) walk(Object.getOwnPropertyDescriptor(a, key)?.value, (e as Record<string, unknown>)[key]);
+    for (const key of Object.keys(e))
+      walk(Object.getOwnPropertyDescriptor(a, key)?.value, (e as Record<string, unknown>)[key]);
   };
   walk(actual, expected);
 }
@@ -26,7 +27,12 @@ function renameSpecialKeys(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const name = PROTOTYPE_KEYS.includes(key) ? `${key}\u00e9` : key;
-    Object.defineProperty(out, name, { value: renameSpecialKeys(item), writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(out, name, {
+      value: renameSpecialKeys(item),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
   return out;
 }

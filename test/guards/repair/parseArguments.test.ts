@@ -28,11 +28,19 @@ describe("parseToolArguments: repairs that only fix syntax are accepted", () => 
     ["{'path': 'x', 'recursive': True", { path: "x", recursive: true }, ["path", "recursive"]],
     ['{"tags":["a","b"]', { tags: ["a", "b"] }, ["tags"]],
   ])("%j: a missing closing brace is repaired when every key the tool declares is there", (raw, args, declaredKeys) => {
-    expect(parseToolArguments(raw, { declaredKeys })).toMatchObject({ ok: true, args, repairs: expect.arrayContaining(["missing_closing_brackets"]) });
+    expect(parseToolArguments(raw, { declaredKeys })).toMatchObject({
+      ok: true,
+      args,
+      repairs: expect.arrayContaining(["missing_closing_brackets"]),
+    });
   });
 
   it("accepts strict JSON as it is, without calling it a repair", () => {
-    expect(parseToolArguments('{"path":"a","n":[1,2]}')).toEqual({ ok: true, args: { path: "a", n: [1, 2] }, repairs: [] });
+    expect(parseToolArguments('{"path":"a","n":[1,2]}')).toEqual({
+      ok: true,
+      args: { path: "a", n: [1, 2] },
+      repairs: [],
+    });
   });
 
   it("passes already-parsed arguments through", () => {
@@ -99,7 +107,9 @@ describe("parseToolArguments: repairs that would change the meaning are refused"
   ])("refuses %j, which jsonrepair misreads, because a second reading disagrees", (raw, misread) => {
     expect(JSON.parse(jsonrepair(raw))).toEqual(misread);
     // every key declared, so that the missing brace alone would not refuse it
-    expect(parseToolArguments(raw, { declaredKeys: ["a", "c", "n"].filter((k) => raw.includes(`"${k}"`)) })).toMatchObject({ ok: false, problem: { kind: "ambiguous_repair" } });
+    expect(
+      parseToolArguments(raw, { declaredKeys: ["a", "c", "n"].filter((k) => raw.includes(`"${k}"`)) }),
+    ).toMatchObject({ ok: false, problem: { kind: "ambiguous_repair" } });
   });
 
   it("refuses text that is not JSON inside the object", () => {
@@ -139,11 +149,18 @@ describe("parseToolArguments: repairs that would change the meaning are refused"
 /** `accepted` says nothing `original` does not: same scalars, no extra keys, arrays no longer. */
 function isPrefixConsistent(accepted: unknown, original: unknown): boolean {
   if (Array.isArray(accepted)) {
-    return Array.isArray(original) && accepted.length <= original.length && accepted.every((item, i) => isPrefixConsistent(item, original[i]));
+    return (
+      Array.isArray(original) &&
+      accepted.length <= original.length &&
+      accepted.every((item, i) => isPrefixConsistent(item, original[i]))
+    );
   }
   if (accepted !== null && typeof accepted === "object") {
     if (original === null || typeof original !== "object" || Array.isArray(original)) return false;
-    return Object.entries(accepted).every(([key, value]) => Object.hasOwn(original, key) && isPrefixConsistent(value, (original as Record<string, unknown>)[key]));
+    return Object.entries(accepted).every(
+      ([key, value]) =>
+        Object.hasOwn(original, key) && isPrefixConsistent(value, (original as Record<string, unknown>)[key]),
+    );
   }
   return Object.is(accepted, original) || (accepted === 0 && original === 0);
 }
@@ -157,7 +174,8 @@ describe("parseToolArguments: properties", () => {
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
         const cut = text.slice(0, cutSeed % text.length);
         const parsed = parseToolArguments(cut);
-        if (parsed.ok) expect(isPrefixConsistent(parsed.args, value), `${cut} -> ${JSON.stringify(parsed.args)}`).toBe(true);
+        if (parsed.ok)
+          expect(isPrefixConsistent(parsed.args, value), `${cut} -> ${JSON.stringify(parsed.args)}`).toBe(true);
       }),
       { numRuns: 1500 },
     );
@@ -166,31 +184,40 @@ describe("parseToolArguments: properties", () => {
   it("returns strict JSON objects unchanged", () => {
     fc.assert(
       fc.property(jsonObjects, (value) => {
-        expect(parseToolArguments(JSON.stringify(value))).toEqual({ ok: true, args: JSON.parse(JSON.stringify(value)), repairs: [] });
+        expect(parseToolArguments(JSON.stringify(value))).toEqual({
+          ok: true,
+          args: JSON.parse(JSON.stringify(value)),
+          repairs: [],
+        });
       }),
     );
   });
 
   it("undoes syntax noise: a code fence, and a trailing comma or a missing closing brace", () => {
     fc.assert(
-      fc.property(jsonObjects.filter((v) => Object.keys(v).length > 0), fc.boolean(), fc.boolean(), (value, fence, dropBrace) => {
-        // a missing brace after a number reads as a cut-off number, and both noises at once
-        // ("...,<end>") as arguments cut off after a comma: both are refused on purpose
-        const json = JSON.stringify(value);
-        const noisy = dropBrace && !/\d}$/.test(json) ? json.slice(0, -1) : json.replace(/}$/, ",}");
-        const text = fence ? "```json\n" + noisy + "\n```" : noisy;
-        const expected = JSON.parse(json);
-        // every key is there: a missing brace cannot have cut any
-        const parsed = parseToolArguments(text, { declaredKeys: Object.keys(value) });
-        if (parsed.ok) {
-          expect(parsed.args).toEqual(expected);
-          return;
-        }
-        // a refusal may only come from jsonrepair: giving up, or misreading the text (which the
-        // cross-check catches, e.g. '{"a":["["]' that jsonrepair turns into {"a":["",[""]]})
-        expect(["unrepairable", "ambiguous_repair"]).toContain(parsed.problem.kind);
-        if (parsed.problem.kind === "ambiguous_repair") expect(JSON.parse(jsonrepair(noisy))).not.toEqual(expected);
-      }),
+      fc.property(
+        jsonObjects.filter((v) => Object.keys(v).length > 0),
+        fc.boolean(),
+        fc.boolean(),
+        (value, fence, dropBrace) => {
+          // a missing brace after a number reads as a cut-off number, and both noises at once
+          // ("...,<end>") as arguments cut off after a comma: both are refused on purpose
+          const json = JSON.stringify(value);
+          const noisy = dropBrace && !/\d}$/.test(json) ? json.slice(0, -1) : json.replace(/}$/, ",}");
+          const text = fence ? "```json\n" + noisy + "\n```" : noisy;
+          const expected = JSON.parse(json);
+          // every key is there: a missing brace cannot have cut any
+          const parsed = parseToolArguments(text, { declaredKeys: Object.keys(value) });
+          if (parsed.ok) {
+            expect(parsed.args).toEqual(expected);
+            return;
+          }
+          // a refusal may only come from jsonrepair: giving up, or misreading the text (which the
+          // cross-check catches, e.g. '{"a":["["]' that jsonrepair turns into {"a":["",[""]]})
+          expect(["unrepairable", "ambiguous_repair"]).toContain(parsed.problem.kind);
+          if (parsed.problem.kind === "ambiguous_repair") expect(JSON.parse(jsonrepair(noisy))).not.toEqual(expected);
+        },
+      ),
       { numRuns: 500 },
     );
   });

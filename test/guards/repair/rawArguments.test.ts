@@ -6,7 +6,9 @@ describe("rawArgumentsOf", () => {
   it("reads OpenAI's raw function arguments by call id", () => {
     const message = new AIMessage({
       content: "",
-      additional_kwargs: { tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"/etc/pas' } }] },
+      additional_kwargs: {
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"/etc/pas' } }],
+      },
     });
     expect(rawArgumentsOf(message)).toEqual(new Map([["call_1", '{"path":"/etc/pas']]));
   });

@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import { providerStrategy } from "langchain";
 import { z } from "zod";
 import { decideReviewedCalls } from "../../../src/guards/repair/decideReviewedCalls.js";
-import { REVIEW_KEY, reviewTurn, UNNAMED_CALL, type CallReview, type ToolSpec } from "../../../src/guards/repair/reviewTurn.js";
+import {
+  REVIEW_KEY,
+  reviewTurn,
+  UNNAMED_CALL,
+  type CallReview,
+  type ToolSpec,
+} from "../../../src/guards/repair/reviewTurn.js";
 import { structuredOutputTools } from "../../../src/guards/repair/structuredOutput.js";
 
 const tools: ReadonlyMap<string, ToolSpec> = new Map([
@@ -20,20 +26,36 @@ describe("reviewTurn", () => {
   it("turns a safely repairable invalid call into a regular call", async () => {
     const review = await reviewTurn([], [{ id: "a", name: "ls", args: "{'path': 'x'" }], tools, fallback);
     expect(review?.toolCalls).toEqual([{ id: "a", name: "ls", args: { path: "x" } }]);
-    expect(review?.reviews).toEqual([{ id: "a", name: "ls", verdict: "repaired", repairs: ["single_quotes", "missing_closing_brackets"] }]);
+    expect(review?.reviews).toEqual([
+      { id: "a", name: "ls", verdict: "repaired", repairs: ["single_quotes", "missing_closing_brackets"] },
+    ]);
   });
 
   it("refuses a missing closing brace when the schema declares a key the call does not have: it may have been cut", async () => {
     const review = await reviewTurn([], [{ id: "a", name: "read_file", args: "{'path': 'x'" }], tools, fallback);
     expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
-    expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "unclosed", text: expect.stringContaining('arguments after "path" may have been cut off') });
+    expect(review?.reviews[0]).toMatchObject({
+      verdict: "rejected",
+      problem: "unclosed",
+      text: expect.stringContaining('arguments after "path" may have been cut off'),
+    });
   });
 
   it("re-reviews a parsed call whose wire text holds a number JSON.parse rounded", async () => {
     const raw = new Map([["a", '{"path":"x","limit":9007199254740993}']]);
-    const review = await reviewTurn([{ id: "a", name: "read_file", args: { path: "x", limit: 9007199254740992 } }], [], tools, fallback, raw);
+    const review = await reviewTurn(
+      [{ id: "a", name: "read_file", args: { path: "x", limit: 9007199254740992 } }],
+      [],
+      tools,
+      fallback,
+      raw,
+    );
     expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
-    expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "imprecise_number", text: expect.stringContaining("JSON parsers read as 9007199254740992") });
+    expect(review?.reviews[0]).toMatchObject({
+      verdict: "rejected",
+      problem: "imprecise_number",
+      text: expect.stringContaining("JSON parsers read as 9007199254740992"),
+    });
   });
 
   it("does not echo an invented 5,000-character tool name, nor keep it in history", async () => {
@@ -49,7 +71,12 @@ describe("reviewTurn", () => {
   });
 
   it("rejects a meaning-changing repair and keeps the call with empty arguments", async () => {
-    const review = await reviewTurn([], [{ id: "a", name: "read_file", args: '{"path":"x","limit":10' }], tools, fallback);
+    const review = await reviewTurn(
+      [],
+      [{ id: "a", name: "read_file", args: '{"path":"x","limit":10' }],
+      tools,
+      fallback,
+    );
     expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
     expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "cut_off" });
   });
@@ -61,8 +88,16 @@ describe("reviewTurn", () => {
   });
 
   it("flags calls to tools that do not exist, valid or not, with the closest names", async () => {
-    const review = await reviewTurn([{ id: "a", name: "read_fil", args: { path: "x" } }], [{ id: "b", name: "lst", args: "{" }], tools, fallback);
-    expect(review?.reviews.map((r) => [r.id, r.verdict])).toEqual([["a", "unknown_tool"], ["b", "unknown_tool"]]);
+    const review = await reviewTurn(
+      [{ id: "a", name: "read_fil", args: { path: "x" } }],
+      [{ id: "b", name: "lst", args: "{" }],
+      tools,
+      fallback,
+    );
+    expect(review?.reviews.map((r) => [r.id, r.verdict])).toEqual([
+      ["a", "unknown_tool"],
+      ["b", "unknown_tool"],
+    ]);
     expect((review!.reviews[0] as { closest: string[] }).closest[0]).toBe("read_file");
     expect((review!.reviews[1] as { closest: string[] }).closest[0]).toBe("ls");
   });
@@ -72,40 +107,86 @@ describe("reviewTurn", () => {
     const rawSchema = structuredOutputTools(z.object({ answer: z.string() }));
     const titled = structuredOutputTools({ title: "Answer", type: "object", properties: {} });
     const provider = structuredOutputTools(providerStrategy(z.object({ answer: z.string() })));
-    expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), provider)).toMatchObject({ reviews: [{ verdict: "unknown_tool" }] });
-    expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), strategy)).toBeUndefined();
-    expect(await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), rawSchema)).toBeUndefined();
-    expect(await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), titled)).toBeUndefined();
-    for (const known of [strategy, rawSchema, titled, structuredOutputTools(undefined), structuredOutputTools({ __responseFormatUndefined: true })]) {
-      const review = await reviewTurn([{ id: "a", name: "extract-user_info", args: {} }], [], tools, fallback, new Map(), known);
+    expect(
+      await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), provider),
+    ).toMatchObject({ reviews: [{ verdict: "unknown_tool" }] });
+    expect(
+      await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), strategy),
+    ).toBeUndefined();
+    expect(
+      await reviewTurn([{ id: "a", name: "extract-7", args: {} }], [], tools, fallback, new Map(), rawSchema),
+    ).toBeUndefined();
+    expect(
+      await reviewTurn([{ id: "a", name: "Answer", args: {} }], [], tools, fallback, new Map(), titled),
+    ).toBeUndefined();
+    for (const known of [
+      strategy,
+      rawSchema,
+      titled,
+      structuredOutputTools(undefined),
+      structuredOutputTools({ __responseFormatUndefined: true }),
+    ]) {
+      const review = await reviewTurn(
+        [{ id: "a", name: "extract-user_info", args: {} }],
+        [],
+        tools,
+        fallback,
+        new Map(),
+        known,
+      );
       expect(review?.toolCalls[0]).toMatchObject({ id: "a", name: UNNAMED_CALL });
-      expect(review?.reviews[0]).toMatchObject({ id: "a", verdict: "unknown_tool", text: expect.stringMatching(/^Tool "extract-user_info" does not exist/) });
+      expect(review?.reviews[0]).toMatchObject({
+        id: "a",
+        verdict: "unknown_tool",
+        text: expect.stringMatching(/^Tool "extract-user_info" does not exist/),
+      });
     }
   });
 
   it("gives a nameless, id-less invalid call a name and id providers accept", async () => {
     const review = await reviewTurn([], [{ args: "{}" }], tools, fallback);
     expect(review?.toolCalls[0]).toMatchObject({ id: "fallback-0", name: UNNAMED_CALL });
-    expect(review?.reviews[0]).toMatchObject({ verdict: "unknown_tool", text: expect.stringMatching(/^Your tool call names no tool/) });
+    expect(review?.reviews[0]).toMatchObject({
+      verdict: "unknown_tool",
+      text: expect.stringMatching(/^Your tool call names no tool/),
+    });
   });
 
   it("re-reviews a parsed call whose wire text was cut off (streaming partial-JSON parse)", async () => {
     const raw = new Map([["a", '{"path":"/etc/pas']]);
-    const review = await reviewTurn([{ id: "a", name: "read_file", args: { path: "/etc/pas" } }], [], tools, fallback, raw);
+    const review = await reviewTurn(
+      [{ id: "a", name: "read_file", args: { path: "/etc/pas" } }],
+      [],
+      tools,
+      fallback,
+      raw,
+    );
     expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
     expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "cut_off" });
   });
 
   it("re-reviews a parsed call whose wire text repeats a key (JSON.parse kept the last one)", async () => {
     const raw = new Map([["a", '{"path":"safe.md","path":"/etc/passwd"}']]);
-    const review = await reviewTurn([{ id: "a", name: "read_file", args: { path: "/etc/passwd" } }], [], tools, fallback, raw);
+    const review = await reviewTurn(
+      [{ id: "a", name: "read_file", args: { path: "/etc/passwd" } }],
+      [],
+      tools,
+      fallback,
+      raw,
+    );
     expect(review?.toolCalls).toEqual([{ id: "a", name: "read_file", args: {} }]);
     expect(review?.reviews[0]).toMatchObject({ verdict: "rejected", problem: "duplicate_key" });
   });
 
   it("leaves a parsed call alone when its wire text is strict JSON or empty", async () => {
-    const raw = new Map([["a", '{"path":"x"}'], ["b", ""]]);
-    const calls = [{ id: "a", name: "read_file", args: { path: "x" } }, { id: "b", name: "ls", args: {} }];
+    const raw = new Map([
+      ["a", '{"path":"x"}'],
+      ["b", ""],
+    ]);
+    const calls = [
+      { id: "a", name: "read_file", args: { path: "x" } },
+      { id: "b", name: "ls", args: {} },
+    ];
     expect(await reviewTurn(calls, [], tools, fallback, raw)).toBeUndefined();
   });
 });
@@ -118,16 +199,34 @@ function reviewed(id: string, reviews: CallReview[], calls: Array<{ id: string; 
     response_metadata: { [REVIEW_KEY]: reviews },
   });
 }
-const phantom = (id: string): CallReview => ({ id, name: "nope", verdict: "unknown_tool", closest: ["ls"], text: `no ${id}` });
+const phantom = (id: string): CallReview => ({
+  id,
+  name: "nope",
+  verdict: "unknown_tool",
+  closest: ["ls"],
+  text: `no ${id}`,
+});
 
 describe("decideReviewedCalls", () => {
   it("answers phantom and rejected calls, warns on repairs, allows the rest", () => {
-    const ai = reviewed("m1", [phantom("a"), { id: "b", name: "ls", verdict: "repaired", repairs: ["single_quotes"] }], [
-      { id: "a", name: "nope" },
-      { id: "b", name: "ls" },
-      { id: "c", name: "ls" },
-    ]);
-    const decisions = decideReviewedCalls([new HumanMessage("go"), ai], [{ id: "a", name: "nope", args: {} }, { id: "b", name: "ls", args: {} }, { id: "c", name: "ls", args: {} }], { stopAt: 3 });
+    const ai = reviewed(
+      "m1",
+      [phantom("a"), { id: "b", name: "ls", verdict: "repaired", repairs: ["single_quotes"] }],
+      [
+        { id: "a", name: "nope" },
+        { id: "b", name: "ls" },
+        { id: "c", name: "ls" },
+      ],
+    );
+    const decisions = decideReviewedCalls(
+      [new HumanMessage("go"), ai],
+      [
+        { id: "a", name: "nope", args: {} },
+        { id: "b", name: "ls", args: {} },
+        { id: "c", name: "ls", args: {} },
+      ],
+      { stopAt: 3 },
+    );
     expect(decisions.map((d) => d.decision.action)).toEqual(["directive", "warn", "allow"]);
     expect(decisions[0]!.decision).toMatchObject({ reason: "unknown_tool", message: "no a" });
   });
@@ -141,15 +240,30 @@ describe("decideReviewedCalls", () => {
       reviewed("m1", [phantom("a")], [{ id: "a", name: "nope" }]),
       new ToolMessage({ tool_call_id: "a", content: "no a" }),
     ];
-    const next = reviewed("m2", [phantom("b"), phantom("c")], [{ id: "b", name: "nope" }, { id: "c", name: "nope" }]);
-    const pending = [{ id: "b", name: "nope", args: {} }, { id: "c", name: "nope", args: {} }];
+    const next = reviewed(
+      "m2",
+      [phantom("b"), phantom("c")],
+      [
+        { id: "b", name: "nope" },
+        { id: "c", name: "nope" },
+      ],
+    );
+    const pending = [
+      { id: "b", name: "nope", args: {} },
+      { id: "c", name: "nope", args: {} },
+    ];
     const decisions = decideReviewedCalls([...history, next], pending, { stopAt: 3 });
     expect(decisions.map((d) => d.decision.action)).toEqual(["directive", "stop"]);
-    expect(decideReviewedCalls([...history, next], pending, { stopAt: 4 }).map((d) => d.decision.action)).toEqual(["directive", "directive"]);
+    expect(decideReviewedCalls([...history, next], pending, { stopAt: 4 }).map((d) => d.decision.action)).toEqual([
+      "directive",
+      "directive",
+    ]);
   });
 
   it("allows everything on a message that was never reviewed", () => {
     const ai = new AIMessage({ content: "", tool_calls: [{ id: "a", name: "ls", args: {}, type: "tool_call" }] });
-    expect(decideReviewedCalls([ai], [{ id: "a", name: "ls", args: {} }], { stopAt: 1 })[0]!.decision.action).toBe("allow");
+    expect(decideReviewedCalls([ai], [{ id: "a", name: "ls", args: {} }], { stopAt: 1 })[0]!.decision.action).toBe(
+      "allow",
+    );
   });
 });

@@ -17,13 +17,21 @@ describe("texts for the model", () => {
     const error = new TypeError("cannot read 'x'\n    at foo (/a/b.js:1:2)\n    at bar (/a/c.js:3:4)");
     expect(shortErrorText(error)).toBe("TypeError: cannot read 'x'");
     expect(shortErrorText("plain string")).toBe("plain string");
-    expect(shortErrorText({ toString: () => { throw new Error("no"); } })).toBe("unprintable error value");
+    expect(
+      shortErrorText({
+        toString: () => {
+          throw new Error("no");
+        },
+      }),
+    ).toBe("unprintable error value");
     expect(shortErrorText(new Error("x".repeat(1000))).length).toBe(300);
   });
 
   it("shortErrorText unwraps LangChain's ToolInvocationError to the tool's own error", () => {
     const inner = new Error("Received tool input did not match expected schema");
-    const wrapped = Object.assign(new Error(`Error invoking tool 'x' with error: ${inner.stack}`), { toolError: inner });
+    const wrapped = Object.assign(new Error(`Error invoking tool 'x' with error: ${inner.stack}`), {
+      toolError: inner,
+    });
     expect(shortErrorText(wrapped)).toBe("Received tool input did not match expected schema");
   });
 });

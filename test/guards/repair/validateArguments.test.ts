@@ -22,7 +22,11 @@ describe("checkArguments", () => {
   });
 
   it("works with JSON Schema and keeps only the specific errors", async () => {
-    const schema = { type: "object", properties: { path: { type: "string" }, limit: { type: "integer", minimum: 1 } }, required: ["path"] };
+    const schema = {
+      type: "object",
+      properties: { path: { type: "string" }, limit: { type: "integer", minimum: 1 } },
+      required: ["path"],
+    };
     const check = await checkArguments(schema, { limit: 0 });
     expect(check).toMatchObject({ ok: false });
     if (check.ok) return;
