@@ -29,6 +29,7 @@ const CARRY_ON_LIMIT = 10;
 
 interface Episode {
   thread: string;
+  kind: string;
   calls: string[];
 }
 
@@ -90,7 +91,9 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
 
     it(`alone, stops every stuck episode carried on within ${CARRY_ON_LIMIT} more repeats (${systemTokens}-token system prompt)`, async () => {
       const late: string[] = [];
-      for (const episode of episodes.stuck) {
+      // A read-only command re-run with the same short output spends next to nothing a repeat, and
+      // the runaway guard answers spend: those episodes are the loop guards' (by the 3rd call, below).
+      for (const episode of episodes.stuck.filter((e) => e.kind !== "read-only-reread")) {
         const carried = carryOn(threadOf(episode.thread), episode.calls, 3 * CARRY_ON_LIMIT);
         const lastCall = carried.flatMap((m) => toolCallsOf(m)).findIndex((c) => c.id === episode.calls.at(-1));
         const stop = firstStop(carried, await replayWithUsage(carried, runawayStack(), systemTokens), systemTokens);
