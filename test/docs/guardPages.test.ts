@@ -38,6 +38,10 @@ describe("the guard pages", () => {
       expect(description?.trim().length, `${guard}.${name} has no .describe()`).toBeGreaterThan(0);
     }
   });
+  it("the README links every guard's page", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(guardFolders().filter((guard) => !readme.includes(`](docs/guards/${guard}.md)`))).toEqual([]);
+  });
 });
 
 describe("local links of README.md and docs/", () => {
