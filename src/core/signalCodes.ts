@@ -2,7 +2,7 @@
  * Every `Signal.code`: a stable, machine-readable name for what a guard saw, to group and alert
  * on in dashboards. The signal's `action` says what the guard did about it (warn, directive, stop);
  * `reason` is the human sentence. A code is never renamed once released; a new situation gets a
- * new code here and a row in the README's table of signal codes (a test compares the two).
+ * new code here and a row in docs/signals.md's table of signal codes (a test compares the two).
  */
 export const SIGNAL_CODES = [
   // any guard

@@ -7,7 +7,9 @@ import { recommendedGuards } from "../../src/index.js";
 /** `--help` and the README name the replayed guards in the order replay and recommendedGuards use. */
 
 const JUDGES = ["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"];
-const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const README = ["../../README.md", "../../docs/cli.md"]
+  .map((page) => readFileSync(new URL(page, import.meta.url), "utf8"))
+  .join("\n");
 
 /** The middleware names of a stack, composed stacks opened up, outermost first. */
 function namesIn(middleware: readonly unknown[]): string[] {

@@ -14,16 +14,16 @@ import { rolloutGuardOptions, rolloutScenario } from "./rolloutScenario.js";
 const root = mkdtempSync(join(tmpdir(), "hk-codes-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The codes in the README's table of signal codes (first column). */
+/** The codes in docs/signals.md's table of signal codes (first column). */
 function documentedCodes(): string[] {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("../../docs/signals.md", import.meta.url), "utf8");
   const table = readme.slice(readme.indexOf("| `code` | guard | what happened |"));
   const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
   return rows.map((row) => /^\| `([a-z0-9_]+)` \|/.exec(row)?.[1] ?? `unparsed: ${row}`);
 }
 
 describe("signal codes", () => {
-  it("the README documents exactly SIGNAL_CODES, once each", () => {
+  it("docs/signals.md documents exactly SIGNAL_CODES, once each", () => {
     const documented = documentedCodes();
     expect(new Set(documented).size).toBe(documented.length);
     expect([...documented].sort()).toEqual([...SIGNAL_CODES].sort());

@@ -46,7 +46,7 @@ afterAll(() => {
   server.close();
 });
 
-describe("examples/reading-signals.ts, as the README shows it", () => {
+describe("examples/reading-signals.ts, as docs/signals.md shows it", () => {
   it("streamEvents yields each signal as a custom event", async () => {
     const signals = await example.signalsFromStreamEvents();
     expect(signals.length).toBeGreaterThan(0);
@@ -76,9 +76,9 @@ describe("examples/reading-signals.ts, as the README shows it", () => {
     expect(JSON.stringify(signalRun.inputs)).toContain('"code":"no_progress"');
   });
 
-  it("the README's code blocks on reading signals are the example's code", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("### Reading signals"), readme.indexOf("## LoopGuardMiddleware"));
+  it("docs/signals.md's code blocks on reading signals are the example's code", () => {
+    const page = readFileSync(new URL("../../docs/signals.md", import.meta.url), "utf8");
+    const section = page.slice(page.indexOf("## Reading signals"));
     const source = readFileSync(new URL("../../examples/reading-signals.ts", import.meta.url), "utf8");
     const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBe(3);

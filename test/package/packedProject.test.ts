@@ -137,9 +137,10 @@ function examplesIn(file: string): Example[] {
 
 const DOCS = [
   "README.md",
-  ...readdirSync(join(root, "docs"))
+  ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
+    .map((f) => `docs/${f.split("\\").join("/")}`)
+    .sort(),
 ];
 const EXAMPLES = DOCS.flatMap(examplesIn);
 
@@ -270,7 +271,18 @@ describe("the README's and docs' examples, against the packed tarball", () => {
   it("finds the examples of every page", () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(20);
     expect(new Set(EXAMPLES.map((e) => e.where.split(":")[0]))).toEqual(
-      new Set(["README.md", "docs/composing.md", "docs/policy.md"]),
+      new Set([
+        "README.md",
+        "docs/api.md",
+        "docs/composing.md",
+        "docs/policy.md",
+        "docs/signals.md",
+        "docs/testing-kit.md",
+        "docs/workers.md",
+        ...["binary", "budget", "loop", "output", "overflow", "path", "policy", "progress", "repair", "runaway"].map(
+          (guard) => `docs/guards/${guard}.md`,
+        ),
+      ]),
     );
   });
 

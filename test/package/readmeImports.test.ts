@@ -1,9 +1,16 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-/** Every import the README shows resolves: each name it takes from a package entry is exported there. */
+/** Every import the README and docs/ show resolves: each name it takes from a package entry is exported there. */
 
-const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const README = [
+  "README.md",
+  ...readdirSync(new URL("../../docs", import.meta.url), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+]
+  .map((page) => readFileSync(new URL(`../../${page}`, import.meta.url), "utf8"))
+  .join("\n");
 const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   "harness-kit": () => import("../../src/index.js"),
   "harness-kit/node": () => import("../../src/node.js"),

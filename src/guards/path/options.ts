@@ -38,7 +38,7 @@ export const pathGuardOptions = guardOptions
       .boolean()
       .default(false)
       .describe(
-        "Hand each checked path to the tool as the one canonical absolute path the guard checked (directories' symbolic links resolved), instead of refusing a path that some readings keep inside and others do not. Default false: see the README for why refusing is the default.",
+        "Hand each checked path to the tool as the one canonical absolute path the guard checked (directories' symbolic links resolved), instead of refusing a path that some readings keep inside and others do not. Default false: docs/guards/path.md says why refusing is the default.",
       ),
     observeOnly: guardOptions.shape.observeOnly.describe(
       "Emit signals only (with `detail.observeOnly`) and let every call run unchanged. Default false.",

@@ -3,10 +3,9 @@ import { describe, expect, it } from "vitest";
 import { compilePolicy, parsePolicy } from "../../../src/guards/policy/compile.js";
 import { decideBatch } from "../../../src/guards/policy/decide.js";
 
-const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-const section = readme.slice(readme.indexOf("## PolicyGuardMiddleware"), readme.indexOf("## Testing kit"));
+const section = readFileSync(new URL("../../../docs/guards/policy.md", import.meta.url), "utf8");
 
-describe("the README's policy examples", () => {
+describe("the policy page's examples (docs/guards/policy.md)", () => {
   it("the JSON rules file is a valid policy that denies what it says", () => {
     const json = /```json\n([\s\S]*?)```/.exec(section)![1]!;
     const policy = compilePolicy(parsePolicy(JSON.parse(json)));

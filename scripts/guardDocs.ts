@@ -1,0 +1,152 @@
+// Writes each guard page's options table (docs/guards/<g>.md, between `<!-- options:begin -->` and
+// `<!-- options:end -->`) from the guard's zod schema (src/guards/<g>/options.ts): its fields,
+// their types, `.default()`s and `.describe()`s. The schema is the one source; a test
+// (test/docs/guardPages.test.ts) fails when a committed page differs from what this writes.
+//
+//   npx tsx scripts/guardDocs.ts          rewrite the tables
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { z } from "zod";
+import { stoppingGuardOptions } from "../src/core/baseOptions.js";
+
+export const ROOT = join(import.meta.dirname, "..");
+export const BEGIN = "<!-- options:begin -->";
+export const END = "<!-- options:end -->";
+
+/** The guard folders under src/guards/. */
+export function guardFolders(): string[] {
+  return readdirSync(join(ROOT, "src", "guards"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+export const pageOf = (guard: string) => join(ROOT, "docs", "guards", `${guard}.md`);
+
+type Schema = z.ZodType & { _zod: { def: Record<string, any>; bag?: Record<string, any> }; description?: string };
+
+/** The one schema a guard's options.ts exports under a name ending in "Options". */
+export async function optionsSchemaOf(guard: string): Promise<z.ZodObject> {
+  const module = (await import(pathToFileURL(join(ROOT, "src", "guards", guard, "options.ts")).href)) as Record<
+    string,
+    unknown
+  >;
+  const schemas = Object.entries(module).filter(
+    ([name, value]) => name.endsWith("Options") && (value as Schema | undefined)?._zod?.def?.type === "object",
+  );
+  if (schemas.length !== 1)
+    throw new Error(
+      `src/guards/${guard}/options.ts: expected one exported *Options object schema, found ${schemas.length}`,
+    );
+  return schemas[0]![1] as z.ZodObject;
+}
+
+/** A readable name for a field's type. */
+function typeName(schema: Schema): string {
+  const def = schema._zod.def;
+  switch (def.type) {
+    case "optional":
+    case "default":
+    case "readonly":
+    case "nullable":
+      return typeName(def.innerType);
+    case "pipe":
+      return typeName(def.in);
+    case "string":
+    case "boolean":
+      return def.type;
+    case "number":
+      return (schema as unknown as { isInt?: boolean }).isInt ? "integer" : "number";
+    case "literal":
+      return (def.values as unknown[]).map((v) => (v === Infinity ? "Infinity" : JSON.stringify(v))).join(" \\| ");
+    case "enum":
+      return Object.values(def.entries as Record<string, unknown>)
+        .map((v) => JSON.stringify(v))
+        .join(" \\| ");
+    case "array":
+      return `${wrapped(def.element)}[]`;
+    case "record":
+      return `Record<${typeName(def.keyType)}, ${typeName(def.valueType)}>`;
+    case "union":
+      return (def.options as Schema[]).map(typeName).join(" \\| ");
+    case "object":
+      return `{ ${Object.keys(def.shape as object).join(", ")} }`;
+    case "custom":
+      // z.instanceof(Class) keeps the class
+      if (typeof schema._zod.bag?.Class === "function") return schema._zod.bag.Class.name;
+      // z.custom says nothing of its type; a function option accepts a function and no object.
+      return schema.safeParse(() => undefined).success && !schema.safeParse({}).success ? "function" : "object";
+    default:
+      return def.type;
+  }
+}
+
+const wrapped = (schema: Schema) => {
+  const name = typeName(schema);
+  return name.includes(" ") ? `(${name})` : name;
+};
+
+/** A default as code. */
+function shown(value: unknown): string {
+  if (value === Infinity) return "Infinity";
+  if (Array.isArray(value)) return `[${value.map(shown).join(", ")}]`;
+  if (value !== null && typeof value === "object")
+    return Object.keys(value).length === 0
+      ? "{}"
+      : `{ ${Object.entries(value)
+          .map(([k, v]) => `${k}: ${shown(v)}`)
+          .join(", ")} }`;
+  return JSON.stringify(value);
+}
+
+function defaultOf(schema: Schema): string {
+  const def = schema._zod.def;
+  if (def.type === "default") return `\`${shown(def.defaultValue)}\``;
+  if (def.type === "optional" || def.type === "readonly" || def.type === "nullable") return defaultOf(def.innerType);
+  return "–";
+}
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** The options table of a schema: the guard's own fields first, then those every guard shares. */
+export function optionsTable(schema: z.ZodObject): string {
+  const shared = Object.keys(stoppingGuardOptions.shape);
+  const names = Object.keys(schema.shape);
+  const ordered = [...names.filter((n) => !shared.includes(n)), ...shared.filter((n) => names.includes(n))];
+  const rows = ordered.map((name) => {
+    const field = schema.shape[name] as unknown as Schema;
+    const required = !["optional", "default"].includes(field._zod.def.type);
+    const description = field.description ?? "";
+    return `| \`${name}\` | \`${typeName(field)}\` | ${required ? "required" : defaultOf(field)} | ${cell(description)} |`;
+  });
+  return ["| option | type | default | description |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** The page with its options table replaced by the one the schema gives. */
+export function withTable(page: string, table: string, where: string): string {
+  const begin = page.indexOf(BEGIN);
+  const end = page.indexOf(END);
+  if (begin === -1 || end < begin) throw new Error(`${where}: no ${BEGIN} … ${END} markers`);
+  return `${page.slice(0, begin + BEGIN.length)}\n${table}\n${page.slice(end)}`;
+}
+
+/** Each guard's page as the generator writes it. */
+export async function generatedPages(): Promise<Array<{ guard: string; path: string; text: string }>> {
+  const pages = [];
+  for (const guard of guardFolders()) {
+    const path = pageOf(guard);
+    const table = optionsTable(await optionsSchemaOf(guard));
+    pages.push({ guard, path, text: withTable(readFileSync(path, "utf8"), table, path) });
+  }
+  return pages;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  for (const { path, text } of await generatedPages()) {
+    if (readFileSync(path, "utf8") !== text) {
+      writeFileSync(path, text);
+      console.log(`wrote ${path}`);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generatedPages, guardFolders, optionsSchemaOf, optionsTable, pageOf, ROOT } from "../../scripts/guardDocs.js";
+
+/** Each guard's page (docs/guards/<g>.md) against its options schema, and every local link of the docs. */
+
+/** README.md and every page under docs/, as paths from the repository's root. */
+function markdownPages(): string[] {
+  const under = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? under(join(dir, entry.name)) : entry.name.endsWith(".md") ? [join(dir, entry.name)] : [],
+    );
+  return ["README.md", ...under("docs")];
+}
+
+describe("the guard pages", () => {
+  it("every guard folder under src/guards/ has a page", () => {
+    const folders = guardFolders();
+    expect(folders.length).toBeGreaterThanOrEqual(10);
+    expect(folders.filter((guard) => !existsSync(pageOf(guard)))).toEqual([]);
+  });
+
+  it.each(guardFolders())("docs/guards/%s.md holds the options table its schema generates", async (guard) => {
+    const page = readFileSync(pageOf(guard), "utf8");
+    const generated = (await generatedPages()).find((p) => p.guard === guard)!;
+    // `npx tsx scripts/guardDocs.ts` rewrites it
+    expect(page).toBe(generated.text);
+  });
+
+  it.each(guardFolders())("the %s table has a row, a type and a description for every field", async (guard) => {
+    const schema = await optionsSchemaOf(guard);
+    const rows = optionsTable(schema).split("\n").slice(2);
+    expect(rows.map((row) => /^\| `(\w+)` \|/.exec(row)?.[1]).sort()).toEqual(Object.keys(schema.shape).sort());
+    for (const row of rows) {
+      const [, name, type, , description] = row.split(/ \| |^\| | \|$/);
+      expect(type, `${guard}.${name}`).toMatch(/^`.+`$/);
+      expect(description?.trim().length, `${guard}.${name} has no .describe()`).toBeGreaterThan(0);
+    }
+  });
+  it("the README links every guard's page", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(guardFolders().filter((guard) => !readme.includes(`](docs/guards/${guard}.md)`))).toEqual([]);
+  });
+});
+
+describe("local links of README.md and docs/", () => {
+  it.each(markdownPages())("every link of %s leads to a file that exists", (page) => {
+    const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+    const broken = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith("#"))
+      .filter((target) => !existsSync(join(ROOT, dirname(page), target.split("#")[0]!)));
+    expect(broken, relative(ROOT, join(ROOT, page))).toEqual([]);
+  });
+});
