@@ -393,25 +393,7 @@ async function main(): Promise<void> {
       .filter((h) => h.action !== "warn")
       .map((h) => ({ t, h })),
   );
-  out.push(
-    `### Directives and stops on successful runs (${stack.name})`,
-    "",
-    falseOnSuccess.length
-      ? table(
-          ["thread", "call", "tool", "guard", "action", "reason"],
-          falseOnSuccess.map(({ t, h }) => [
-            t.key,
-            `${h.callIndex} (${h.toolCallId})`,
-            h.tool,
-            h.guard,
-            h.action,
-            h.reason,
-          ]),
-          [0, 2, 3, 4, 5],
-        )
-      : "None.",
-    "",
-  );
+  out.push(`### Directives and stops on successful runs (${stack.name})`, "", hitsTable(falseOnSuccess), "");
   const misses = episodes.stuck
     .map((e) => ({ e, r: episodeResult(e, stackOf(threads.find((t) => t.key === e.thread)!)) }))
     .filter(({ r }) => r.occurrence === undefined || r.occurrence > 3);
@@ -465,20 +447,7 @@ async function main(): Promise<void> {
   out.push(
     `### Other directives and stops, on failed runs, outside the labelled episodes (${stack.name})`,
     "",
-    otherFlags.length
-      ? table(
-          ["thread", "call", "tool", "guard", "action", "reason"],
-          otherFlags.map(({ t, h }) => [
-            t.key,
-            `${h.callIndex} (${h.toolCallId})`,
-            h.tool,
-            h.guard,
-            h.action,
-            h.reason,
-          ]),
-          [0, 2, 3, 4, 5],
-        )
-      : "None.",
+    hitsTable(otherFlags),
     "",
     ANALYSIS,
     "",
@@ -535,3 +504,15 @@ const ANALYSIS = `### Reading the results
 - **Not labelled as stuck:** three clicks on one entry in hc-11 (calls hc-11-tc20..tc22) toggle a panel open and closed; the payment retries of τ-bench task23 and task46 try another card or amount, then the first again (two attempts of each); hc-27 and hc-56 reach the same page from different pages (each step changes the page). The ProgressAwareLoopGuard directives outside the labelled episodes refuse scrolls through parts of a page the agent had already read.`;
 
 await main();
+
+/** The decisions `hits` lists, a row each, or "None.". */
+function hitsTable(
+  hits: readonly {
+    t: { key: string };
+    h: { callIndex: number; toolCallId: string; tool: string; guard: string; action: string; reason: string };
+  }[],
+): string {
+  if (hits.length === 0) return "None.";
+  const rows = hits.map(({ t, h }) => [t.key, `${h.callIndex} (${h.toolCallId})`, h.tool, h.guard, h.action, h.reason]);
+  return table(["thread", "call", "tool", "guard", "action", "reason"], rows, [0, 2, 3, 4, 5]);
+}
