@@ -1,7 +1,7 @@
 /**
  * The text classes the context-overflow guard's estimate is checked on, generated in code
  * (deterministic, no network): what agents' tool results and conversations are made of. The
- * estimate bench (`npm run bench -- estimate`) and test/guards/contextOverflow/estimate.test.ts
+ * estimate bench (`npm run bench -- estimate`) and test/guards/overflow/estimate.test.ts
  * read the same corpus, so the bounds the test pins are the ones the bench reports.
  */
 

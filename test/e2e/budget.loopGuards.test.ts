@@ -10,7 +10,7 @@ import { BinaryReadGuardMiddleware } from "../../src/guards/binary/BinaryReadGua
 import { MemoryOffloadStore } from "../../src/offload/MemoryOffloadStore.js";
 import { buildObservations } from "../../src/observe/store.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
-import { makePng } from "./binaryFixtures.js";
+import { makePng } from "../guards/binary/fixtures.js";
 
 /**
  * The recommended order: loop guards first, then the budget, then the binary guard.

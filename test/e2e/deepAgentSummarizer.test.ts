@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { corpusText, type TextClass } from "../../bench/estimateCorpus.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
-import { startTiktokenProvider, type TiktokenProvider } from "./tiktokenProvider.js";
+import { startTiktokenProvider, type TiktokenProvider } from "../guards/overflow/tiktokenProvider.js";
 
 /**
  * deepagents' summarization (a wrapModelCall outside every middleware the user gives) triggers at

@@ -7,7 +7,7 @@ import type { Signal } from "../../src/core/signals.js";
 import type { RunawayReport } from "../../src/guards/runaway/report.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";
+import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "../guards/output/fixtures.js";
 
 /** The recommended stack judges as one (issue 11, "The guards judge as one"), in a real createAgent graph. */
 

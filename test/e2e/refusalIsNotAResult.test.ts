@@ -23,7 +23,7 @@ import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidat
 import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { accountSchema, BAD_OUTPUTS, readAccount, VALID_ACCOUNT, writeAccount } from "./validatorFixtures.js";
+import { accountSchema, BAD_OUTPUTS, readAccount, VALID_ACCOUNT, writeAccount } from "../guards/output/fixtures.js";
 
 /**
  * A call a guard answered without running did not run (docs/architecture.md, "Judge as one"):

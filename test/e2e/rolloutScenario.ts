@@ -1,6 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { makePng } from "./binaryFixtures.js";
+import { makePng } from "../guards/binary/fixtures.js";
 import type { ScriptedTurn } from "../../src/testing/index.js";
 
 /**

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { recommendedGuards, type Signal } from "../../src/index.js";
 import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { makePng } from "./binaryFixtures.js";
+import { makePng } from "../guards/binary/fixtures.js";
 
 /** Tools of a small support agent, each misbehaving in one of the ways the stack is for. */
 function supportTools() {

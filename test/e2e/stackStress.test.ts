@@ -8,8 +8,8 @@ import { z } from "zod";
 import { recommendedGuards } from "../../src/index.js";
 import { RETRIEVAL_TOOL_NAME } from "../../src/guards/budget/texts.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { makePng } from "./binaryFixtures.js";
-import { NO_PROBLEMS, providerPayloadProblems } from "./repairPayloads.js";
+import { makePng } from "../guards/binary/fixtures.js";
+import { NO_PROBLEMS, providerPayloadProblems } from "../guards/repair/payloads.js";
 
 /**
  * The whole recommended stack under random agent behaviour: parallel calls, repeats, phantom tools,

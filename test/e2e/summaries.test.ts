@@ -7,7 +7,7 @@ import { z } from "zod";
 import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "./validatorFixtures.js";
+import { VALID_ACCOUNT, accountSchema, readAccount, writeAccount } from "../guards/output/fixtures.js";
 
 /**
  * Judgement survives LangChain's summarizationMiddleware (issue 11, point 3): with a summary every

@@ -1,4 +1,4 @@
-import { makePng } from "../e2e/binaryFixtures.js";
+import { makePng } from "../guards/binary/fixtures.js";
 
 /**
  * What tools return in the contract tests: repeats, fresh values, empty and block content,

@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { createAgent, createMiddleware } from "langchain";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import type { Signal } from "../../../src/core/signals.js";
+import { RunawayGuardMiddleware } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
+import type { RunawayReport } from "../../../src/guards/runaway/report.js";
+import { buildReplaySetup } from "../../../src/replay/config.js";
+import { replayThread, type StackedGuard } from "../../../src/replay/replayThread.js";
+import { recommendedGuards } from "../../../src/stack/recommendedGuards.js";
+import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";
+
+/** Every batch is judged by every guard it reaches: a token cap applies to every model turn, whatever its calls. */
+
+const usage = { input_tokens: 3_900, output_tokens: 100 };
+const repeat = <T>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
+/** A model turn of 4,000 tokens that calls only tools that do not exist. */
+const phantoms: ScriptedTurn = {
+  toolCalls: [
+    { name: "fetch_everything", args: {} },
+    { name: "summon_data", args: { q: 1 } },
+  ],
+  usage,
+};
+
+const search = tool(async ({ q }) => `nothing about ${q}`, {
+  name: "search",
+  description: "Search.",
+  schema: z.object({ q: z.string() }),
+});
+const guardOf = (m: BaseMessage) => (m.response_metadata as { harness_kit?: { guard?: string } }).harness_kit?.guard;
+const invoke = async (agent: {
+  invoke: (input: { messages: BaseMessage[] }, config: object) => Promise<{ messages: BaseMessage[] }>;
+}) => (await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 })).messages;
+
+describe("the runaway guard judges every model turn, whatever its calls", () => {
+  it("stops at the token cap a run whose model calls only phantom tools, with every call answered", async () => {
+    const signals: Signal[] = [];
+    const reports: RunawayReport[] = [];
+    const guards = recommendedGuards({
+      runaway: { maxRunTokens: 10_000, onReport: (report) => reports.push(report) },
+      repair: { exitBehavior: "directive" },
+      onSignal: (signal) => signals.push(signal),
+    });
+    const model = new ScriptedChatModel({ turns: repeat(20, phantoms) });
+    const messages = await invoke(createAgent({ model, tools: [search], middleware: guards.agent }));
+
+    assertToolCallPairing(messages);
+    expect(model.callCount).toBe(3); // 12,000 tokens: the cap is met after the third call
+    const last = messages.at(-1)!;
+    expect(guardOf(last)).toBe("RunawayGuardMiddleware");
+    expect(String(last.content)).toMatch(/the run consumed 12,000 tokens, reaching its cap of 10,000 \(maxRunTokens\)/);
+    // The repair guard answered every phantom call, the runaway guard stopped before the next model call.
+    const answers = messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(answers).toHaveLength(6);
+    expect(answers.every((m) => guardOf(m) === "ToolCallRepairMiddleware")).toBe(true);
+    expect(signals.filter((s) => s.guard === "RunawayGuardMiddleware")).toEqual([
+      expect.objectContaining({
+        action: "stop",
+        code: "run_token_cap",
+        detail: expect.objectContaining({ tokens: 12_000 }),
+      }),
+    ]);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.modelCalls).toBe(3);
+
+    // Replayed, the runaway guard stops the run at the same turn.
+    const setup = buildReplaySetup({
+      guards: {
+        RunawayGuardMiddleware: { maxRunTokens: 10_000 },
+        ProgressAwareLoopGuardMiddleware: {},
+        LoopGuardMiddleware: {},
+      },
+    });
+    const replayed = await replayThread(messages, setup.stack);
+    const acted = replayed.decisions
+      .filter((d) => !d.shadowedBy)
+      .map((d) => `${d.guard}:${d.action}@${d.messageIndex}`);
+    expect(acted).toEqual(["RunawayGuardMiddleware:stop@7"]); // the third model turn: go, then 3 messages per turn
+  });
+
+  it("stops at the token cap when an outer middleware answered every call of the turns", async () => {
+    const signals: Signal[] = [];
+    const refuseAll = createMiddleware({
+      name: "RefuseAll",
+      wrapToolCall: (request) =>
+        new ToolMessage({
+          content: "refused",
+          tool_call_id: request.toolCall.id ?? "",
+          name: request.toolCall.name,
+          status: "error",
+        }),
+    });
+    const runaway = new RunawayGuardMiddleware({ maxRunTokens: 10_000, onSignal: (signal) => signals.push(signal) });
+    const model = new ScriptedChatModel({
+      turns: repeat(20, { toolCalls: [{ name: "search", args: { q: "x" } }], usage }),
+    });
+    const messages = await invoke(createAgent({ model, tools: [search], middleware: [refuseAll, runaway] }));
+
+    assertToolCallPairing(messages);
+    expect(model.callCount).toBe(3);
+    expect(guardOf(messages.at(-1)!)).toBe("RunawayGuardMiddleware");
+    expect(signals.map((s) => `${s.action}:${s.code}`)).toEqual(["stop:run_token_cap"]);
+
+    // Replayed with the same outer guard, the runaway guard stops the run after the same turn. Its
+    // answers carry neither a run stamp nor a mark: for replay no guard met those calls live, so
+    // the outer guard's replayed refusals are shadowed by "another middleware".
+    const refusing: StackedGuard = {
+      guard: {
+        name: "RefuseAll",
+        evaluate: async (_history, pending) =>
+          pending.map((call) => ({
+            call,
+            decision: { action: "directive", code: "policy_denied", reason: "refused", message: "refused" },
+          })),
+      },
+      observeOnly: false,
+      exitBehavior: "directive",
+    };
+    const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxRunTokens: 10_000 } } });
+    const replayed = await replayThread(messages, [refusing, ...stack]);
+    const acted = replayed.decisions
+      .filter((d) => !d.shadowedBy)
+      .map((d) => `${d.guard}:${d.action}@${d.messageIndex}`);
+    expect(acted).toEqual(["RunawayGuardMiddleware:stop@5"]);
+    expect(new Set(replayed.decisions.filter((d) => d.guard === "RefuseAll").map((d) => d.shadowedBy))).toEqual(
+      new Set(["another middleware"]),
+    );
+  });
+
+  it("judges a turn its calls reached once: no second signal before the next model call", async () => {
+    const signals: Signal[] = [];
+    const runaway = new RunawayGuardMiddleware({
+      maxRunTokens: 10_000,
+      observeOnly: true,
+      onSignal: (signal) => signals.push(signal),
+    });
+    const model = new ScriptedChatModel({
+      turns: [...repeat(3, { toolCalls: [{ name: "search", args: { q: "x" } }], usage }), { text: "done" }],
+    });
+    await invoke(createAgent({ model, tools: [search], middleware: [runaway] }));
+
+    expect(signals.map((s) => `${s.action}:${s.toolCallId === undefined ? "turn" : "call"}`)).toEqual(["stop:call"]);
+  });
+});
