@@ -3,7 +3,10 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
-import { BinaryReadGuardMiddleware, BINARY_READ_GUARD_ENV } from "../../../src/guards/binary/BinaryReadGuardMiddleware.js";
+import {
+  BinaryReadGuardMiddleware,
+  BINARY_READ_GUARD_ENV,
+} from "../../../src/guards/binary/BinaryReadGuardMiddleware.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../../src/testing/index.js";
 import { makePdf, makePng, makeUnknownBinary } from "./fixtures.js";
 

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { BinaryReadGuardMiddleware, BINARY_READ_GUARD_ENV } from "../../../src/guards/binary/BinaryReadGuardMiddleware.js";
+import {
+  BinaryReadGuardMiddleware,
+  BINARY_READ_GUARD_ENV,
+} from "../../../src/guards/binary/BinaryReadGuardMiddleware.js";
 import { binaryReadDirective } from "../../../src/guards/binary/texts.js";
 import { mediaTypesAcceptedBy } from "../../../src/guards/binary/media.js";
 import { InvalidOptionsError } from "../../../src/core/errors.js";

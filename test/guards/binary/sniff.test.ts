@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MAGIC_SIGNATURES, matchMagicBase64, matchMagicBytes, matchMagicText } from "../../../src/guards/binary/magic.js";
+import {
+  MAGIC_SIGNATURES,
+  matchMagicBase64,
+  matchMagicBytes,
+  matchMagicText,
+} from "../../../src/guards/binary/magic.js";
 import { sniffText } from "../../../src/guards/binary/sniff.js";
 import { inspectToolResult } from "../../../src/guards/binary/content.js";
 import { makePdf, makePng, makeUnknownBinary } from "./fixtures.js";

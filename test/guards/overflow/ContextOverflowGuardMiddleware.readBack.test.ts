@@ -10,12 +10,7 @@ import { MemoryOffloadStore } from "../../../src/offload/MemoryOffloadStore.js";
 import { recommendedGuards } from "../../../src/stack/recommendedGuards.js";
 import { contentText } from "../../../src/observe/content.js";
 import { findToolCallPairingViolation } from "../../../src/testing/assertToolCallPairing.js";
-import {
-  startFakeProvider,
-  type FakeProvider,
-  type Route,
-  type ScriptStep,
-} from "./providerServer.js";
+import { startFakeProvider, type FakeProvider, type Route, type ScriptStep } from "./providerServer.js";
 
 /**
  * Issue 31, item 4, through recommendedGuards and the real ChatOpenAI and ChatAnthropic clients

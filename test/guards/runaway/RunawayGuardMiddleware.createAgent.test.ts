@@ -3,7 +3,10 @@ import { createAgent, modelCallLimitMiddleware, toolCallLimitMiddleware, type Ag
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
-import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
+import {
+  RunawayGuardMiddleware,
+  type RunawayGuardOptions,
+} from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
 import type { RunawayReport } from "../../../src/guards/runaway/report.js";
 import { SIGNAL_EVENT, type Signal } from "../../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";

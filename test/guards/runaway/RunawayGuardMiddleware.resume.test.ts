@@ -4,7 +4,10 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { RunawayGuardMiddleware, type RunawayGuardOptions } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
+import {
+  RunawayGuardMiddleware,
+  type RunawayGuardOptions,
+} from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
 import type { Signal } from "../../../src/core/signals.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";
 
