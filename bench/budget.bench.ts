@@ -9,7 +9,7 @@ import { BinaryReadGuardMiddleware } from "../src/guards/binary/BinaryReadGuardM
 import { MemoryOffloadStore } from "../src/offload/MemoryOffloadStore.js";
 import { createMeasure } from "../src/guards/budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../src/guards/budget/plan.js";
-import { sniffText } from "../src/guards/binary/sniff.js";
+import { reviewText } from "../src/guards/binary/review.js";
 import { inspectToolResult } from "../src/guards/binary/content.js";
 import { loadHasher } from "../src/observe/hash.js";
 import { resultFingerprint } from "../src/observe/resultFingerprint.js";
@@ -119,7 +119,7 @@ async function bigResultNumbers(rows: string[]): Promise<void> {
 
 async function sniffNumbers(rows: string[]): Promise<void> {
   const text = logDump(10 * MB);
-  const clean = await measure(() => sniffText(text), 10, 2);
+  const clean = await measure(() => reviewText(text), 10, 2);
   // The guard reads every character (issue 12: samples missed files in the middle of large results).
   rows.push(
     `| binary review, 10 MB of text (every character read) | p50 ${fmt(clean.p50 / 10)} per MB (p95 ${fmt(clean.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(clean.p95 / 10 <= 30_000)} |`,
@@ -127,7 +127,7 @@ async function sniffNumbers(rows: string[]): Promise<void> {
   const mojibake = Buffer.alloc(10 * MB);
   for (let i = 0; i < mojibake.length; i++) mojibake[i] = (i * 2654435761) >>> 24;
   const decoded = mojibake.toString("utf8");
-  const binary = await measure(() => sniffText(decoded), 10, 2);
+  const binary = await measure(() => reviewText(decoded), 10, 2);
   rows.push(
     `| binary review, 10 MB of mojibake | p50 ${fmt(binary.p50 / 10)} per MB (p95 ${fmt(binary.p95 / 10)}) | ≤ 30 ms per MB | ${verdict(binary.p95 / 10 <= 30_000)} |`,
   );

@@ -10,7 +10,6 @@ import type { LangGraphServer } from "../replay/langgraphApi.js";
 import { DEFAULT_MARGINS, type Margins } from "../replay/suggest.js";
 import type { ThreadSearch, ThreadSource } from "../replay/sources.js";
 import { defaultWorkerCount, evaluateSourcesInWorkers } from "../replay/workers.js";
-import { CliUsageError } from "./errors.js";
 import { renderHtml } from "./html.js";
 import { writeEvalReport } from "./evalReport.js";
 import { FleetTally } from "../replay/fleetTally.js";
@@ -488,4 +487,11 @@ function warningLine(text: string, io: CliIo): string {
 
 function problemLine(problem: ThreadLoadError, io: CliIo): string {
   return palette(wantsColour(io.stderr.isTTY, io.env)).error(`error: ${problem.file}: ${problem.reason}`);
+}
+
+/** The command line asks for something the CLI cannot do (unknown command or flag, missing value). */
+class CliUsageError extends HarnessKitError {
+  constructor(readonly problem: string) {
+    super(problem);
+  }
 }

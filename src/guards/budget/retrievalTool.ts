@@ -13,12 +13,11 @@ import {
 } from "./texts.js";
 import type { Measure } from "./measure.js";
 import { fitToBudget } from "./preview.js";
-import type { CharRange, OffloadStore, StoredSlice } from "../../offload/OffloadStore.js";
+import type { CharRange, OffloadContext, OffloadStore, StoredSlice } from "../../offload/OffloadStore.js";
 import { renderMatches, renderSlice } from "./readBack.js";
-import { readStored } from "./readStored.js";
 import { compileLinePattern, isRefused, searchLines } from "./search.js";
 import { threadIdOf } from "../../offload/threads.js";
-import { DEFAULT_STORE_TIMEOUT_MS } from "../../offload/timeouts.js";
+import { DEFAULT_STORE_TIMEOUT_MS, storeName, withStoreTimeout } from "../../offload/timeouts.js";
 
 export interface RetrievalBudget {
   /** Largest answer, in the measure's unit. */
@@ -135,4 +134,27 @@ function firstRoom(stored: StoredSlice, offset: number, budget: RetrievalBudget)
   const from = Math.max(0, offset - stored.start);
   const sample = stored.text.slice(from, from + 4000) || "x";
   return room * (sample.length / Math.max(budget.measure.text(sample), 1));
+}
+
+/**
+ * Reads a stored result for the retrieval tool within `timeoutMs`: the page `range` through the
+ * store's `read` when it has one (a page of a 10 MB file costs a page, not the file), else the
+ * whole content through `get`. Without a range, the whole content.
+ */
+async function readStored(
+  store: OffloadStore,
+  key: string,
+  range: CharRange | undefined,
+  context: OffloadContext,
+  timeoutMs: number,
+): Promise<StoredSlice | undefined> {
+  const name = storeName(store);
+  if (range && typeof store.read === "function") {
+    return withStoreTimeout(store.read(key, range, context), timeoutMs, name, key, "read");
+  }
+  const text = await withStoreTimeout(store.get(key, context), timeoutMs, name, key, "read");
+  if (typeof text !== "string") return undefined;
+  if (!range) return { text, start: 0, total: text.length };
+  const start = Math.min(Math.max(0, range.start), text.length);
+  return { text: text.slice(start, Math.max(start, range.end)), start, total: text.length };
 }

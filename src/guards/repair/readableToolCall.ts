@@ -12,7 +12,6 @@ import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js"
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
 import { degradedResult } from "./degradedResult.js";
-import { emptyIsNews } from "./emptyIsNews.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
@@ -186,4 +185,25 @@ function safeFormatter(custom: FormatToolError | undefined): FormatToolError {
 function isInputParsingError(error: unknown): boolean {
   const inner = error !== null && typeof error === "object" && "toolError" in error ? error.toolError : error;
   return inner instanceof ToolInputParsingException;
+}
+
+/**
+ * Whether a tool's empty result is worth a warn. LangChain tools declare no output, so the thread
+ * is the only promise a tool has made: one that has answered with something before (a search that
+ * found pages) went silent, which the model could take for an answer; one that has only ever
+ * answered empty (a `think` tool, a fire-and-forget write) answered as it always does. Its first
+ * empty answer is taken as normal too: there is nothing yet to contrast it with.
+ */
+function emptyIsNews(tool: string, history: readonly BaseMessage[] | undefined): boolean {
+  if (!history) return false;
+  const silent = emptyResultText(tool);
+  return history.some(
+    (m) => ToolMessage.isInstance(m) && m.name === tool && m.status !== "error" && !isEmptyContent(m.content, silent),
+  );
+}
+
+/** No text at all, or the stand-in this guard (or withSafeResults) wrote for an empty answer. */
+function isEmptyContent(content: ToolMessage["content"], silent: string): boolean {
+  if (typeof content === "string") return content === "" || content === silent;
+  return content.length === 0;
 }

@@ -6,7 +6,7 @@ import {
   matchMagicBytes,
   matchMagicText,
 } from "../../../src/guards/binary/magic.js";
-import { sniffText } from "../../../src/guards/binary/sniff.js";
+import { reviewText } from "../../../src/guards/binary/review.js";
 import { inspectToolResult } from "../../../src/guards/binary/content.js";
 import { makePdf, makePng, makeUnknownBinary } from "./fixtures.js";
 
@@ -15,6 +15,14 @@ function fileFor(signature: (typeof MAGIC_SIGNATURES)[number], tail: Uint8Array)
   const head = Buffer.alloc((signature.offset ?? 0) + signature.bytes.length, 0x41);
   signature.bytes.forEach((b, i) => (head[(signature.offset ?? 0) + i] = b === -1 ? 0x33 : b));
   return Buffer.concat([head, tail]);
+}
+
+/** Why `text` as a whole is binary data, or undefined (text, or text with binary parts). */
+function sniffText(text: string) {
+  const review = reviewText(text);
+  return review?.kind === "binary"
+    ? { kind: review.region.evidence, label: review.region.label, mediaType: review.region.mediaType }
+    : undefined;
 }
 
 const bytesArb = fc.uint8Array({ minLength: 0, maxLength: 256 });
@@ -55,7 +63,7 @@ describe("file signatures", () => {
   });
 });
 
-describe("sniffText", () => {
+describe("reviewText of a whole text", () => {
   it("finds real files decoded as text, in base64, in JSON and in data URLs", () => {
     const png = makePng();
     const pdf = makePdf();
