@@ -7,11 +7,11 @@ import { z } from "zod";
 import {
   GuardStopError,
   LoopGuardMiddleware,
-  makeSetMembershipDelta,
   ProgressAwareLoopGuardMiddleware,
   SIGNAL_EVENT,
   type Signal,
 } from "../../src/index.js";
+import { makeSetMembershipDelta } from "../../src/observe.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /** A tool that counts its real executions. */
