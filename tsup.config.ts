@@ -10,6 +10,7 @@ export default defineConfig([
       index: "src/index.ts",
       "testing/index": "src/testing/index.ts",
       node: "src/node.ts",
+      observe: "src/observe.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -1,4 +1,5 @@
-import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware, ObservationStore } from "../src/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware } from "../src/index.js";
+import { ObservationStore } from "../src/observe.js";
 import { loadHasher } from "../src/observe/hash.js";
 import { decideIdenticalCalls } from "../src/guards/loop/identicalCalls.js";
 import { changesStateByName, decideNoProgress } from "../src/guards/progress/noProgress.js";

@@ -5,7 +5,8 @@ import { createAgent } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ProgressAwareLoopGuardMiddleware, type DeltaFunction } from "harness-kit";
+import { ProgressAwareLoopGuardMiddleware } from "harness-kit";
+import type { DeltaFunction } from "harness-kit/observe";
 import { ScriptedChatModel } from "harness-kit/testing";
 
 let views = 0;

@@ -1,5 +1,7 @@
 // Public surface of harness-kit ("harness-kit"): what the README documents, re-exported from each
-// feature's index.ts. Everything else is internal. Layout and import direction: docs/architecture.md.
+// feature's index.ts: each guard's class, options type and the helpers its options take. What a
+// user rarely needs (the observation store, novelty functions, render helpers) is in
+// "harness-kit/observe". Everything else is internal. Layout and import direction: docs/architecture.md.
 
 // signals and errors
 export {
@@ -12,16 +14,6 @@ export {
   type SignalHandler,
 } from "./core/signals.js";
 export { HarnessKitError, GuardStopError, InvalidOptionsError } from "./core/errors.js";
-
-// the observation store every guard reads
-export {
-  buildObservations,
-  ObservationStore,
-  type ObservationOptions,
-  type ToolCallObservation,
-} from "./observe/store.js";
-export { makeSetMembershipDelta, type DeltaFunction, type CallResultView } from "./observe/novelty.js";
-export { DEFAULT_VOLATILE_PATTERNS } from "./observe/volatile.js";
 
 // the guards
 export * from "./guards/loop/index.js";
@@ -54,7 +46,6 @@ export { OffloadStoreError } from "./offload/errors.js";
 
 // tool results JSON cannot hold
 export { withSafeResults } from "./tools/withSafeResults.js";
-export { renderValue } from "./core/renderValue.js";
 
 // the recommended stack
 export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { buildObservations, ObservationStore, ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
+import { ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
+import { buildObservations, ObservationStore } from "../../src/observe.js";
 import { loadHasher } from "../../src/observe/hash.js";
 import { pendingToolCalls } from "../../src/core/messages.js";
 import { history, type Step } from "../helpers/history.js";

@@ -15,7 +15,7 @@ const LAYERS: ReadonlyArray<readonly [number, string, RegExp]> = [
   [3, "adapters", /^src\/hooks\//],
   [4, "middleware classes", /^src\/guards\/[^/]+\/[^/]*Middleware\.ts$/],
   [4, "feature indexes", /^src\/guards\/[^/]+\/index\.ts$/],
-  [6, "entries", /^src\/(index|node|testing\/index)\.ts$/],
+  [6, "entries", /^src\/(index|node|observe|testing\/index)\.ts$/],
   [5, "stack, replay, tools, testing kit", /^src\/(stack|replay|tools|testing)\//],
   [6, "cli", /^src\/cli\//],
 ];
@@ -27,7 +27,7 @@ const MAY_IMPORT_LANGCHAIN_TYPES = /^src\/stack\//;
 
 // What an example may import besides npm packages and its neighbours in examples/: a user copies
 // an example out of the repository, so nothing from test/ or src/.
-const PACKAGE_ENTRIES = new Set(["harness-kit", "harness-kit/node", "harness-kit/testing"]);
+const PACKAGE_ENTRIES = new Set(["harness-kit", "harness-kit/node", "harness-kit/observe", "harness-kit/testing"]);
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -120,7 +120,7 @@ describe("import direction in src/", () => {
   });
 
   it("the entries only re-export", () => {
-    for (const entry of ["src/index.ts", "src/node.ts", "src/testing/index.ts"]) {
+    for (const entry of ["src/index.ts", "src/node.ts", "src/observe.ts", "src/testing/index.ts"]) {
       const source = ts.createSourceFile(entry, readFileSync(join(root, entry), "utf8"), ts.ScriptTarget.Latest);
       const other = source.statements
         .filter((s) => !ts.isExportDeclaration(s))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { buildObservations, makeSetMembershipDelta, ObservationStore } from "../../src/index.js";
+import { buildObservations, makeSetMembershipDelta, ObservationStore } from "../../src/observe.js";
 import { loadHasher } from "../../src/observe/hash.js";
 import { history } from "../helpers/history.js";
 

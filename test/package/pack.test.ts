@@ -14,10 +14,13 @@ ${load}
 const tool = tools.tool(async () => "same", { name: "search", description: "search", schema: { type: "object", properties: {} } });
 const model = new kit.testing.ScriptedChatModel({ turns: Array.from({ length: 9 }, () => ({ toolCalls: [{ name: "search", args: { q: "x" } }] })) });
 const agent = langchain.createAgent({ model, tools: [tool], middleware: [new kit.main.LoopGuardMiddleware({ stopAt: 3, warnAt: 2 })] });
-agent.invoke({ messages: [{ role: "user", content: "go" }] }).then((r) => {
+agent.invoke({ messages: [{ role: "user", content: "go" }] }).then(async (r) => {
   kit.testing.assertToolCallPairing(r.messages);
   const stopped = String(r.messages.at(-1).content).startsWith("Run stopped by LoopGuardMiddleware");
-  console.log(stopped && typeof kit.node.FileSystemOffloadStore === "function" ? "ok" : "unexpected");
+  // What the guard saw: each search answered, the later ones repeats of the first.
+  const seen = await kit.observe.buildObservations(r.messages);
+  const repeats = seen.length === r.messages.filter((m) => m.type === "tool").length && seen.at(-1).sameArgsRepeatCount === seen.length - 1;
+  console.log(stopped && repeats && typeof kit.node.FileSystemOffloadStore === "function" ? "ok" : "unexpected");
 });
 `;
 
@@ -36,6 +39,9 @@ const CONSUMER_TS = `
 import { recommendedGuards, SIGNAL_CODES, type Signal, type SignalCode } from "harness-kit";
 import { ScriptedChatModel, assertToolCallPairing } from "harness-kit/testing";
 import { PathGuardMiddleware } from "harness-kit/node";
+import { buildObservations, makeSetMembershipDelta, type ToolCallObservation } from "harness-kit/observe";
+// @ts-expect-error the observation store is in "harness-kit/observe" only
+import { buildObservations as notInTheRoot } from "harness-kit";
 
 const codes: readonly SignalCode[] = SIGNAL_CODES;
 const onSignal = (signal: Signal): string => \`\${signal.guard}.\${signal.code}.\${signal.action}\`;
@@ -45,7 +51,10 @@ const model = new ScriptedChatModel({ turns: [{ text: "done" }] });
 recommendedGuards(5);
 // @ts-expect-error ScriptedChatModel wants turns
 new ScriptedChatModel({});
-export const used = [codes.length, guards.agent.length, model.callCount, typeof assertToolCallPairing];
+const observed: Promise<ToolCallObservation[]> = buildObservations([], { deltaOverrides: { write_todos: makeSetMembershipDelta("todos") } });
+// @ts-expect-error buildObservations takes messages
+void buildObservations(5);
+export const used = [codes.length, guards.agent.length, model.callCount, typeof assertToolCallPairing, observed, notInTheRoot];
 `;
 
 const RESOLUTIONS = [
@@ -85,13 +94,13 @@ describe("npm pack (builds through prepack)", () => {
     writeFileSync(
       join(app, "esm.mjs"),
       USE(
-        `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing, node };`,
+        `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as observe from "harness-kit/observe"; import * as langchain from "langchain"; import * as tools from "@langchain/core/tools"; const kit = { main, testing, node, observe };`,
       ),
     );
     writeFileSync(
       join(app, "cjs.cjs"),
       USE(
-        `const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`,
+        `const kit = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node"), observe: require("harness-kit/observe") }; const langchain = require("langchain"); const tools = require("@langchain/core/tools");`,
       ),
     );
     expect(execFileSync("node", ["esm.mjs"], { cwd: app, encoding: "utf8" }).trim()).toBe("ok");

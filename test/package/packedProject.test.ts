@@ -65,11 +65,11 @@ describe("the built package", () => {
   it.each([
     [
       "esm.mjs",
-      `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; const entries = { main, testing, node };`,
+      `import * as main from "harness-kit"; import * as testing from "harness-kit/testing"; import * as node from "harness-kit/node"; import * as observe from "harness-kit/observe"; const entries = { main, testing, node, observe };`,
     ],
     [
       "cjs.cjs",
-      `const entries = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node") };`,
+      `const entries = { main: require("harness-kit"), testing: require("harness-kit/testing"), node: require("harness-kit/node"), observe: require("harness-kit/observe") };`,
     ],
   ])("keeps every exported class's name (%s)", (script, load) => {
     const classes = JSON.parse(runIn(`classes-${script}`, LIST_CLASSES(load))) as Array<[string, string, string]>;
@@ -80,6 +80,7 @@ describe("the built package", () => {
         "LoopGuardMiddleware",
         "ScriptedChatModel",
         "PathGuardMiddleware",
+        "ObservationStore",
       ]),
     );
     expect(classes.filter(([, key, name]) => key !== name)).toEqual([]);
@@ -275,6 +276,7 @@ describe("the README's and docs' examples, against the packed tarball", () => {
         "README.md",
         "docs/api.md",
         "docs/composing.md",
+        "docs/observe.md",
         "docs/policy.md",
         "docs/signals.md",
         "docs/testing-kit.md",

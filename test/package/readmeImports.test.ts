@@ -14,6 +14,7 @@ const README = [
 const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   "harness-kit": () => import("../../src/index.js"),
   "harness-kit/node": () => import("../../src/node.js"),
+  "harness-kit/observe": () => import("../../src/observe.js"),
   "harness-kit/testing": () => import("../../src/testing/index.js"),
 };
 
@@ -31,8 +32,8 @@ function readmeImports(): Array<[string, string]> {
 }
 
 describe("the README's imports", () => {
-  it("include decodeEnvelopePayload from harness-kit", () => {
-    expect(readmeImports()).toContainEqual(["harness-kit", "decodeEnvelopePayload"]);
+  it("include decodeEnvelopePayload from harness-kit/observe", () => {
+    expect(readmeImports()).toContainEqual(["harness-kit/observe", "decodeEnvelopePayload"]);
   });
 
   it.each(readmeImports())("%s exports %s", async (entry, name) => {

@@ -1,5 +1,4 @@
-// The binary read guard's public parts.
+// The binary read guard's public parts (its default directive: "harness-kit/observe").
 export { BinaryReadGuardMiddleware, type BinaryReadGuardOptions } from "./BinaryReadGuardMiddleware.js";
-export { binaryReadDirective } from "./texts.js";
 export type { BinaryReadContext } from "./content.js";
 export { mediaTypesAcceptedBy } from "./media.js";

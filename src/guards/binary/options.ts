@@ -19,7 +19,9 @@ export const binaryReadGuardOptions = guardOptions.extend({
     ),
   directive: fn<(context: BinaryReadContext) => string>()
     .optional()
-    .describe("The text the model gets instead of the payload. Default: `binaryReadDirective`."),
+    .describe(
+      "The text the model gets instead of the payload. Default: `binaryReadDirective` (`harness-kit/observe`).",
+    ),
   observeOnly: guardOptions.shape.observeOnly.describe(
     "Emit signals for binary results but pass them through unchanged. Default false.",
   ),

@@ -1,7 +1,6 @@
-// The output validator's public parts.
+// The output validator's public parts (decodeEnvelopePayload: "harness-kit/observe").
 export { OutputValidatorMiddleware, type OutputValidatorOptions } from "./OutputValidatorMiddleware.js";
 export type { ToolOutputSpec } from "./spec.js";
-export { decodeEnvelopePayload } from "./envelope.js";
 export {
   InMemoryLastKnownGoodCache,
   type LastKnownGoodCache,

@@ -1,4 +1,3 @@
-// The context-overflow guard's public parts.
+// The context-overflow guard's public parts (isContextOverflowError and readContextRecord:
+// "harness-kit/observe").
 export { ContextOverflowGuardMiddleware, type ContextOverflowGuardOptions } from "./ContextOverflowGuardMiddleware.js";
-export { isContextOverflowError } from "./providerErrors.js";
-export { readContextRecord, type ContextRecord } from "./record.js";

@@ -17,7 +17,9 @@ export const progressGuardOptions = stoppingGuardOptions.extend({
     .record(z.string(), fn<DeltaFunction>())
     .readonly()
     .optional()
-    .describe('Novelty functions per tool, e.g. `{ write_todos: makeSetMembershipDelta("todos", "content") }`.'),
+    .describe(
+      'Novelty functions per tool, e.g. `{ write_todos: makeSetMembershipDelta("todos", "content") }` (`harness-kit/observe`).',
+    ),
   volatilePatterns: z
     .array(z.instanceof(RegExp, { message: "must hold regular expressions" }))
     .readonly()

@@ -3,7 +3,8 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { makeSetMembershipDelta, ProgressAwareLoopGuardMiddleware, type Signal } from "../../../src/index.js";
+import { ProgressAwareLoopGuardMiddleware, type Signal } from "../../../src/index.js";
+import { makeSetMembershipDelta } from "../../../src/observe.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";
 
 /** A tool that counts its real executions. */

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import {
-  ProgressAwareLoopGuardMiddleware,
-  buildObservations,
-  type DeltaFunction,
-  type ToolCallObservation,
-} from "../../../src/index.js";
+import { ProgressAwareLoopGuardMiddleware } from "../../../src/index.js";
+import { buildObservations, type DeltaFunction, type ToolCallObservation } from "../../../src/observe.js";
 import { loadHasher } from "../../../src/observe/hash.js";
 import type { CallDecision } from "../../../src/core/decision.js";
 import { callKeyOf, groupsWholeTool } from "../../../src/observe/store.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LoopGuardMiddleware, makeSetMembershipDelta, ProgressAwareLoopGuardMiddleware } from "../../../src/index.js";
+import { LoopGuardMiddleware, ProgressAwareLoopGuardMiddleware } from "../../../src/index.js";
+import { makeSetMembershipDelta } from "../../../src/observe.js";
 import { pendingToolCalls } from "../../../src/core/messages.js";
 import { history, type Step } from "../../helpers/history.js";
 
