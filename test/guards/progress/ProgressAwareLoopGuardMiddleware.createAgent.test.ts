@@ -1,46 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, type AgentMiddleware } from "langchain";
-import { tool, type StructuredToolInterface } from "@langchain/core/tools";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { z } from "zod";
+import { AIMessage } from "@langchain/core/messages";
 import { ProgressAwareLoopGuardMiddleware, type Signal } from "../../../src/index.js";
 import { makeSetMembershipDelta } from "../../../src/observe.js";
-import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";
-
-/** A tool that counts its real executions. */
-function countingTool(
-  name: string,
-  run: (input: Record<string, unknown>, n: number) => string,
-  schema = z.object({}).passthrough(),
-) {
-  const counter = { runs: 0 };
-  const t = tool(async (input: Record<string, unknown>) => run(input, ++counter.runs), {
-    name,
-    description: name,
-    schema,
-  });
-  return { tool: t, counter };
-}
-
-const repeat = (n: number, turn: ScriptedTurn): ScriptedTurn[] => Array.from({ length: n }, () => turn);
-const call = (name: string, args: Record<string, unknown> = {}): ScriptedTurn => ({ toolCalls: [{ name, args }] });
-
-async function run(middleware: AgentMiddleware[], tools: StructuredToolInterface[], turns: ScriptedTurn[]) {
-  const signals: Signal[] = [];
-  const model = new ScriptedChatModel({ turns });
-  const agent = createAgent({ model, tools, middleware });
-  const result = await agent.invoke({ messages: [new HumanMessage("go")] }, { recursionLimit: 200 });
-  assertToolCallPairing(result.messages);
-  return { messages: result.messages as BaseMessage[], model, signals };
-}
-
-function guardAnswers(messages: BaseMessage[]) {
-  return messages.filter(
-    (m) => ToolMessage.isInstance(m) && (m.response_metadata as { harness_kit?: unknown })?.harness_kit,
-  );
-}
-
-const lastText = (messages: BaseMessage[]) => String(messages.at(-1)?.content);
+import type { ScriptedTurn } from "../../../src/testing/index.js";
+import { call, countingTool, guardAnswers, lastText, repeat, run } from "../../helpers/loopAgent.js";
 
 describe("ProgressAwareLoopGuardMiddleware in createAgent", () => {
   it("refuses a poll that changes only in its timestamp, then stops the run cleanly", async () => {
