@@ -1,7 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { generatedPages, guardFolders, optionsSchemaOf, optionsTable, pageOf, ROOT } from "../../scripts/guardDocs.js";
+import {
+  generatedPages,
+  guardFolders,
+  h2Headings,
+  layoutProblems,
+  optionsSchemaOf,
+  optionsTable,
+  pageOf,
+  ROOT,
+  SECTIONS,
+} from "../../scripts/guardDocs.js";
 
 /** Each guard's page (docs/guards/<g>.md) against its options schema, and every local link of the docs. */
 
@@ -38,6 +48,31 @@ describe("the guard pages", () => {
       expect(description?.trim().length, `${guard}.${name} has no .describe()`).toBeGreaterThan(0);
     }
   });
+  it.each(guardFolders())("docs/guards/%s.md has the six sections, in order, and no other H2", (guard) => {
+    const page = readFileSync(pageOf(guard), "utf8");
+    expect(layoutProblems(page, guard)).toEqual([]);
+    expect(h2Headings(page)).toEqual([...SECTIONS]);
+  });
+
+  it("a page with a section missing, out of order, another H2 or its table elsewhere is refused", () => {
+    const page = readFileSync(pageOf("loop"), "utf8");
+    expect(layoutProblems(page.replace("## Limits\n", ""), "loop")).toHaveLength(1);
+    expect(
+      layoutProblems(
+        page.replace("## Signals\n", "## Order\n").replace(/## Order\n(?![\s\S]*## Order\n)/, "## Signals\n"),
+        "loop",
+      ),
+    ).toHaveLength(1);
+    expect(layoutProblems(page.replace("## Limits\n", "## Notes\n\n## Limits\n"), "loop")).toHaveLength(1);
+    expect(layoutProblems(page.replace("## Usage\n", "## Usage\n\n```ts\n## Not a heading\n```\n"), "loop")).toEqual(
+      [],
+    );
+    const moved = page
+      .replace("## Options\n", "## Options\n\n## What the model reads\n")
+      .replace(/## What the model reads\n(?![\s\S]*## What the model reads\n)/, "");
+    expect(layoutProblems(moved, "loop")).toContainEqual(expect.stringContaining("<!-- options:begin --> is under"));
+  });
+
   it("the README links every guard's page", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     expect(guardFolders().filter((guard) => !readme.includes(`](docs/guards/${guard}.md)`))).toEqual([]);
