@@ -1,8 +1,9 @@
 // Writes each guard page's options table (docs/guards/<g>.md, between `<!-- options:begin -->` and
 // `<!-- options:end -->`) from the guard's zod schema (src/guards/<g>/options.ts): its fields,
-// their types, `.default()`s and `.describe()`s. The schema is the one source; a test
-// (test/docs/guardPages.test.ts) fails when a committed page differs from what this writes, or
-// lacks a section every guard page has.
+// their types, `.default()`s and `.describe()`s; and the output validator's spec table (between
+// `<!-- spec:begin -->` and `<!-- spec:end -->`) from `toolOutputSpec`, the schema its options
+// check each spec with. The schemas are the one source; a test (test/docs/guardPages.test.ts) fails
+// when a committed page differs from what this writes, or lacks a section every guard page has.
 //
 //   npx tsx scripts/guardDocs.ts          rewrite the tables
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import { stoppingGuardOptions } from "../src/core/baseOptions.js";
+import { toolOutputSpec } from "../src/guards/output/spec.js";
 
 export const ROOT = join(import.meta.dirname, "..");
 
@@ -19,6 +21,7 @@ export interface Markers {
   end: string;
 }
 export const OPTIONS_MARKERS: Markers = { begin: "<!-- options:begin -->", end: "<!-- options:end -->" };
+export const SPEC_MARKERS: Markers = { begin: "<!-- spec:begin -->", end: "<!-- spec:end -->" };
 
 /** The H2 sections of every guard page, in their order; a page has no other H2. */
 export const SECTIONS = ["Usage", "Options", "What the model reads", "Signals", "Order", "Limits"] as const;
@@ -87,6 +90,8 @@ function typeName(schema: Schema): string {
     case "custom":
       // z.instanceof(Class) keeps the class
       if (typeof schema._zod.bag?.Class === "function") return schema._zod.bag.Class.name;
+      // a field that takes a schema (the validator's `schema`)
+      if (schema.safeParse(stoppingGuardOptions).success && !schema.safeParse({}).success) return "ZodType";
       // z.custom says nothing of its type; a function option accepts a function and no object.
       return schema.safeParse(() => undefined).success && !schema.safeParse({}).success ? "function" : "object";
     default:
@@ -140,9 +145,14 @@ export function optionsTable(schema: z.ZodObject): string {
   return fieldTable(schema, ordered, "option");
 }
 
+/** The fields of a tool's output spec (`ToolOutputSpec`), from the schema that checks every spec. */
+export function specTable(schema: z.ZodObject = toolOutputSpec): string {
+  return fieldTable(schema, Object.keys(schema.shape), "spec field");
+}
+
 /** The tables of a guard's page besides its options table, each with its markers. */
-export function extraTablesOf(_guard: string): Array<{ markers: Markers; table: string }> {
-  return [];
+export function extraTablesOf(guard: string): Array<{ markers: Markers; table: string }> {
+  return guard === "output" ? [{ markers: SPEC_MARKERS, table: specTable() }] : [];
 }
 
 /** The page with the table between `markers` replaced by `table`. */

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   generatedPages,
   guardFolders,
@@ -11,7 +12,10 @@ import {
   pageOf,
   ROOT,
   SECTIONS,
+  SPEC_MARKERS,
+  specTable,
 } from "../../scripts/guardDocs.js";
+import { toolOutputSpec } from "../../src/guards/output/spec.js";
 
 /** Each guard's page (docs/guards/<g>.md) against its options schema, and every local link of the docs. */
 
@@ -71,6 +75,25 @@ describe("the guard pages", () => {
       .replace("## Options\n", "## Options\n\n## What the model reads\n")
       .replace(/## What the model reads\n(?![\s\S]*## What the model reads\n)/, "");
     expect(layoutProblems(moved, "loop")).toContainEqual(expect.stringContaining("<!-- options:begin --> is under"));
+  });
+
+  it("the output page's spec table is the one toolOutputSpec generates, under Options", () => {
+    const page = readFileSync(pageOf("output"), "utf8");
+    const table = page.slice(
+      page.indexOf(SPEC_MARKERS.begin) + SPEC_MARKERS.begin.length,
+      page.indexOf(SPEC_MARKERS.end),
+    );
+    expect(table.trim()).toBe(specTable());
+    const outsideOptions = page
+      .replace(/### The spec of a tool[\s\S]*?<!-- spec:end -->\n/, "")
+      .replace("## Limits\n", (limits) => `${limits}\n${SPEC_MARKERS.begin}\n${SPEC_MARKERS.end}\n`);
+    expect(layoutProblems(outsideOptions, "output")).toContainEqual(expect.stringContaining(SPEC_MARKERS.begin));
+    const rows = table.trim().split("\n").slice(2);
+    expect(rows.map((row) => /^\| `(\w+)` \|/.exec(row)?.[1])).toEqual(Object.keys(toolOutputSpec.shape));
+    for (const row of rows) expect(row.split(" | ")[3]?.trim().length, row).toBeGreaterThan(0);
+    // a field's description changed in the schema no longer matches the page
+    const changed = toolOutputSpec.safeExtend({ maxChars: z.number().optional().describe("something else") });
+    expect(specTable(changed)).not.toBe(table.trim());
   });
 
   it("the README links every guard's page", () => {
