@@ -102,6 +102,18 @@ describe("the guard pages", () => {
   });
 });
 
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(page: string): string[] {
+  const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+  return [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+    m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, "")
+      .replace(/ /g, "-"),
+  );
+}
+
 describe("local links of README.md and docs/", () => {
   it.each(markdownPages())("every link of %s leads to a file that exists", (page) => {
     const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
@@ -110,5 +122,18 @@ describe("local links of README.md and docs/", () => {
       .filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith("#"))
       .filter((target) => !existsSync(join(ROOT, dirname(page), target.split("#")[0]!)));
     expect(broken, relative(ROOT, join(ROOT, page))).toEqual([]);
+  });
+
+  it.each(markdownPages())("every anchor a link of %s names is a heading of its page", (page) => {
+    const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+    const broken = [...text.matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .filter((target) => {
+        const [file, anchor] = target.split("#") as [string, string];
+        const linked = file === "" ? page : relative(ROOT, join(ROOT, dirname(page), file));
+        return linked.endsWith(".md") && !anchorsOf(linked).includes(anchor);
+      });
+    expect(broken, page).toEqual([]);
   });
 });
