@@ -1,7 +1,9 @@
 // Writes each guard page's options table (docs/guards/<g>.md, between `<!-- options:begin -->` and
 // `<!-- options:end -->`) from the guard's zod schema (src/guards/<g>/options.ts): its fields,
-// their types, `.default()`s and `.describe()`s. The schema is the one source; a test
-// (test/docs/guardPages.test.ts) fails when a committed page differs from what this writes.
+// their types, `.default()`s and `.describe()`s; and the output validator's spec table (between
+// `<!-- spec:begin -->` and `<!-- spec:end -->`) from `toolOutputSpec`, the schema its options
+// check each spec with. The schemas are the one source; a test (test/docs/guardPages.test.ts) fails
+// when a committed page differs from what this writes, or lacks a section every guard page has.
 //
 //   npx tsx scripts/guardDocs.ts          rewrite the tables
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,10 +11,23 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import { stoppingGuardOptions } from "../src/core/baseOptions.js";
+import { toolOutputSpec } from "../src/guards/output/spec.js";
 
 export const ROOT = join(import.meta.dirname, "..");
-export const BEGIN = "<!-- options:begin -->";
-export const END = "<!-- options:end -->";
+
+/** Where a generated table sits in a page. */
+export interface Markers {
+  begin: string;
+  end: string;
+}
+export const OPTIONS_MARKERS: Markers = { begin: "<!-- options:begin -->", end: "<!-- options:end -->" };
+export const SPEC_MARKERS: Markers = { begin: "<!-- spec:begin -->", end: "<!-- spec:end -->" };
+
+/** The H2 sections of every guard page, in their order; a page has no other H2. */
+export const SECTIONS = ["Usage", "Options", "What the model reads", "Signals", "Order", "Limits"] as const;
+
+/** The section each generated table belongs in. */
+const TABLE_SECTION = "Options";
 
 /** The guard folders under src/guards/. */
 export function guardFolders(): string[] {
@@ -75,6 +90,8 @@ function typeName(schema: Schema): string {
     case "custom":
       // z.instanceof(Class) keeps the class
       if (typeof schema._zod.bag?.Class === "function") return schema._zod.bag.Class.name;
+      // a field that takes a schema (the validator's `schema`)
+      if (schema.safeParse(stoppingGuardOptions).success && !schema.safeParse({}).success) return "ZodType";
       // z.custom says nothing of its type; a function option accepts a function and no object.
       return schema.safeParse(() => undefined).success && !schema.safeParse({}).success ? "function" : "object";
     default:
@@ -109,26 +126,68 @@ function defaultOf(schema: Schema): string {
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-/** The options table of a schema: the guard's own fields first, then those every guard shares. */
-export function optionsTable(schema: z.ZodObject): string {
-  const shared = Object.keys(stoppingGuardOptions.shape);
-  const names = Object.keys(schema.shape);
-  const ordered = [...names.filter((n) => !shared.includes(n)), ...shared.filter((n) => names.includes(n))];
-  const rows = ordered.map((name) => {
+/** A table of a schema's fields, in the order given: name, type, default and `.describe()`. */
+function fieldTable(schema: z.ZodObject, names: readonly string[], first: string): string {
+  const rows = names.map((name) => {
     const field = schema.shape[name] as unknown as Schema;
     const required = !["optional", "default"].includes(field._zod.def.type);
     const description = field.description ?? "";
     return `| \`${name}\` | \`${typeName(field)}\` | ${required ? "required" : defaultOf(field)} | ${cell(description)} |`;
   });
-  return ["| option | type | default | description |", "|---|---|---|---|", ...rows].join("\n");
+  return [`| ${first} | type | default | description |`, "|---|---|---|---|", ...rows].join("\n");
 }
 
-/** The page with its options table replaced by the one the schema gives. */
-export function withTable(page: string, table: string, where: string): string {
-  const begin = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`${where}: no ${BEGIN} … ${END} markers`);
-  return `${page.slice(0, begin + BEGIN.length)}\n${table}\n${page.slice(end)}`;
+/** The options table of a schema: the guard's own fields first, then those every guard shares. */
+export function optionsTable(schema: z.ZodObject): string {
+  const shared = Object.keys(stoppingGuardOptions.shape);
+  const names = Object.keys(schema.shape);
+  const ordered = [...names.filter((n) => !shared.includes(n)), ...shared.filter((n) => names.includes(n))];
+  return fieldTable(schema, ordered, "option");
+}
+
+/** The fields of a tool's output spec (`ToolOutputSpec`), from the schema that checks every spec. */
+export function specTable(schema: z.ZodObject = toolOutputSpec): string {
+  return fieldTable(schema, Object.keys(schema.shape), "spec field");
+}
+
+/** The tables of a guard's page besides its options table, each with its markers. */
+export function extraTablesOf(guard: string): Array<{ markers: Markers; table: string }> {
+  return guard === "output" ? [{ markers: SPEC_MARKERS, table: specTable() }] : [];
+}
+
+/** The page with the table between `markers` replaced by `table`. */
+export function withTable(page: string, table: string, where: string, markers: Markers = OPTIONS_MARKERS): string {
+  const begin = page.indexOf(markers.begin);
+  const end = page.indexOf(markers.end);
+  if (begin === -1 || end < begin) throw new Error(`${where}: no ${markers.begin} … ${markers.end} markers`);
+  return `${page.slice(0, begin + markers.begin.length)}\n${table}\n${page.slice(end)}`;
+}
+
+/** The H2 headings of a page, in order, outside code blocks. */
+export function h2Headings(page: string): string[] {
+  return [...page.replace(/```[\s\S]*?```/g, "").matchAll(/^## (.+)$/gm)].map((m) => m[1]!.trim());
+}
+
+/** The H2 section a position of the page is in, or undefined before the first. */
+function sectionAt(page: string, at: number): string | undefined {
+  return h2Headings(page.slice(0, at)).at(-1);
+}
+
+/**
+ * What is wrong with a guard page's layout: an H2 other than `SECTIONS` or out of their order, a
+ * section missing, or a generated table outside `## Options`. Empty when the page is right.
+ */
+export function layoutProblems(page: string, guard: string): string[] {
+  const problems: string[] = [];
+  const headings = h2Headings(page);
+  if (headings.join("\n") !== SECTIONS.join("\n"))
+    problems.push(`H2 sections are [${headings.join(", ")}], expected [${SECTIONS.join(", ")}]`);
+  for (const markers of [OPTIONS_MARKERS, ...extraTablesOf(guard).map((t) => t.markers)]) {
+    const at = page.indexOf(markers.begin);
+    if (at !== -1 && sectionAt(page, at) !== TABLE_SECTION)
+      problems.push(`${markers.begin} is under "## ${sectionAt(page, at) ?? "(no H2)"}", not "## ${TABLE_SECTION}"`);
+  }
+  return problems;
 }
 
 /** Each guard's page as the generator writes it. */
@@ -136,8 +195,9 @@ export async function generatedPages(): Promise<Array<{ guard: string; path: str
   const pages = [];
   for (const guard of guardFolders()) {
     const path = pageOf(guard);
-    const table = optionsTable(await optionsSchemaOf(guard));
-    pages.push({ guard, path, text: withTable(readFileSync(path, "utf8"), table, path) });
+    let text = withTable(readFileSync(path, "utf8"), optionsTable(await optionsSchemaOf(guard)), path);
+    for (const { markers, table } of extraTablesOf(guard)) text = withTable(text, table, path, markers);
+    pages.push({ guard, path, text });
   }
   return pages;
 }

@@ -20,10 +20,12 @@ export const toolOutputSpec = z
     contentType: z
       .enum(["json", "text"])
       .default("json")
-      .describe('`"json"`: the output must be one strict JSON document (no repair) and never HTML.'),
+      .describe(
+        '`"json"`: the output must be one strict JSON document (no repair) and never HTML. `"text"` skips JSON parsing and the HTML checks.',
+      ),
     maxChars: wholeNumber()
       .optional()
-      .describe("Outputs longer than this many characters are invalid. Default: no limit."),
+      .describe("Outputs longer than this many characters are invalid (`oversized`). Default: no limit."),
     schema: z
       .custom<z.ZodType>(
         (value) =>
@@ -38,7 +40,9 @@ export const toolOutputSpec = z
       .array(fn<Invariant>())
       .readonly()
       .default([])
-      .describe("Business rules checked after the schema, in order; the first broken one decides."),
+      .describe(
+        "Business rules, each `(value, call) => reason | undefined`, checked after the schema, in order; the first broken one decides.",
+      ),
     errorFields: z
       .array(z.string())
       .readonly()
@@ -49,7 +53,7 @@ export const toolOutputSpec = z
     onInvalid: z
       .enum(["fail_closed", "degrade"])
       .optional()
-      .describe("Overrides the middleware's `onInvalid` for this tool."),
+      .describe("What an invalid output of this tool becomes. Default: the middleware's `onInvalid`."),
     stopRun: z
       .boolean()
       .default(false)
