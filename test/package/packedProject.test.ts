@@ -337,7 +337,7 @@ describe("the README's and docs' examples, against the packed tarball", () => {
       `
 const failed = {};
 for (const file of ${JSON.stringify(files.map((f) => f.file.replace(/\.ts$/, ".js")))}) {
-  try { await import("./out" + file); } catch (error) { failed[file] = String(error && error.stack || error).split("\\n").slice(0, 3).join(" | "); }
+  try { await import("./out/" + file); } catch (error) { failed[file] = String(error && error.stack || error).split("\\n").slice(0, 3).join(" | "); }
 }
 console.log(JSON.stringify(failed));
 `,
