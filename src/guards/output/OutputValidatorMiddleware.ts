@@ -14,7 +14,7 @@ import { outputValidatorOptions, type OutputValidatorOptions } from "./options.j
 import { OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
-import { carryStateSchema, withCarry, type GuardState } from "../../hooks/carry.js";
+import { carryStateSchema, carriesNothing, withCarry, type GuardState } from "../../hooks/carry.js";
 import { readyHistory } from "../../hooks/summaryRemovals.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
@@ -118,15 +118,16 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
     const id = request.toolCall.id;
+    const state = request.state as GuardState;
     return promised(() =>
-      andThen(this.answer(request, handler), (answer) =>
-        id === undefined ? answer : withCarry(request.state as GuardState, id, answer),
-      ),
+      id === undefined || carriesNothing(state)
+        ? this.answer(request, handler)
+        : andThen(this.answer(request, handler), (answer) => withCarry(state, id, answer)),
     );
   };
 
   private answer(request: ToolRequest, handler: ToolCallHandler): MaybePromise<ToolMessage | Command> {
-    const run = () => runToolSafely(request, handler).then((result) => guardResult(this.results, request, result));
+    const run = () => runToolSafely(request, handler, (result) => guardResult(this.results, request, result));
     if (!this.gate.gates(request.toolCall.name)) return run();
     return andThen(
       readyHistory(request.state as GuardState),
