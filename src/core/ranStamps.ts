@@ -1,6 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
+import { promised } from "./maybePromise.js";
 import {
   hasRanStamp,
   isStampedTurn,
@@ -57,15 +58,14 @@ export function probedRequest<R extends { tool?: unknown }>(request: R): { reque
       },
     },
     invoke: {
-      value: async (input: unknown, config?: unknown) => {
+      // One promise step on the way back, not an async function's.
+      value: (input: unknown, config?: unknown): Promise<unknown> => {
         probe.ran = true;
-        try {
-          return await tool.invoke(input, config);
-        } catch (error) {
+        return promised(() => tool.invoke(input, config)).catch((error: unknown) => {
           // Arguments the tool's schema refused: the tool itself never ran.
           if (error instanceof ToolInputParsingException) probe.ran = false;
           throw error;
-        }
+        });
       },
     },
   }) as InvokableTool;
