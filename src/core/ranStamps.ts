@@ -1,6 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
+import { promised } from "./maybePromise.js";
 import {
   hasRanStamp,
   isStampedTurn,
@@ -50,27 +51,34 @@ export function probedRequest<R extends { tool?: unknown }>(request: R): { reque
   // The guards read a tool's schema, never its name, and the tool reads its own on itself: a read
   // of the name here is another middleware's.
   const probing = Object.create(tool, {
-    name: {
-      get: () => {
-        probe.passedOn = true;
-        return (tool as { name?: unknown }).name;
-      },
-    },
-    invoke: {
-      value: async (input: unknown, config?: unknown) => {
-        probe.ran = true;
-        try {
-          return await tool.invoke(input, config);
-        } catch (error) {
-          // Arguments the tool's schema refused: the tool itself never ran.
-          if (error instanceof ToolInputParsingException) probe.ran = false;
-          throw error;
-        }
-      },
-    },
+    name: { get: nameReader(tool, probe) },
+    invoke: { value: probedInvoke(tool, probe) },
   }) as InvokableTool;
   probes.set(probing, probe);
   return { request: { ...request, tool: probing }, probe };
+}
+
+// The probe's accessors are made by functions of the module: a closure written in place gets its
+// name set at every call (keepNames), on every step.
+
+/** The tool's name, read by a middleware after the guards: that middleware saw the call pass. */
+function nameReader(tool: InvokableTool, probe: RunProbe): () => unknown {
+  return () => {
+    probe.passedOn = true;
+    return (tool as { name?: unknown }).name;
+  };
+}
+
+/** The tool's invoke, noting that it ran; one promise step on the way back, not an async function's. */
+function probedInvoke(tool: InvokableTool, probe: RunProbe): (input: unknown, config?: unknown) => Promise<unknown> {
+  return (input, config) => {
+    probe.ran = true;
+    return promised(() => tool.invoke(input, config)).catch((error: unknown) => {
+      // Arguments the tool's schema refused: the tool itself never ran.
+      if (error instanceof ToolInputParsingException) probe.ran = false;
+      throw error;
+    });
+  };
 }
 
 /**

@@ -25,14 +25,29 @@ interface CallLike {
  * middleware listed after the guards let through (`leftToOthers`) still propagate.
  * The answer carries the stamp of a tool that ran (ranStamps.ts), a failure that ran included.
  */
-export function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult> {
+export function runToolSafely<R extends CallLike>(request: R, handler: ToolHandler<R>): Promise<ToolCallResult>;
+/** `then` applied to the answer in the same promise step: a result guard's own step costs no promise of its own. */
+export function runToolSafely<R extends CallLike, T>(
+  request: R,
+  handler: ToolHandler<R>,
+  then: (answer: ToolCallResult) => T | PromiseLike<T>,
+): Promise<T>;
+export function runToolSafely<R extends CallLike>(
+  request: R,
+  handler: ToolHandler<R>,
+  then?: (answer: ToolCallResult) => unknown,
+): Promise<unknown> {
   const { request: probed, probe } = probedRequest(request);
   // One promise per guard on the way back, not an async function's two.
   return promised(() => handler(probed)).then(
-    (result) => stampRan(result, probe, request.toolCall.id),
+    (result) => {
+      const stamped = stampRan(result, probe, request.toolCall.id);
+      return then ? then(stamped) : stamped;
+    },
     (error: unknown) => {
       if (leftToOthers(error, probe)) throw error;
-      return stampRan(containedToolError(error, request.toolCall), probe, request.toolCall.id);
+      const stamped = stampRan(containedToolError(error, request.toolCall), probe, request.toolCall.id);
+      return then ? then(stamped) : stamped;
     },
   );
 }

@@ -152,6 +152,14 @@ export function carryOf(state: GuardState): readonly Carried[] | undefined {
 }
 
 /**
+ * Whether `withCarry` leaves every answer for `state` as it is (no summary in its messages), so a
+ * caller can skip the promise step that would apply it.
+ */
+export function carriesNothing(state: GuardState | undefined): boolean {
+  return Array.isArray(state?.messages) && summaryIndex(state.messages) < 0;
+}
+
+/**
  * `result`, as a Command that also writes what a summary removed when this is the first tool
  * batch since the summary and the channel does not hold it yet. One task of the batch writes
  * (`carrierOf`: every task sees the same state); an answer an inner guard already carried is

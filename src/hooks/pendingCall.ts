@@ -5,7 +5,7 @@ import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
-import { withCarry, type GuardState } from "./carry.js";
+import { carriesNothing, withCarry, type GuardState } from "./carry.js";
 import { readyHistory } from "./summaryRemovals.js";
 
 // The per-call half of a guard that decides on pending tool calls before they run: the batch
@@ -63,7 +63,9 @@ export function judgePendingCall<R extends ToolRequestLike>(
       const at = lastAiIndex(messages);
       const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
       const answer = at < 0 ? runToolSafely(request, handler) : judge(request, handler, { call, messages, at });
-      return andThen(answer, (settled) => withCarry(request.state, id, settled));
+      return carriesNothing(request.state)
+        ? answer
+        : andThen(answer, (settled) => withCarry(request.state, id, settled));
     }),
   );
 }

@@ -35,7 +35,7 @@ export interface ResultGuard {
 export function resultGuardHook(
   guard: ResultGuard,
 ): (request: ToolRequest, handler: ToolCallHandler) => Promise<ToolCallResult> {
-  return (request, handler) => runToolSafely(request, handler).then((result) => guardResult(guard, request, result));
+  return (request, handler) => runToolSafely(request, handler, (result) => guardResult(guard, request, result));
 }
 
 /**

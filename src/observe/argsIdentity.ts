@@ -21,15 +21,33 @@ export function normaliseArgs(value: unknown, depth = 0): unknown {
     }
     return out ?? value;
   }
-  const entries = Object.entries(value);
-  let changed = false;
-  const normalised = entries.map(([key, item]): [string, unknown] => {
-    const k = key.toLowerCase();
+  // Nearly every call's arguments are already normal: find out before building anything.
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = record[key];
     const v = normaliseArgs(item, depth + 1);
-    if (k !== key || v !== item) changed = true;
-    return [k, v];
-  });
-  return changed ? Object.fromEntries(normalised) : value;
+    if (key.toLowerCase() !== key || v !== item) return normalisedRecord(record, keys, i, v, depth);
+  }
+  return value;
+}
+
+/** `record` with its keys lower-cased and its values normalised, the first `changedAt` entries unchanged. */
+function normalisedRecord(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  changedAt: number,
+  changedValue: unknown,
+  depth: number,
+): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i < changedAt) entries.push([key, record[key]]);
+    else entries.push([key.toLowerCase(), i === changedAt ? changedValue : normaliseArgs(record[key], depth + 1)]);
+  }
+  return Object.fromEntries(entries);
 }
 
 const MAX_NORMALISED_DEPTH = 32;

@@ -379,7 +379,7 @@ export class ObservationStore {
     const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
     const ran = toolRan(message, call.stampedTurn);
     const answeredBy = ran ? undefined : markOf(message);
-    const wouldRefuse = ran ? wouldBeRefusalsOf(message).map((r) => r.guard) : [];
+    const refusals = ran ? wouldBeRefusalsOf(message) : [];
     const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
     this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
     this.list.push(
@@ -396,7 +396,7 @@ export class ObservationStore {
         ran ? this.novelty(call, result, status) : 0,
         ran,
         answeredBy,
-        wouldRefuse.length > 0 ? wouldRefuse : undefined,
+        refusals.length > 0 ? refusals.map((r) => r.guard) : undefined,
       ),
     );
   }

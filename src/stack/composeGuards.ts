@@ -44,16 +44,17 @@ export class ComposedGuards extends MiddlewareBase {
 function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined {
   if (hooks.length === 0) return undefined;
   let checked = false;
+  // The handler that leads from hook `i` on: made once per hook per call, as LangChain's nesting does.
+  const from =
+    (i: number, handler: (request: any) => Promise<any>) =>
+    (req: unknown): Promise<unknown> =>
+      i === hooks.length ? handler(req) : hooks[i]!(req, from(i + 1, handler));
   return (request, handler) => {
     if (!checked) {
       checked = true;
       warnOfBuiltinsBefore(kind);
     }
-    const at =
-      (i: number) =>
-      (req: unknown): Promise<unknown> =>
-        i === hooks.length ? handler(req) : hooks[i]!(req, at(i + 1));
-    return at(0)(request);
+    return hooks[0]!(request, from(1, handler));
   };
 }
 

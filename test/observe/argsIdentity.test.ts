@@ -23,6 +23,26 @@ describe("argument normalisation", () => {
     );
   });
 
+  it("lower-cases keys and normalises values wherever the first change is, later spellings of a key winning", () => {
+    // The definition, entry by entry: what the normalisation must equal.
+    const byEntries = (value: unknown): unknown => {
+      if (typeof value === "string" || value === null || typeof value !== "object") return normaliseArgs(value);
+      if (Array.isArray(value)) return value.map(byEntries);
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toLowerCase(), byEntries(v)]));
+    };
+    const key = fc.constantFrom("a", "A", "path", "Path", "query", "QUERY", "n");
+    const leaf = fc.oneof(fc.constantFrom("x", "X", "two  words", " pad", "Done"), fc.integer(), fc.boolean());
+    const args = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, leaf, fc.dictionary(key, tie("value")), fc.array(tie("value"))),
+    })).value;
+    fc.assert(
+      fc.property(fc.dictionary(key, args), (value) => {
+        expect(normaliseArgs(value)).toEqual(byEntries(value));
+      }),
+    );
+    expect(normaliseArgs({ a: 1, b: "x", C: 2, d: "Y" })).toEqual({ a: 1, b: "x", c: 2, d: "y" });
+  });
+
   it("gives one key to spellings of one call: key order, casing, whitespace, comments in code", async () => {
     const hash = await loadHasher();
     const same = (a: unknown, b: unknown) => expect(argsKeyOf("t", a, hash)).toBe(argsKeyOf("t", b, hash));

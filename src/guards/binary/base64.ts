@@ -22,14 +22,17 @@ const DATA_URL = /data:([a-z0-9][\w.+-]*\/[\w.+-]+)?(?:;[\w.+=-]+)*;base64,/gi;
 export function findBase64Regions(text: string): BinaryRegion[] {
   const regions = dataUrlRegions(text);
   let covered = 0;
-  const coveredUntil = (start: number) => {
-    while (covered < regions.length && regions[covered]!.end <= start) covered++;
-    return covered < regions.length && regions[covered]!.start <= start;
-  };
   const urls = regions.length;
   for (let start = nextLongRun(text, 0); start !== -1;) {
     const block = wrappedBlock(text, start);
-    if (!(urls > 0 && coveredUntil(start))) {
+    // Inside a data URL's payload (regions in order: skip those that end before `start`). Written
+    // out, not as a closure: keepNames would name a closure made per result.
+    let insideUrl = false;
+    if (urls > 0) {
+      while (covered < regions.length && regions[covered]!.end <= start) covered++;
+      insideUrl = covered < regions.length && regions[covered]!.start <= start;
+    }
+    if (!insideUrl) {
       const region = judgeBlock(text, block.start, block.end, block.firstLineEnd);
       if (region) regions.push(region);
     }

@@ -188,12 +188,16 @@ function withText(block: unknown, text: string, isFileBlock: boolean): unknown {
 const DECLARED_KEYS = ["mimeType", "mime_type", "mediaType", "media_type", "contentType", "content_type"];
 
 function declaredMediaType(result: ToolResultView): string | undefined {
-  for (const source of [result.response_metadata, result.additional_kwargs]) {
-    if (source === null || typeof source !== "object") continue;
-    for (const key of DECLARED_KEYS) {
-      const type = normaliseMediaType((source as Record<string, unknown>)[key]);
-      if (type) return type;
-    }
+  return declaredIn(result.response_metadata) ?? declaredIn(result.additional_kwargs);
+}
+
+function declaredIn(source: unknown): string | undefined {
+  if (source === null || typeof source !== "object") return undefined;
+  for (const key of DECLARED_KEYS) {
+    const value = (source as Record<string, unknown>)[key];
+    // Only a string can name a media type (normaliseMediaType): nearly every key is absent.
+    const type = typeof value === "string" ? normaliseMediaType(value) : undefined;
+    if (type) return type;
   }
   return undefined;
 }

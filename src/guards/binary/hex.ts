@@ -24,41 +24,48 @@ export function findHexRegions(text: string): BinaryRegion[] {
 
 function dumpRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
-  let blockStart = -1;
-  let blockEnd = -1;
-  let lines = 0;
-  let bytes: number[] = [];
-  let count = 0;
-  // Rows of decimal numbers parse as hex too; real binary has a digit a-f within a few bytes.
-  let letters = false;
-  const close = () => {
-    if (blockStart !== -1 && letters && (lines >= MIN_DUMP_LINES || count >= MIN_HEX_RUN / 2))
-      out.push(dumpRegion(blockStart, blockEnd, bytes, count));
-    blockStart = -1;
-    lines = 0;
-    bytes = [];
-    count = 0;
-    letters = false;
-  };
+  const block: DumpBlock = { start: -1, end: -1, lines: 0, bytes: [], count: 0, letters: false };
   let position = 0;
   while (position <= text.length) {
     let end = text.indexOf("\n", position);
     if (end === -1) end = text.length;
-    const line = end - position <= MAX_DUMP_LINE || lines === 0 ? text.slice(position, end) : "";
+    const line = end - position <= MAX_DUMP_LINE || block.lines === 0 ? text.slice(position, end) : "";
     const parsed = line && DUMP_START.test(line) ? parseDumpLine(line) : undefined;
     if (parsed) {
-      if (blockStart === -1) blockStart = position;
-      blockEnd = end;
-      lines++;
-      count += parsed.length;
-      letters ||= parsed.some((b) => b >> 4 >= 10 || (b & 15) >= 10);
-      if (bytes.length < 64) bytes.push(...parsed.slice(0, 64));
-    } else if (!(blockStart !== -1 && line.trim() === "*")) close();
+      if (block.start === -1) block.start = position;
+      block.end = end;
+      block.lines++;
+      block.count += parsed.length;
+      block.letters ||= parsed.some((b) => b >> 4 >= 10 || (b & 15) >= 10);
+      if (block.bytes.length < 64) block.bytes.push(...parsed.slice(0, 64));
+    } else if (!(block.start !== -1 && line.trim() === "*")) closeDump(block, out);
     if (end === text.length) break;
     position = end + 1;
   }
-  close();
+  closeDump(block, out);
   return out;
+}
+
+/** The dump lines read so far. */
+interface DumpBlock {
+  start: number;
+  end: number;
+  lines: number;
+  bytes: number[];
+  count: number;
+  /** Rows of decimal numbers parse as hex too; real binary has a digit a-f within a few bytes. */
+  letters: boolean;
+}
+
+/** Ends `block`: a region when it is a dump of binary data; `block` starts over. */
+function closeDump(block: DumpBlock, out: BinaryRegion[]): void {
+  if (block.start !== -1 && block.letters && (block.lines >= MIN_DUMP_LINES || block.count >= MIN_HEX_RUN / 2))
+    out.push(dumpRegion(block.start, block.end, block.bytes, block.count));
+  block.start = -1;
+  block.lines = 0;
+  block.bytes = [];
+  block.count = 0;
+  block.letters = false;
 }
 
 function dumpRegion(start: number, end: number, head: number[], count: number): BinaryRegion {

@@ -88,9 +88,24 @@ export const MAGIC_SIGNATURES: readonly MagicSignature[] = Object.freeze([
 /** Bytes a signature can reach: the longest offset + length. */
 export const MAGIC_SPAN = Math.max(...MAGIC_SIGNATURES.map((s) => (s.offset ?? 0) + s.bytes.length));
 
+/**
+ * Per first byte, the signatures that can match bytes starting with it, in list order: every
+ * result is checked, and most start with a byte no signature starts with.
+ */
+const CANDIDATES_BY_FIRST_BYTE: readonly (readonly MagicSignature[])[] = Array.from({ length: 256 }, (_, byte) =>
+  MAGIC_SIGNATURES.filter(
+    (s) => (s.offset ?? 0) > 0 || s.bytes.length === 0 || s.bytes[0] === -1 || s.bytes[0] === byte,
+  ),
+);
+
 /** The signature `bytes` starts with, if any. */
 export function matchMagicBytes(bytes: ArrayLike<number>): MagicSignature | undefined {
-  for (const signature of MAGIC_SIGNATURES) {
+  const first = bytes[0];
+  const candidates =
+    first !== undefined && first >= 0 && first <= 0xff && Number.isInteger(first)
+      ? CANDIDATES_BY_FIRST_BYTE[first]!
+      : MAGIC_SIGNATURES;
+  for (const signature of candidates) {
     const start = signature.offset ?? 0;
     if (bytes.length < start + signature.bytes.length) continue;
     let matched = true;

@@ -30,9 +30,12 @@ const MIN_TEXT_LEFT = 16;
 
 export function reviewText(text: string): TextReview | undefined {
   if (text.length === 0) return undefined;
-  const encoding = detectEncoding(text);
+  // Nearly every result is printable ASCII: no NUL, control character, U+FFFD or non-ASCII letter,
+  // so no wrong encoding and no raw bytes (raw.ts), and neither needs its own pass over the text.
+  const plain = !NOT_PLAIN_ASCII.test(text);
+  const encoding = plain ? undefined : detectEncoding(text);
   if (encoding?.kind === "utf-16") {
-    const inner = reviewBinary(encoding.decoded);
+    const inner = reviewBinary(encoding.decoded, false);
     if (inner?.kind === "binary") return inner;
     const body = inner?.kind === "cleaned" ? inner.text : encoding.decoded;
     return {
@@ -42,13 +45,17 @@ export function reviewText(text: string): TextReview | undefined {
       encoding,
     };
   }
-  const review = reviewBinary(text);
+  const review = reviewBinary(text, plain);
   if (review) return review;
   if (encoding) return { kind: "cleaned", text: `${encodingNote(encoding)}\n${text}`, removed: [], encoding };
   return undefined;
 }
 
-function reviewBinary(text: string): TextReview | undefined {
+/** Any character but tab, line breaks and printable ASCII. */
+const NOT_PLAIN_ASCII = /[^\t\n\r\x20-\x7e]/;
+
+/** `plain`: the text is printable ASCII (see `NOT_PLAIN_ASCII`), which holds no raw bytes. */
+function reviewBinary(text: string, plain: boolean): TextReview | undefined {
   const magic = magicAtStart(text);
   if (magic) {
     return {
@@ -69,7 +76,7 @@ function reviewBinary(text: string): TextReview | undefined {
     ...findHexRegions(text),
     ...findEscapedByteRegions(text),
     ...findJsonRegions(text),
-    ...findRawRegions(text),
+    ...(plain ? [] : findRawRegions(text)),
   ]);
   if (regions.length === 0) return undefined;
   const removed = regions.filter((r) => r.replacement === undefined);

@@ -17,6 +17,7 @@ import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
 import { fields } from "../../core/fields.js";
 import { cutReadBack, fittingLineWindow } from "./lineWindow.js";
+import { promised } from "../../core/maybePromise.js";
 import { hasStoredResults } from "./storedSoFar.js";
 import { createRetrievalTool } from "./retrievalTool.js";
 import { pairSafeEnd } from "./pairs.js";
@@ -123,17 +124,19 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
    * summary that may name a key): until then it is a tool the model can do nothing with, in every
    * request. The tool stays registered, so a call to it is always answered.
    */
-  readonly wrapModelCall = async <R extends RetrievalOfferRequest>(
+  readonly wrapModelCall = <R extends RetrievalOfferRequest>(
     request: R,
     handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>,
-  ): Promise<AIMessage | Command> => {
-    if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
-      return handler(request);
-    return handler({
-      ...request,
-      tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME),
+  ): Promise<AIMessage | Command> =>
+    // The handler's own promise, not an async function's around it.
+    promised(() => {
+      if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
+        return handler(request);
+      return handler({
+        ...request,
+        tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME),
+      });
     });
-  };
 
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
   private limitFor(request: ToolRequest): number {

@@ -14,7 +14,7 @@ import { outputValidatorOptions, type OutputValidatorOptions } from "./options.j
 import { OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
-import { carryStateSchema, withCarry, type GuardState } from "../../hooks/carry.js";
+import { carryStateSchema, carriesNothing, withCarry, type GuardState } from "../../hooks/carry.js";
 import { readyHistory } from "../../hooks/summaryRemovals.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
@@ -105,8 +105,9 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         return (message) => {
           if (message.tool_call_id !== call.id) return undefined;
           const judged = validation.judge(call, message, threadId);
-          const asRewrite = (settled: ToolMessage) => (settled === message ? undefined : { message: settled });
-          return judged instanceof Promise ? judged.then(asRewrite) : asRewrite(judged);
+          return judged instanceof Promise
+            ? judged.then((settled) => rewriteOf(message, settled))
+            : rewriteOf(message, judged);
         };
       },
     };
@@ -118,20 +119,25 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
     const id = request.toolCall.id;
+    const state = request.state as GuardState;
     return promised(() =>
-      andThen(this.answer(request, handler), (answer) =>
-        id === undefined ? answer : withCarry(request.state as GuardState, id, answer),
-      ),
+      id === undefined || carriesNothing(state)
+        ? this.answer(request, handler)
+        : andThen(this.answer(request, handler), (answer) => withCarry(state, id, answer)),
     );
   };
 
   private answer(request: ToolRequest, handler: ToolCallHandler): MaybePromise<ToolMessage | Command> {
-    const run = () => runToolSafely(request, handler).then((result) => guardResult(this.results, request, result));
-    if (!this.gate.gates(request.toolCall.name)) return run();
+    if (!this.gate.gates(request.toolCall.name)) return this.run(request, handler);
     return andThen(
       readyHistory(request.state as GuardState),
-      async (history) => (await this.gate.refusal(callOf(request), history)) ?? run(),
+      async (history) => (await this.gate.refusal(callOf(request), history)) ?? this.run(request, handler),
     );
+  }
+
+  /** The call run, and its answer judged. */
+  private run(request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> {
+    return runToolSafely(request, handler, (result) => guardResult(this.results, request, result));
   }
 
   /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
@@ -142,8 +148,9 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     promised(() =>
       andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (history) => {
         const stop = this.gate.afterBatch(history);
-        const answer = () => promised(() => handler(request)).then(stampTurn);
-        return stop ? stop.then((notice) => notice ?? answer()) : answer();
+        return stop
+          ? stop.then((notice) => notice ?? promised(() => handler(request)).then(stampTurn))
+          : promised(() => handler(request)).then(stampTurn);
       }),
     );
 }
@@ -153,6 +160,11 @@ function killSwitchOf(option: false | { window: number; threshold: number }): Ki
   return option === false
     ? undefined
     : { window: option.window, minInvalid: Math.ceil(option.threshold * option.window) };
+}
+
+/** The validator's answer as a rewrite: none when it kept the tool's message. */
+function rewriteOf(message: ToolMessage, settled: ToolMessage): { message: ToolMessage } | undefined {
+  return settled === message ? undefined : { message: settled };
 }
 
 function callOf(request: ToolRequest): ToolCallView {

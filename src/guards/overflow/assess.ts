@@ -147,16 +147,34 @@ export function assessRequest<R extends ModelRequestLike>(
       ? 0
       : Math.max(reserveFor(settings, request.model, window), Math.min(providerReserve ?? 0, window - 1));
   const sent = { window, reserve, providerWindow, providerReserve };
-  const unchanged = (tokens: number): Sendable<R> => ({ kind: "send", request, sentTokens: tokens, ...sent });
-  if (window === undefined && !forced) return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+  if (window === undefined && !forced)
+    return { kind: "fits", prepared: unchanged(request, fixedTokens + history.tokens, sent) };
   const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
   const limit = window === undefined ? undefined : window - reserve;
   // Far below the limit the running total decides; nearer to it, every message is measured again.
   if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE)
-    return { kind: "fits", prepared: unchanged(fixedTokens + history.tokens) };
+    return { kind: "fits", prepared: unchanged(request, fixedTokens + history.tokens, sent) };
   const fullTokens = fixedTokens + meter.messages(messages);
-  if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(fullTokens) };
-  return { kind: "over", unchanged: unchanged(fullTokens), forced, fixedTokens, fullTokens, factor, limit, ...sent };
+  if (!forced && fullTokens * factor <= limit!) return { kind: "fits", prepared: unchanged(request, fullTokens, sent) };
+  return {
+    kind: "over",
+    unchanged: unchanged(request, fullTokens, sent),
+    forced,
+    fixedTokens,
+    fullTokens,
+    factor,
+    limit,
+    ...sent,
+  };
+}
+
+/** `request` sent as it is, at `tokens`. (A function of the module: a closure per call costs every step.) */
+function unchanged<R>(
+  request: R,
+  tokens: number,
+  sent: Pick<Sendable<R>, "window" | "reserve" | "providerWindow" | "providerReserve">,
+): Sendable<R> {
+  return { kind: "send", request, sentTokens: tokens, ...sent };
 }
 
 /** Tokens kept free for the answer: the `reserveTokens` option, else the model's own (window.ts). */

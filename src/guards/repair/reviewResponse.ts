@@ -1,7 +1,7 @@
 import { AIMessage } from "@langchain/core/messages";
 import { rawArgumentsOf } from "./rawArguments.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
-import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec } from "./reviewTurn.js";
+import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec, type TurnReview } from "./reviewTurn.js";
 import { structuredOutputTools, type StructuredOutputTools } from "./structuredOutput.js";
 import type { MaybePromise } from "../../core/maybePromise.js";
 import type { Signal } from "../../core/signals.js";
@@ -28,45 +28,53 @@ export function responseReviewer(
     const invalid = response.invalid_tool_calls ?? [];
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
-    const failed = async (error: unknown) => {
-      await signalRepair(guard, {
-        action: "warn",
-        code: "guard_failed",
-        reason: "guard_failed",
-        detail: { error: String(error) },
-      });
-      return response;
-    };
-    const reviewed = (review: Awaited<ReturnType<typeof reviewTurn>>): MaybePromise<typeof response | AIMessage> => {
-      if (!review) return response;
-      if (guard.observeOnly) return signalAll(guard, review.reviews).then(() => response);
-      return new AIMessage({
-        id: response.id,
-        name: response.name,
-        content: response.content,
-        additional_kwargs: response.additional_kwargs,
-        usage_metadata: response.usage_metadata,
-        response_metadata: { ...response.response_metadata, [REVIEW_KEY]: review.reviews },
-        tool_calls: review.toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
-        invalid_tool_calls: [],
-      });
-    };
+    // Functions of the module, not closures: a closure made per turn costs every step.
     try {
-      const fallbackId = (index: number) => `${response.id ?? "call"}_invalid_${index}`;
       const reviewing = reviewTurn(
         calls,
         invalid,
         specsOf(tools),
-        fallbackId,
+        (index) => `${response.id ?? "call"}_invalid_${index}`,
         rawArgumentsOf(response),
         structuredOutput(responseFormat),
       );
       // Nearly every turn is reviewed at once, and well-formed: no promise.
-      return reviewing instanceof Promise ? reviewing.then(reviewed).catch(failed) : reviewed(reviewing);
+      return reviewing instanceof Promise
+        ? reviewing
+            .then((review) => reviewed(guard, response, review))
+            .catch((error: unknown) => failed(guard, response, error))
+        : reviewed(guard, response, reviewing);
     } catch (error) {
-      return failed(error);
+      return failed(guard, response, error);
     }
   };
+}
+
+/** The model's turn as the review left it: as it is, or a copy with the repaired calls and the verdicts. */
+function reviewed(guard: RepairGuard, response: AIMessage, review: TurnReview | undefined): MaybePromise<AIMessage> {
+  if (!review) return response;
+  if (guard.observeOnly) return signalAll(guard, review.reviews).then(() => response);
+  return new AIMessage({
+    id: response.id,
+    name: response.name,
+    content: response.content,
+    additional_kwargs: response.additional_kwargs,
+    usage_metadata: response.usage_metadata,
+    response_metadata: { ...response.response_metadata, [REVIEW_KEY]: review.reviews },
+    tool_calls: review.toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
+    invalid_tool_calls: [],
+  });
+}
+
+/** A review that failed leaves the turn as it is, and says so. */
+async function failed(guard: RepairGuard, response: AIMessage, error: unknown): Promise<AIMessage> {
+  await signalRepair(guard, {
+    action: "warn",
+    code: "guard_failed",
+    reason: "guard_failed",
+    detail: { error: String(error) },
+  });
+  return response;
 }
 
 /** Each verdict's observe-only signal, in order. */

@@ -46,6 +46,11 @@ export { REVIEW_KEY };
 /** The name given to an invalid call that arrived without one; it matches every provider's name pattern. */
 export const UNNAMED_CALL = "unnamed_tool_call";
 
+/** A tool the request offers, or one of the response format's. */
+function isKnown(tools: ReadonlyMap<string, ToolSpec>, structuredOutput: StructuredOutputTools, name: string): boolean {
+  return tools.has(name) || structuredOutput(name);
+}
+
 /**
  * Reviews one model turn: repairs each invalid call when that is safe, rejects it otherwise, and
  * flags calls to tools that do not exist. Every invalid call comes back as a regular call (with
@@ -65,8 +70,6 @@ export function reviewTurn(
   rawArguments: ReadonlyMap<string, string> = new Map(),
   structuredOutput: StructuredOutputTools = () => false,
 ): TurnReview | undefined | Promise<TurnReview | undefined> {
-  const known = (name: string) => tools.has(name) || structuredOutput(name);
-  const names = () => [...tools.keys()];
   const calls: ReviewedCall[] = [];
   const reviews: CallReview[] = [];
   const unparsed: UnparsedCall[] = [];
@@ -75,16 +78,16 @@ export function reviewTurn(
     const id = call.id ?? "";
     const name = call.name ?? "";
     const raw = rawArguments.get(id);
-    if (raw !== undefined && known(name) && !isUnambiguousJson(raw)) {
+    if (raw !== undefined && isKnown(tools, structuredOutput, name) && !isUnambiguousJson(raw)) {
       unparsed.push({ id, name, raw, label: name });
       continue;
     }
-    if (known(name)) {
+    if (isKnown(tools, structuredOutput, name)) {
       calls.push({ id, name, args: (call.args ?? {}) as Record<string, unknown> });
       continue;
     }
     calls.push({ id, name: keptName(name), args: (call.args ?? {}) as Record<string, unknown> });
-    reviews.push(unknownTool(id, name, names()));
+    reviews.push(unknownTool(id, name, [...tools.keys()]));
   }
   for (const [index, call] of invalidToolCalls.entries()) {
     unparsed.push({
@@ -96,7 +99,14 @@ export function reviewTurn(
   }
   // A turn that needs nothing (nearly every turn) is known without a promise.
   if (unparsed.length === 0 && reviews.length === 0) return undefined;
-  return reviewUnparsed(unparsed, calls, reviews, tools, known, names);
+  return reviewUnparsed(
+    unparsed,
+    calls,
+    reviews,
+    tools,
+    (name) => isKnown(tools, structuredOutput, name),
+    () => [...tools.keys()],
+  );
 }
 
 interface UnparsedCall {

@@ -126,23 +126,25 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       promised(() =>
         andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (messages) => {
           // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
-          const judgeTurn = (checked: typeof request) =>
-            andThen(batch.judgedLatestBatch(messages), (judged) =>
-              judged
-                ? handler(checked)
-                : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
+          return batch
+            .wrapModelCall(request, (checked: typeof request) =>
+              andThen(batch.judgedLatestBatch(messages), (judged) =>
+                judged
+                  ? handler(checked)
+                  : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
+              ),
+            )
+            .then(
+              // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
+              (response) =>
+                AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
+                  ? report([...messages, response], response).then(() => response)
+                  : response,
+              async (error: unknown) => {
+                if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+                throw error;
+              },
             );
-          return batch.wrapModelCall(request, judgeTurn).then(
-            // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
-            (response) =>
-              AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
-                ? report([...messages, response], response).then(() => response)
-                : response,
-            async (error: unknown) => {
-              if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
-              throw error;
-            },
-          );
         }),
       );
   }

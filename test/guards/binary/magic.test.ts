@@ -37,6 +37,30 @@ describe("file signatures", () => {
     }
   });
 
+  it("finds the first signature of the list that the bytes carry, whatever byte they start with", () => {
+    const firstOfList = (bytes: ArrayLike<number>) =>
+      MAGIC_SIGNATURES.find((signature) => {
+        const start = signature.offset ?? 0;
+        if (bytes.length < start + signature.bytes.length) return false;
+        return signature.bytes.every((b, i) => b === -1 || bytes[start + i] === b);
+      });
+    const files = MAGIC_SIGNATURES.map((signature) => fileFor(signature, new Uint8Array(8)));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          bytesArb,
+          fc.constantFrom(...files).map((file) => new Uint8Array(file)),
+          fc.array(fc.oneof(fc.integer({ min: -2, max: 300 }), fc.double()), { maxLength: 40 }),
+        ),
+        (bytes) => {
+          expect(matchMagicBytes(bytes)).toBe(firstOfList(bytes));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    for (const file of files) expect(matchMagicBytes(file)).toBe(firstOfList(file));
+  });
+
   it("recognises signatures after a lossy UTF-8 decode, whatever bytes follow, when enough bytes survive it", () => {
     const survivable = MAGIC_SIGNATURES.filter((s) => s.bytes.filter((b) => b >= 0 && b < 0x80).length >= 2);
     expect(survivable.map((s) => s.label)).toEqual(

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { reviewText } from "../../../src/guards/binary/review.js";
+import { detectEncoding } from "../../../src/guards/binary/encoding.js";
+import { findRawRegions } from "../../../src/guards/binary/raw.js";
 import { binaryFiles, makeNoise } from "./fixtures.js";
 
 /**
@@ -101,5 +103,34 @@ describe("what the review keeps (properties)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("printable ASCII", () => {
+  // reviewText skips both readings for such a text: it must be that neither can find anything in it.
+  const PLAIN = [..."\t\n\r"].concat(Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)));
+
+  it("holds no wrong encoding and no raw bytes", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PLAIN), { maxLength: 1200 }), (chars) => {
+        const text = chars.join("");
+        expect(detectEncoding(text)).toBeUndefined();
+        expect(findRawRegions(text)).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+    for (const text of ["\t".repeat(600), "\r\n".repeat(300), "~".repeat(5000), " ".repeat(9)]) {
+      expect(detectEncoding(text)).toBeUndefined();
+      expect(findRawRegions(text)).toEqual([]);
+    }
+  });
+
+  it("is still reviewed for every other binary form", () => {
+    const png = binaryFiles()["chart.png"]!;
+    expect(
+      reviewText(`The chart you asked for: data:image/png;base64,${png.toString("base64")}, as drawn.`)?.kind,
+    ).toBe("cleaned");
+    expect(reviewText(png.toString("hex"))?.kind).toBe("binary");
+    expect(reviewText(JSON.stringify({ type: "Buffer", data: [...png] }))?.kind).toBe("binary");
   });
 });
