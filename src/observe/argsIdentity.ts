@@ -21,15 +21,19 @@ export function normaliseArgs(value: unknown, depth = 0): unknown {
     }
     return out ?? value;
   }
-  const entries = Object.entries(value);
-  let changed = false;
-  const normalised = entries.map(([key, item]): [string, unknown] => {
+  // Nothing is copied until a key or a value changes (the usual call has neither).
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let normalised: [string, unknown][] | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = record[key];
     const k = key.toLowerCase();
     const v = normaliseArgs(item, depth + 1);
-    if (k !== key || v !== item) changed = true;
-    return [k, v];
-  });
-  return changed ? Object.fromEntries(normalised) : value;
+    if (!normalised && (k !== key || v !== item)) normalised = keys.slice(0, i).map((kept) => [kept, record[kept]]);
+    normalised?.push([k, v]);
+  }
+  return normalised ? Object.fromEntries(normalised) : value;
 }
 
 const MAX_NORMALISED_DEPTH = 32;
