@@ -3,7 +3,7 @@ import { canonicalJson } from "./canonical.js";
 import { NearRepeats } from "./nearRepeats.js";
 import { contentText } from "./content.js";
 import { loadHasher, type Hasher } from "./hash.js";
-import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
+import { addLines, noveltyThenRemember, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
 import { isStampedTurn, markOf, originalOf, toolRan, wouldBeRefusalsOf, type HarnessMark } from "../core/marks.js";
@@ -433,9 +433,7 @@ export class ObservationStore {
     if (group.fingerprints.has(result.fingerprint)) return 0;
     group.fingerprints.add(result.fingerprint);
     const seen = group.seen!;
-    const delta = lineNovelty(result.text, seen);
-    addLines(result.text, seen);
-    return delta;
+    return noveltyThenRemember(result.text, seen);
   }
 }
 
