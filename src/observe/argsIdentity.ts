@@ -228,18 +228,17 @@ function sameOrNested(a: Set<string>, b: Set<string>): boolean {
 export function similarText(a: TextWords, b: TextWords): boolean {
   if (!a.prose || !b.prose) {
     if (a.words.size !== b.words.size) return false;
-    return (
-      jaccard(a.words, b.words).similarity === 1 && jaccard(pairsOf(a), pairsOf(b)).similarity >= CODE_PAIR_SIMILARITY
-    );
+    return jaccard(a.words, b.words) === 1 && jaccard(pairsOf(a), pairsOf(b)) >= CODE_PAIR_SIMILARITY;
   }
   const [fewer, more] = a.words.size <= b.words.size ? [a.words.size, b.words.size] : [b.words.size, a.words.size];
   // Jaccard similarity cannot exceed the ratio of the sizes.
   if (fewer < LONG_TEXT_SIMILARITY * more && fewer < EXTENDED_MIN_WORDS) return false;
-  const words = jaccard(a.words, b.words);
-  if (a.words.size + b.words.size - words.shared >= LONG_TEXT_WORDS) return words.similarity >= LONG_TEXT_SIMILARITY;
+  const sharedWords = sharedCount(a.words, b.words);
+  const wordSimilarity = similarityOf(a.words, b.words, sharedWords);
+  if (a.words.size + b.words.size - sharedWords >= LONG_TEXT_WORDS) return wordSimilarity >= LONG_TEXT_SIMILARITY;
   if (extends_(a, b) || extends_(b, a)) return true;
-  if (words.similarity < SHORT_TEXT_SIMILARITY) return false;
-  return jaccard(pairsOf(a), pairsOf(b)).similarity >= SHORT_TEXT_SIMILARITY;
+  if (wordSimilarity < SHORT_TEXT_SIMILARITY) return false;
+  return jaccard(pairsOf(a), pairsOf(b)) >= SHORT_TEXT_SIMILARITY;
 }
 
 /** Whether `longer` says all that `shorter` says, in the same order, and more: a request with a clause added. */
@@ -342,12 +341,21 @@ function pairsOf(text: TextWords): Set<string> {
   return text.pairs;
 }
 
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; similarity: number } {
+/** Jaccard similarity of two sets. */
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  return similarityOf(a, b, sharedCount(a, b));
+}
+
+function similarityOf(a: ReadonlySet<string>, b: ReadonlySet<string>, shared: number): number {
+  const union = a.size + b.size - shared;
+  return union === 0 ? 1 : shared / union;
+}
+
+function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   for (const item of small) if (large.has(item)) shared++;
-  const union = a.size + b.size - shared;
-  return { shared, similarity: union === 0 ? 1 : shared / union };
+  return shared;
 }
 
 const LONG_TEXT_WORDS = 16;
