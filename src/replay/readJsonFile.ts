@@ -33,7 +33,8 @@ export function readJsonFile(path: string, fail: (reason: string) => Error): unk
  * character; anywhere else both texts are invalid.
  */
 function escapedJsonText(bytes: Buffer): string | undefined {
-  const parts: string[] = [];
+  // Pieces of the buffer, joined outside the JavaScript heap: one string is made, of the whole text.
+  const parts: Buffer[] = [];
   let copied = 0;
   for (let chunk = 0; chunk < bytes.length; chunk += ASCII_CHUNK) {
     const end = Math.min(bytes.length, chunk + ASCII_CHUNK);
@@ -54,13 +55,13 @@ function escapedJsonText(bytes: Buffer): string | undefined {
       }
       // Overlong forms, surrogates and code points past Unicode are not UTF-8: left to the decoder.
       if (code < MIN_CODE[length]! || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return undefined;
-      parts.push(bytes.toString("latin1", copied, i), escapeOf(code));
+      parts.push(bytes.subarray(copied, i), Buffer.from(escapeOf(code), "latin1"));
       i += length - 1;
       copied = i + 1;
     }
   }
-  parts.push(bytes.toString("latin1", copied));
-  return parts.join("");
+  parts.push(bytes.subarray(copied));
+  return Buffer.concat(parts).toString("utf8");
 }
 
 /** Non-ASCII bytes come in a few runs: whole chunks of ASCII are skipped at native speed. */
