@@ -175,20 +175,23 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
   if (typeof value === "string") {
     const text = normaliseText(value.length > MAX_TEXT_CHARS ? value.slice(0, MAX_TEXT_CHARS) : value);
     const words = text.match(WORD) ?? [];
-    if (
-      words.length >= FREE_TEXT_WORDS &&
-      words.filter((word) => HAS_LETTER.test(word)).length >= FREE_TEXT_WORDS - 1
-    ) {
+    if (words.length >= FREE_TEXT_WORDS && hasWordsWithLetters(words, FREE_TEXT_WORDS - 1)) {
       const prose = isProse(text, words);
       // What an instruction quotes (the query typed, the element clicked, the file named) is a
       // value, not wording: it must match exactly.
       if (prose)
         for (const quoted of quotedIn(text)) shape.leaves.add(`${path}'=${(quoted.match(WORD) ?? []).join(" ")}`);
-      const entry = shape.texts.get(path) ?? { words: new Set<string>(), sequence: [], prose };
-      for (const word of words) entry.words.add(word);
-      entry.sequence.push(...words);
-      entry.pairs = undefined;
-      shape.texts.set(path, entry);
+      const entry = shape.texts.get(path);
+      if (entry) {
+        for (const word of words) {
+          entry.words.add(word);
+          entry.sequence.push(word);
+        }
+        entry.pairs = undefined;
+      } else {
+        // The usual case, one text per path: its word list is the sequence as it is.
+        shape.texts.set(path, { words: new Set(words), sequence: words, prose });
+      }
     } else {
       shape.leaves.add(`${path}=${text}`);
     }
@@ -239,18 +242,17 @@ function sameOrNested(a: Set<string>, b: Set<string>): boolean {
 export function similarText(a: TextWords, b: TextWords): boolean {
   if (!a.prose || !b.prose) {
     if (a.words.size !== b.words.size) return false;
-    return (
-      jaccard(a.words, b.words).similarity === 1 && jaccard(pairsOf(a), pairsOf(b)).similarity >= CODE_PAIR_SIMILARITY
-    );
+    return jaccard(a.words, b.words) === 1 && jaccard(pairsOf(a), pairsOf(b)) >= CODE_PAIR_SIMILARITY;
   }
   const [fewer, more] = a.words.size <= b.words.size ? [a.words.size, b.words.size] : [b.words.size, a.words.size];
   // Jaccard similarity cannot exceed the ratio of the sizes.
   if (fewer < LONG_TEXT_SIMILARITY * more && fewer < EXTENDED_MIN_WORDS) return false;
-  const words = jaccard(a.words, b.words);
-  if (a.words.size + b.words.size - words.shared >= LONG_TEXT_WORDS) return words.similarity >= LONG_TEXT_SIMILARITY;
+  const sharedWords = sharedCount(a.words, b.words);
+  const wordSimilarity = similarityOf(a.words, b.words, sharedWords);
+  if (a.words.size + b.words.size - sharedWords >= LONG_TEXT_WORDS) return wordSimilarity >= LONG_TEXT_SIMILARITY;
   if (extends_(a, b) || extends_(b, a)) return true;
-  if (words.similarity < SHORT_TEXT_SIMILARITY) return false;
-  return jaccard(pairsOf(a), pairsOf(b)).similarity >= SHORT_TEXT_SIMILARITY;
+  if (wordSimilarity < SHORT_TEXT_SIMILARITY) return false;
+  return jaccard(pairsOf(a), pairsOf(b)) >= SHORT_TEXT_SIMILARITY;
 }
 
 /** Whether `longer` says all that `shorter` says, in the same order, and more: a request with a clause added. */
@@ -263,14 +265,15 @@ function extends_(shorter: TextWords, longer: TextWords): boolean {
 }
 
 /** Code's punctuation: assignments, calls, blocks, pipes, redirections, variables. */
-const CODE_SYMBOLS = new Set([..."=;{}()[]|&<>$\\"].map((c) => c.charCodeAt(0)));
+const IS_CODE_SYMBOL = new Uint8Array(128);
+for (const c of "=;{}()[]|&<>$\\") IS_CODE_SYMBOL[c.charCodeAt(0)] = 1;
 const MAX_CODE_SYMBOL_SHARE = 0.02;
 
 /** An instruction or an action in words, not code: whole words, mostly made of letters alone, and hardly any of code's punctuation. */
 function isProse(text: string, words: readonly string[]): boolean {
   if (words.length < PROSE_MIN_WORDS) return false;
   let alphabetic = 0;
-  for (const word of words) if (ALPHABETIC.test(word)) alphabetic++;
+  for (const word of words) if (isAlphabetic(word)) alphabetic++;
   if (alphabetic < PROSE_ALPHABETIC_SHARE * words.length) return false;
   let visible = 0;
   let symbols = 0;
@@ -278,9 +281,43 @@ function isProse(text: string, words: readonly string[]): boolean {
     const c = text.charCodeAt(i);
     if (c <= 32) continue;
     visible++;
-    if (CODE_SYMBOLS.has(c)) symbols++;
+    if (c < 128 && IS_CODE_SYMBOL[c] === 1) symbols++;
   }
   return symbols <= MAX_CODE_SYMBOL_SHARE * visible;
+}
+
+// Words are read by the hundred per call: ASCII is told apart by its character codes, and only
+// a word with another character is left to the Unicode regular expressions.
+
+/** Whether at least `wanted` of the words hold a letter. */
+function hasWordsWithLetters(words: readonly string[], wanted: number): boolean {
+  let found = 0;
+  for (const word of words) if (hasLetter(word) && ++found >= wanted) return true;
+  return false;
+}
+
+function hasLetter(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 128) return HAS_LETTER.test(word);
+    if (isAsciiLetter(c)) return true;
+  }
+  return false;
+}
+
+/** `ALPHABETIC.test(word)` for a word of `WORD`. */
+function isAlphabetic(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 128) return ALPHABETIC.test(word);
+    if (!isAsciiLetter(c)) return false;
+  }
+  return word.length > 0;
+}
+
+function isAsciiLetter(c: number): boolean {
+  const lower = c | 32;
+  return lower >= 97 && lower <= 122;
 }
 
 // A quotation opens after a space or a bracket and closes before a space, punctuation or the end,
@@ -318,12 +355,21 @@ function pairsOf(text: TextWords): Set<string> {
   return text.pairs;
 }
 
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; similarity: number } {
+/** Jaccard similarity of two sets. */
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  return similarityOf(a, b, sharedCount(a, b));
+}
+
+function similarityOf(a: ReadonlySet<string>, b: ReadonlySet<string>, shared: number): number {
+  const union = a.size + b.size - shared;
+  return union === 0 ? 1 : shared / union;
+}
+
+function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   for (const item of small) if (large.has(item)) shared++;
-  const union = a.size + b.size - shared;
-  return { shared, similarity: union === 0 ? 1 : shared / union };
+  return shared;
 }
 
 const LONG_TEXT_WORDS = 16;

@@ -22,6 +22,10 @@ function maskDigits(text: string): string {
   return text.replace(DIGITS, "0");
 }
 
+const SIMILAR = 0;
+const SAME_FAILURE = 1;
+const NONE_FOUND: readonly number[] = Object.freeze([]);
+
 /** How many earlier calls of the same tool a near-duplicate is looked for among. */
 export const NEAR_SCAN = 12;
 
@@ -67,30 +71,42 @@ export class NearRepeats {
    * Positions of the last NEAR_SCAN calls of `tool` before `before` whose arguments are nearly,
    * but not exactly, those of a call with `argsKey` and `shape`; newest first.
    */
-  similarBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
-    return this.scanBefore(tool, argsKey, before, (j) => nearSameArgs(shape, this.shapeAt(j)));
+  similarBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): readonly number[] {
+    return this.scanBefore(tool, argsKey, shape, before, SIMILAR);
   }
 
   /**
    * Positions of the last NEAR_SCAN calls of `tool` before `before` that failed in a way a call
    * with `shape` would fail again (see `repeatsFailureOf`); newest first.
    */
-  sameFailureBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): number[] {
-    return this.scanBefore(tool, argsKey, before, (j) => this.repeatsFailureOf(shape, j));
+  sameFailureBefore(tool: string, argsKey: string, shape: ArgsShape, before: number): readonly number[] {
+    return this.scanBefore(tool, argsKey, shape, before, SAME_FAILURE);
   }
 
-  /** Positions of the last NEAR_SCAN calls of `tool` before `before`, other than `argsKey`'s, that `matches`; newest first. */
-  private scanBefore(tool: string, argsKey: string, before: number, matches: (position: number) => boolean): number[] {
+  /**
+   * Positions of the last NEAR_SCAN calls of `tool` before `before`, other than `argsKey`'s, that
+   * match `shape` in the way asked; newest first. Asked twice for every call: it allocates only
+   * what it finds.
+   */
+  private scanBefore(
+    tool: string,
+    argsKey: string,
+    shape: ArgsShape,
+    before: number,
+    match: typeof SIMILAR | typeof SAME_FAILURE,
+  ): readonly number[] {
     const positions = this.positionsOf(tool);
-    const out: number[] = [];
+    let out: number[] | undefined;
     let scanned = 0;
     for (let k = positions.length - 1; k >= 0 && scanned < NEAR_SCAN; k--) {
       const j = positions[k]!;
       if (j >= before) continue;
       scanned++;
-      if (this.list[j]!.argsKey !== argsKey && matches(j)) out.push(j);
+      if (this.list[j]!.argsKey === argsKey) continue;
+      if (match === SIMILAR ? nearSameArgs(shape, this.shapeAt(j)) : this.repeatsFailureOf(shape, j))
+        (out ??= []).push(j);
     }
-    return out;
+    return out ?? NONE_FOUND;
   }
 
   /**

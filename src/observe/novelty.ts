@@ -40,7 +40,11 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
     lines++;
     start = end + 1;
   }
-  const byLines = Math.min(1, fresh / (text.length + 1));
+  return withProse(text, lines, Math.min(1, fresh / (text.length + 1)), seen);
+}
+
+/** The share by lines, or by words when the text is prose and they find less (see `lineNovelty`). */
+function withProse(text: string, lines: number, byLines: number, seen: ReadonlySet<string>): number {
   if (byLines === 0 || !mayBeProse(text, lines)) return byLines;
   const words = wordsOf(text);
   if (words.length < MIN_PROSE_WORDS) return byLines;
@@ -54,6 +58,20 @@ export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
   }
   const byWords = (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
   return Math.min(byLines, byWords);
+}
+
+/**
+ * `lineNovelty(text, seen)`, then `addLines(text, seen)`, reading the text's lines once: what the
+ * store does with each result of a repeated call.
+ */
+export function noveltyThenRemember(text: string, seen: Set<string>): number {
+  const lines = text.split("\n");
+  let fresh = 0;
+  for (const line of lines) if (!seen.has(line)) fresh += line.length + 1;
+  const delta = text.length === 0 ? 0 : withProse(text, lines.length, Math.min(1, fresh / (text.length + 1)), seen);
+  // Every unseen line adds at least 1 to `fresh`.
+  if (fresh > 0) remember(text, lines, seen);
+  return delta;
 }
 
 /**
@@ -80,15 +98,15 @@ export function proseNovelty(text: string, seen: ReadonlySet<string>): number | 
 /** Remembers the lines of `text`, and the words of prose. */
 export function addLines(text: string, seen: Set<string>): void {
   const lines = text.split("\n");
-  let added = false;
-  for (const line of lines) {
-    if (seen.has(line)) continue;
-    seen.add(line);
-    added = true;
-  }
+  if (lines.some((line) => !seen.has(line))) remember(text, lines, seen);
+}
+
+/** Adds the lines of `text` (at least one of them new), and the words of prose. */
+function remember(text: string, lines: readonly string[], seen: Set<string>): void {
+  for (const line of lines) seen.add(line);
   // Lines already seen were remembered with their words, if they came from prose; a word that
   // came from shorter text only makes a later result look newer, never staler.
-  if (!added || !mayBeProse(text, lines.length)) return;
+  if (!mayBeProse(text, lines.length)) return;
   const words = wordsOf(text);
   if (words.length < MIN_PROSE_WORDS) return;
   let known = proseWords.get(seen);

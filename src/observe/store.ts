@@ -3,7 +3,7 @@ import { canonicalJson } from "./canonical.js";
 import { NearRepeats } from "./nearRepeats.js";
 import { contentText } from "./content.js";
 import { loadHasher, type Hasher } from "./hash.js";
-import { addLines, lineNovelty, type CallResultView, type DeltaFunction } from "./novelty.js";
+import { addLines, noveltyThenRemember, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
 import { isStampedTurn, markOf, originalOf, toolRan, wouldBeRefusalsOf, type HarnessMark } from "../core/marks.js";
@@ -182,7 +182,12 @@ export interface StoredObservation extends ToolCallObservation {
   readonly rawResultText: string;
 }
 
+/** Everything kept about one call key: one map lookup per answered call finds it all. */
 interface CallGroup {
+  /** Answered calls with this key so far (the repeat count, when the key is tool + arguments). */
+  answered: number;
+  /** Positions in the list, once `occurrencesOf` indexed them. */
+  positions?: number[];
   /** The only result so far, kept until a second one arrives. */
   first?: ResultText;
   /** Fingerprints of every earlier real result: an exact repeat needs no line comparison. */
@@ -234,10 +239,11 @@ export class ObservationStore {
   private list: StoredObservation[] = [];
   private readonly processed = new HistoryPrefix();
   private pending = new Map<string, PendingCall>();
+  /** By call key. */
   private groups = new Map<string, CallGroup>();
+  /** Answered calls by tool + arguments, for tools whose call key is the tool alone (a delta override). */
   private argsCounts = new Map<string, number>();
-  /** Positions per call key, built on first use (a rebuild for replay need not pay for it). */
-  private byCallKey = new Map<string, number[]>();
+  /** Observations whose positions `occurrencesOf` has indexed (a rebuild for replay need not pay for it). */
   private indexed = 0;
   private nearRepeats?: NearRepeats;
   private aiTurns = 0;
@@ -267,12 +273,10 @@ export class ObservationStore {
   /** Positions in `observations` of the answered calls with this call key, oldest first. */
   occurrencesOf(callKey: string): readonly number[] {
     for (; this.indexed < this.list.length; this.indexed++) {
-      const key = this.list[this.indexed]!.callKey;
-      const positions = this.byCallKey.get(key);
-      if (positions) positions.push(this.indexed);
-      else this.byCallKey.set(key, [this.indexed]);
+      const group = this.groups.get(this.list[this.indexed]!.callKey)!;
+      (group.positions ??= []).push(this.indexed);
     }
-    return this.byCallKey.get(callKey) ?? NO_OCCURRENCES;
+    return this.groups.get(callKey)?.positions ?? NO_OCCURRENCES;
   }
 
   /** The beginning of the user message that started user turn `turn` (1-based), lower-cased; "" if none. */
@@ -298,7 +302,6 @@ export class ObservationStore {
     this.pending = new Map();
     this.groups = new Map();
     this.argsCounts = new Map();
-    this.byCallKey = new Map();
     this.indexed = 0;
     this.nearRepeats = undefined;
     this.aiTurns = 0;
@@ -340,10 +343,11 @@ export class ObservationStore {
       const identity = argsIdentity(call.name, aliased, this.hash);
       const { argsKey, digest } = identity;
       const exact = identity.exact && aliased === call.args;
+      // One shape for every pending call (no spread of optional fields): they are made by the thousand.
       this.pending.set(call.id, {
         name: call.name,
         args: call.args,
-        ...(exact ? { exactDigest: digest } : {}),
+        exactDigest: exact ? digest : undefined,
         argsKey,
         callKey: this.overrides?.[call.name] ? `${call.name}${ANY_ARGS}` : argsKey,
         turn,
@@ -380,8 +384,13 @@ export class ObservationStore {
     const ran = toolRan(message, call.stampedTurn);
     const answeredBy = ran ? undefined : markOf(message);
     const refusals = ran ? wouldBeRefusalsOf(message) : [];
-    const sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
-    this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
+    let group = this.groups.get(call.callKey);
+    if (!group) this.groups.set(call.callKey, (group = { answered: 0 }));
+    let sameArgsRepeatCount = group.answered++;
+    if (call.callKey !== call.argsKey) {
+      sameArgsRepeatCount = this.argsCounts.get(call.argsKey) ?? 0;
+      this.argsCounts.set(call.argsKey, sameArgsRepeatCount + 1);
+    }
     this.list.push(
       new Observation(
         this.list.length,
@@ -393,7 +402,7 @@ export class ObservationStore {
         status === "error" ? (ERROR_CLASS.exec(raw)?.[1] ?? "Error") : undefined,
         original?.size ?? raw.length,
         sameArgsRepeatCount,
-        ran ? this.novelty(call, result, status) : 0,
+        ran ? this.novelty(group, call, result, status) : 0,
         ran,
         answeredBy,
         refusals.length > 0 ? refusals.map((r) => r.guard) : undefined,
@@ -402,12 +411,7 @@ export class ObservationStore {
   }
 
   /** Novelty against earlier real results of the same call, then remembers this one. */
-  private novelty(call: PendingCall, result: ResultText, status: "success" | "error"): number {
-    let group = this.groups.get(call.callKey);
-    if (!group) {
-      group = {};
-      this.groups.set(call.callKey, group);
-    }
+  private novelty(group: CallGroup, call: PendingCall, result: ResultText, status: "success" | "error"): number {
     const override = this.overrides?.[call.name];
     if (override) {
       const view: CallResultView = { toolName: call.name, args: call.args, text: result.text, status };
@@ -429,9 +433,7 @@ export class ObservationStore {
     if (group.fingerprints.has(result.fingerprint)) return 0;
     group.fingerprints.add(result.fingerprint);
     const seen = group.seen!;
-    const delta = lineNovelty(result.text, seen);
-    addLines(result.text, seen);
-    return delta;
+    return noveltyThenRemember(result.text, seen);
   }
 }
 

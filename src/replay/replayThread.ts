@@ -122,7 +122,7 @@ export interface JudgedBatch {
   /** Each turn-judging guard's decision on the turn as a whole, for when none of its calls reach it. */
   turnJudgements: Map<string, Decision>;
   /** The guard that answered a call in place of its tool live, by call id, read from the marks of the recorded answers. */
-  answeredLive: Map<string, string>;
+  answeredLive: ReadonlyMap<string, string>;
   /** Calls answered before the tools node (a call limit, a reviewer's reject): no guard met them live. */
   answeredBeforeGuards: ReadonlySet<string>;
 }
@@ -149,6 +149,7 @@ export async function replayThread(
 ): Promise<ReplayResult> {
   const { toolCalls, batches } = await judgeBatches(messages, stack);
   const { order, evidence } = liveOrder(batches, stack);
+  const replayed = new Set(order.map(({ guard }) => guard.name));
   const decisions: ReplayedDecision[] = [];
   const unreproduced: UnreproducedAnswer[] = [];
   const stops: ReplayStop[] = [];
@@ -156,10 +157,10 @@ export async function replayThread(
   for (const batch of batches) {
     // A user message after the stop starts a new run.
     if (stopped && userMessageBetween(messages, stopped.messageIndex, batch.messageIndex)) stopped = undefined;
-    const { acted, answers, stop } = actOn(batch, order);
-    decisions.push(...acted.map((decision) => replayedDecision(batch, decision, stopped?.guard)));
+    const { acted, answers, stop } = actOn(batch, order, replayed);
+    for (const decision of acted) decisions.push(replayedDecision(batch, decision, stopped?.guard));
     if (stopped) continue;
-    unreproduced.push(...unreproducedAnswers(batch, answers, order));
+    if (batch.answeredLive.size > 0) unreproduced.push(...unreproducedAnswers(batch, answers, replayed));
     if (stop) stops.push((stopped = replayStop(messages, batch, stop)));
   }
   return {
@@ -182,27 +183,30 @@ async function judgeBatches(
   const history: BaseMessage[] = [];
   const names = new Set(stack.map(({ guard }) => guard.name));
   let toolCalls = 0;
-  // The refusals the replayed guards make of the latest turn's calls, by call id, and whether a guard saw that turn live.
-  let refusals = new Map<string, WouldBeRefusal[]>();
+  // The refusals the replayed guards make of the latest turn's calls, by call id (made when the
+  // first one is: most turns have none), and whether a guard saw that turn live.
+  let refusals: Map<string, WouldBeRefusal[]> = NO_REFUSALS;
   let stamped = false;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    history.push(messageKind(message) === "tool" ? asJudged(message, refusals, names, stamped) : message);
-    if (messageKind(message) !== "ai") continue;
+    const kind = messageKind(message);
+    history.push(kind === "tool" ? asJudged(message, refusals, names, stamped) : message);
+    if (kind !== "ai") continue;
     const calls = toolCallsOf(message);
     if (calls.length === 0) continue;
     const judged = judgedCalls(message);
     const judgements = new Map<string, CallDecision[]>();
     const turnJudgements = new Map<string, Decision>();
-    refusals = new Map();
+    refusals = NO_REFUSALS;
     stamped = isStampedTurn(message);
     for (const { guard } of stack) {
       const decisions = await guard.evaluate(history, judged);
       judgements.set(guard.name, decisions);
       if (guard.evaluateTurn) turnJudgements.set(guard.name, await guard.evaluateTurn(history));
       for (const { call, decision } of decisions) {
-        if (refuses(decision, false))
-          refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
+        if (!refuses(decision, false)) continue;
+        if (refusals === NO_REFUSALS) refusals = new Map();
+        refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
       }
     }
     batches.push({
@@ -219,6 +223,8 @@ async function judgeBatches(
   return { toolCalls, batches };
 }
 
+const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
+
 /**
  * A recorded answer as the replayed guards read it. A call a guard would have refused, but
  * which ran in the recording (no guard, an observe-only one, or other settings), carries that
@@ -234,8 +240,10 @@ function asJudged(
   replayed: ReadonlySet<string>,
   stamped: boolean,
 ): BaseMessage {
-  const id = toolCallIdOf(message);
   const recorded = wouldBeRefusalsOf(message);
+  // The usual answer: no refusal recorded, none made by the replay.
+  if (recorded.length === 0 && refusals.size === 0) return message;
+  const id = toolCallIdOf(message);
   const own = id !== undefined && toolRan(message, stamped) ? (refusals.get(id) ?? []) : [];
   const wanted = [...recorded.filter((r) => !replayed.has(r.guard)), ...own];
   if (sameRefusals(recorded, wanted)) return message;
@@ -261,19 +269,27 @@ function recordedAnswers(
   at: number,
   calls: readonly ToolCallView[],
 ): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards"> {
-  const ids = new Set(calls.map((call) => call.id));
   const stamped = isStampedTurn(messages[at]);
-  const answeredLive = new Map<string, string>();
-  const answeredBeforeGuards = new Set<string>();
+  // Made when the first answer needs them: most turns have neither.
+  let answeredLive: Map<string, string> | undefined;
+  let answeredBeforeGuards: Set<string> | undefined;
   for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
     const id = toolCallIdOf(messages[i]);
-    if (id === undefined || !ids.has(id) || messageKind(messages[i]) !== "tool") continue;
+    if (id === undefined || !callsInclude(calls, id) || messageKind(messages[i]) !== "tool") continue;
     const mark = markOf(messages[i]);
-    if (mark) answeredLive.set(id, mark.guard);
-    else if (!reachedGuards(messages[i], stamped)) answeredBeforeGuards.add(id);
+    if (mark) (answeredLive ??= new Map()).set(id, mark.guard);
+    else if (!reachedGuards(messages[i], stamped)) (answeredBeforeGuards ??= new Set()).add(id);
   }
-  return { answeredLive, answeredBeforeGuards };
+  return { answeredLive: answeredLive ?? NO_ANSWERS, answeredBeforeGuards: answeredBeforeGuards ?? NO_IDS };
 }
+
+function callsInclude(calls: readonly ToolCallView[], id: string): boolean {
+  for (const call of calls) if (call.id === id) return true;
+  return false;
+}
+
+const NO_ANSWERS: ReadonlyMap<string, string> = new Map();
+const NO_IDS: ReadonlySet<string> = new Set();
 
 type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
@@ -298,14 +314,16 @@ interface BatchDecision {
 function actOn(
   batch: JudgedBatch,
   order: readonly StackedGuard[],
+  replayed: ReadonlySet<string>,
 ): { acted: BatchDecision[]; answers: Map<string, string>; stop?: BatchDecision } {
   const acted: BatchDecision[] = [];
-  const answers = new Map<string, string>([...batch.answeredBeforeGuards].map((id) => [id, ANOTHER_MIDDLEWARE]));
-  const outside = answeredOutside(batch, order);
+  const answers = new Map<string, string>();
+  for (const id of batch.answeredBeforeGuards) answers.set(id, ANOTHER_MIDDLEWARE);
+  const outside = answeredOutside(batch, replayed);
+  const open = (call: ToolCallView) => !answers.has(call.id) && !outside.has(call.id);
   let stoppedBy: string | undefined;
   let stop: BatchDecision | undefined;
   for (const { guard, ...mode } of order) {
-    const open = (call: ToolCallView) => !answers.has(call.id) && !outside.has(call.id);
     // As live: a turn none of whose judged calls reach a turn-judging guard is judged as a whole.
     const turn = batch.turnJudgements.get(guard.name);
     if (turn && !batch.judged.some(open)) {
@@ -351,8 +369,8 @@ function actOn(
 const ANOTHER_MIDDLEWARE = "another middleware";
 
 /** The recorded answers of guards the replay leaves out, by call id. */
-function answeredOutside(batch: JudgedBatch, order: readonly StackedGuard[]): Map<string, string> {
-  const replayed = new Set(order.map(({ guard }) => guard.name));
+function answeredOutside(batch: JudgedBatch, replayed: ReadonlySet<string>): ReadonlyMap<string, string> {
+  if (batch.answeredLive.size === 0) return NO_ANSWERS;
   return new Map([...batch.answeredLive].filter(([, guard]) => !replayed.has(guard)));
 }
 
@@ -442,9 +460,8 @@ function replayStop(
 function unreproducedAnswers(
   batch: JudgedBatch,
   answers: ReadonlyMap<string, string>,
-  order: readonly StackedGuard[],
+  replayed: ReadonlySet<string>,
 ): UnreproducedAnswer[] {
-  const replayed = new Set(order.map(({ guard }) => guard.name));
   const out: UnreproducedAnswer[] = [];
   for (const [toolCallId, live] of batch.answeredLive) {
     const replayedBy = answers.get(toolCallId);

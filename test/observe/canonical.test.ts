@@ -17,6 +17,23 @@ describe("canonicalJson", () => {
     );
   });
 
+  it("writes JSON data the same whether it takes the native writer or its own", () => {
+    // A Date beside the value keeps the whole array off the native path, so the value inside is
+    // written piece by piece: both spellings must agree, keys in or out of order.
+    const slow = (value: unknown) => canonicalJson([value, new Date(0)]);
+    const dateJson = JSON.stringify(new Date(0));
+    const data = fc.oneof(
+      fc.jsonValue(),
+      fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String)), fc.jsonValue()),
+      fc.constantFrom({ b: 1, a: 2 }, { 10: "x", 9: "y" }, { a: [undefined, { z: undefined, y: -0 }] }, [Number.NaN]),
+    );
+    fc.assert(
+      fc.property(data, (value) => {
+        expect(slow(value)).toBe(`[${canonicalJson(value)},${dateJson}]`);
+      }),
+    );
+  });
+
   it("is stable under key reordering of random objects", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (record) => {

@@ -56,7 +56,8 @@ function recentKeys(
 ): string[] {
   const keys: string[] = [];
   const limit = options.window ?? Number.POSITIVE_INFINITY;
-  const progressed = new Set<string>();
+  // Made when a result first brought something new.
+  let progressed: Set<string> | undefined;
   let lastKey: string | undefined;
   for (let i = observations.length - 1; i >= 0 && keys.length < limit; i--) {
     const o = observations[i]!;
@@ -72,8 +73,8 @@ function recentKeys(
     }
     lastKey = key;
     // Calls older than a result that brought something new are not counted against that call.
-    keys.push(progressed.has(key) ? PROGRESSED : key);
-    if (o.newInformationDelta > options.progressFloor) progressed.add(key);
+    keys.push(progressed?.has(key) ? PROGRESSED : key);
+    if (o.newInformationDelta > options.progressFloor) (progressed ??= new Set()).add(key);
   }
   return keys.reverse();
 }
@@ -93,6 +94,8 @@ function countRepeats(keys: readonly string[], window: number | undefined): numb
 }
 
 function judge(call: ToolCallView, count: number, options: IdenticalCallsOptions): Decision {
+  // Nearly every call is allowed: nothing to describe.
+  if (count < options.warnAt && count < options.stopAt) return ALLOW;
   const detail = { count, window: options.window ?? "consecutive" };
   if (count >= options.stopAt) {
     return {

@@ -265,13 +265,14 @@ const MIN_NAMED_VALUE_CHARS = 3;
 /** Positions of the earlier calls that count as this call, newest first. */
 function membersOf(history: ObservedHistory, call: ToolCallView, key: string, argsKey: string): number[] {
   const exact = history.occurrencesOf(key);
-  let near: number[] = [];
+  let near: readonly number[] = [];
   if (!groupsWholeTool(key)) {
     const shape = argsShapeOf(call.args);
     const end = history.observations.length;
     near = history.near.similarBefore(call.name, argsKey, shape, end);
     // An earlier failure this call would repeat (only fields the error was not about changed).
-    for (const j of history.near.sameFailureBefore(call.name, argsKey, shape, end)) if (!near.includes(j)) near.push(j);
+    const failures = history.near.sameFailureBefore(call.name, argsKey, shape, end);
+    if (failures.length > 0) near = [...near, ...failures.filter((j) => !near.includes(j))];
   }
   if (near.length === 0) return [...exact].reverse();
   const members = [...exact, ...near];
