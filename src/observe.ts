@@ -1,6 +1,7 @@
 // "harness-kit/observe": what the guards see and say, for the rare user who reads it directly
-// (tests of a custom novelty function, tooling over saved threads). Configuring a guard never
-// needs this entry: "harness-kit" has every guard's class, options type and errors. Re-exports only.
+// (tests of a custom novelty function, tooling over saved threads, extending the progress guard's
+// `volatilePatterns` or `deltaOverrides`). "harness-kit" has every guard's class, options type and
+// errors. Re-exports only.
 
 // the observation store every guard reads
 export {
