@@ -1,4 +1,6 @@
-import type { ExitBehavior } from "../core/decision.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { CallDecision, ExitBehavior } from "../core/decision.js";
+import type { ToolCallView } from "../core/messages.js";
 import type { SignalHandler } from "../core/signals.js";
 import { batchGuard, type BatchGuardHooks, type BatchGuardSettings } from "./batchGuard.js";
 import { carryStateSchema } from "./carry.js";
@@ -20,6 +22,16 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
   stateSchema?: typeof carryStateSchema = carryStateSchema;
   wrapToolCall!: BatchGuardHooks["wrapToolCall"];
   wrapModelCall!: BatchGuardHooks["wrapModelCall"];
+  private decideBatch!: BatchGuardSettings["decide"];
+
+  /**
+   * The guard's decision for a batch of pending calls, given the history that precedes them
+   * (ending with the AIMessage that asked for them). The live hook and replay both call this.
+   */
+  readonly evaluate = async (
+    messages: readonly BaseMessage[],
+    pending: readonly ToolCallView[],
+  ): Promise<CallDecision[]> => this.decideBatch(messages, pending);
 
   /**
    * Builds the wrap hooks and attaches them; called by the subclass's constructor once `decide`
@@ -31,6 +43,7 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
     defaultExit: ExitBehavior,
     decide: BatchGuardSettings["decide"],
   ): BatchGuardHooks {
+    this.decideBatch = decide;
     const hooks = batchGuard({
       guard: this.name,
       exitBehavior: options.exitBehavior ?? defaultExit,

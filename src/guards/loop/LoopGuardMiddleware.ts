@@ -37,15 +37,6 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
     this.attach(mode, "end", this.decideNow);
   }
 
-  /**
-   * The guard's decision for a batch of pending calls, given the history that precedes them.
-   * The live hook and `harness-kit eval` both call this, so replay reproduces live decisions.
-   */
-  readonly evaluate = async (
-    messages: readonly BaseMessage[],
-    pending: readonly ToolCallView[],
-  ): Promise<CallDecision[]> => this.decideNow(messages, pending);
-
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
   private readonly decideNow = (
     messages: readonly BaseMessage[],

@@ -187,15 +187,6 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
   }
 
   /**
-   * The guard's decision for a batch of pending calls, given the history that precedes them
-   * (ending with the AIMessage that asked for them). The live hook and replay both call this.
-   */
-  readonly evaluate = async (
-    messages: readonly BaseMessage[],
-    pending: readonly ToolCallView[],
-  ): Promise<CallDecision[]> => this.decideNow(messages, pending);
-
-  /**
    * The guard's decision on the model turn `messages` end with, when none of its calls reached
    * the guard (see `turnStop`). The live hook and replay both call `decideTurn`.
    */
