@@ -26,14 +26,16 @@ export default defineConfig([
     keepNames: true,
   },
   {
-    // The CLI: one ESM file that `bin` runs; nobody imports it.
-    entry: { "cli/main": "src/cli/main.ts" },
+    // The CLI: the ESM file that `bin` runs (nobody imports it), and the chunk it loads once it
+    // has started its replay workers (src/cli/main.ts).
+    entry: { main: "src/cli/main.ts" },
+    outDir: "dist/cli",
     format: ["esm"],
     dts: false,
     sourcemap: false,
     clean: false,
     target: "node20",
-    splitting: false,
+    splitting: true,
     keepNames: true,
   },
 ]);

@@ -336,7 +336,7 @@ const PROGRESS_EVERY_MS = 100;
 /**
  * The module a replay worker runs: the CLI's own main module, which serves as a worker when it is
  * started as one. Next to this file: src/cli/main.ts in the sources (tests, tsx), and in the
- * package dist/cli/main.js, the one file the CLI is built into.
+ * package dist/cli/main.js, which `bin` runs.
  */
 const WORKER_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./main.ts" : "./main.js", import.meta.url);
 

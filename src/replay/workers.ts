@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { parentPort, type Worker } from "node:worker_threads";
 import { replaySetupFor, type ReplaySetup, type ReplaySetupRequest } from "./config.js";
 import {
   evaluateSource,
@@ -13,6 +11,7 @@ import {
 } from "./evaluate.js";
 import { redacted } from "./postgres.js";
 import type { ThreadSource } from "./sources.js";
+import { startReplayWorker, takeSpareWorker } from "./workerStart.js";
 
 // `eval` on every core. The thread that totals lists the sources and cuts them into batches of
 // consecutive sources. It replays batches itself and hands the others to worker threads as they
@@ -23,6 +22,8 @@ import type { ThreadSource } from "./sources.js";
 //
 // This thread replays too, rather than only waiting: a worker takes a while to start (it loads
 // the guards and LangChain, most of a second), and this thread has the guards loaded already.
+// The CLI starts its workers before it loads them itself (workerStart.ts): they are told what to
+// replay with once the run's setup is known.
 
 /** How a run replays on several threads. */
 export interface WorkerPlan {
@@ -58,22 +59,14 @@ export function defaultWorkerCount(): number {
   return availableParallelism();
 }
 
-const MARK = "harnessKitReplayWorker";
-
 /** Batches a worker holds at once: the next is already there when one is sent back. */
 const IN_FLIGHT = 2;
 /** The most sources in a batch: small enough that the threads finish together, and that few outcomes wait for their turn. */
 const MAX_BATCH = 16;
 
-interface WorkerInput {
-  [MARK]: true;
-  request: ReplaySetupRequest;
-}
-
-interface BatchMessage {
-  batch: number;
-  sources: ThreadSource[];
-}
+type WorkerMessage =
+  /** The first message: what to build the guard stack from. */
+  { kind: "setup"; request: ReplaySetupRequest } | { kind: "batch"; batch: number; sources: ThreadSource[] };
 
 type WorkerReply =
   /** The worker has built its guard stack and takes batches. */
@@ -85,29 +78,27 @@ type WorkerReply =
 /** A source's outcome, or the unexpected failure that ended its batch (which a replay in one thread would throw). */
 type BatchOutcome = ThreadOutcome | { kind: "crashed"; source: string; error: string };
 
-/** Whether this thread is a replay worker started by `evaluateSourcesInWorkers`. */
-export function isReplayWorker(): boolean {
-  return !isMainThread && (workerData as Partial<WorkerInput> | null)?.[MARK] === true;
-}
-
-/** A replay worker's work: replays the batches it is sent, one at a time, until it is terminated. */
+/** A replay worker's work: builds the guard stack it is sent, then replays the batches it is sent, one at a time, until it is terminated. */
 export function serveReplayWorker(): void {
   const port = parentPort!;
-  const { request } = workerData as WorkerInput;
-  let setup: ReplaySetup;
-  try {
-    setup = replaySetupFor(request);
-  } catch (error) {
-    port.postMessage({ kind: "setupFailed", error: describe(error) } satisfies WorkerReply);
-    return;
-  }
+  let setup: ReplaySetup | undefined;
   let queue = Promise.resolve();
-  port.on("message", ({ batch, sources }: BatchMessage) => {
+  port.on("message", (message: WorkerMessage) => {
+    if (message.kind === "setup") {
+      try {
+        setup = replaySetupFor(message.request);
+      } catch (error) {
+        port.postMessage({ kind: "setupFailed", error: describe(error) } satisfies WorkerReply);
+        return;
+      }
+      port.postMessage({ kind: "ready" } satisfies WorkerReply);
+      return;
+    }
+    const { batch, sources } = message;
     queue = queue.then(async () => {
-      port.postMessage({ kind: "batch", batch, outcomes: await replayBatch(sources, setup) } satisfies WorkerReply);
+      port.postMessage({ kind: "batch", batch, outcomes: await replayBatch(sources, setup!) } satisfies WorkerReply);
     });
   });
-  port.postMessage({ kind: "ready" } satisfies WorkerReply);
 }
 
 /** Each source's outcome; an unexpected failure ends the batch, as it would end a replay in one thread. */
@@ -191,13 +182,14 @@ export async function evaluateSourcesInWorkers(
   };
   const handOut = (worker: Worker) => {
     if (over || handedOut >= batches.length) return;
-    worker.postMessage({ batch: handedOut, sources: batches[handedOut]! } satisfies BatchMessage);
+    worker.postMessage({ kind: "batch", batch: handedOut, sources: batches[handedOut]! } satisfies WorkerMessage);
     handedOut++;
   };
 
   const workers: Worker[] = [];
   for (let index = 1; index < threads; index++) {
-    const worker = startWorker(plan.entry, { [MARK]: true, request: plan.request });
+    const worker = takeSpareWorker(plan.entry) ?? startReplayWorker(plan.entry);
+    worker.postMessage({ kind: "setup", request: plan.request } satisfies WorkerMessage);
     const name = `replay worker ${index} of ${threads - 1}`;
     workers.push(worker);
     worker.on("message", (reply: WorkerReply) => {
@@ -228,26 +220,6 @@ export async function evaluateSourcesInWorkers(
     for (const worker of workers) void worker.terminate();
   }
   return tally.finish();
-}
-
-/**
- * A worker running `entry`. The built CLI is JavaScript and runs as it is. An entry in TypeScript
- * (the sources, under vitest or tsx) is imported after tsx's loader is registered in the worker
- * itself: on Node 20 a worker inherits neither the loader hooks of its parent nor those of an
- * `--import` in its options.
- */
-function startWorker(entry: URL, input: WorkerInput): Worker {
-  if (!(entry.protocol === "file:" && entry.pathname.endsWith(".ts"))) return new Worker(entry, { workerData: input });
-  const bootstrap = `import(${JSON.stringify(tsxApi().href)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: input });
-}
-
-/** tsx's ESM API (its CommonJS build cannot register the loader from a worker), as its package.json exports it. */
-function tsxApi(): URL {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve("tsx/package.json");
-  const { exports } = require(manifest) as { exports: Record<string, { import?: { default?: string } }> };
-  return new URL(exports["./esm/api"]?.import?.default ?? "./dist/esm/api/index.mjs", pathToFileURL(manifest));
 }
 
 function sourceName(source: ThreadSource): string {

@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -7,6 +9,7 @@ import { replaySetupFor, type ReplaySetupRequest } from "../../src/replay/config
 import { evaluateSources, type EvalHooks } from "../../src/replay/evaluate.js";
 import { collectThreadFiles } from "../../src/replay/sources.js";
 import { evaluateSourcesInWorkers } from "../../src/replay/workers.js";
+import { startSpareWorkers, takeSpareWorker, workersAskedFor } from "../../src/replay/workerStart.js";
 import { tempFiles } from "../helpers/tempFiles.js";
 import { captureIo } from "./io.js";
 
@@ -108,6 +111,50 @@ describe("evaluateSourcesInWorkers", () => {
     await expect(
       evaluateSourcesInWorkers(sources, setup, { workers: 2, entry, request: {}, replayHere: false }),
     ).rejects.toThrow(/replay worker 1 of 1 exited \(code 3\) before its threads were replayed/);
+  });
+});
+
+describe("workers started before the CLI loads LangChain", () => {
+  it("reads --workers from an eval command line, and nothing from any other", () => {
+    expect(workersAskedFor(["eval", "threads"])).toBe(availableParallelism());
+    expect(workersAskedFor(["eval", "threads", "--workers", "3"])).toBe(3);
+    expect(workersAskedFor(["eval", "--workers=4", "threads"])).toBe(4);
+    // Left to the CLI, which says what is wrong once it has loaded.
+    expect(workersAskedFor(["eval", "threads", "--workers", "two"])).toBeUndefined();
+    expect(workersAskedFor(["eval", "threads", "--workers"])).toBeUndefined();
+    expect(workersAskedFor(["eval", "threads", "--suggest", "s.json", "--outcomes", "o.json"])).toBeUndefined();
+    expect(workersAskedFor(["inspect", "thread.json"])).toBeUndefined();
+    expect(workersAskedFor([])).toBeUndefined();
+  });
+
+  it("hands a run the workers started for it, which replay as any other worker does", async () => {
+    const sources = collectThreadFiles([threads]).files.map((path) => ({ kind: "file" as const, path }));
+    const setup = replaySetupFor({ configFile: config });
+    const one = await trace((hooks) => evaluateSources(sources, setup, hooks));
+    startSpareWorkers(ENTRY, 3);
+    const spares = await trace((hooks) =>
+      evaluateSourcesInWorkers(
+        sources,
+        setup,
+        { workers: 3, entry: ENTRY, request: { configFile: config }, replayHere: false },
+        hooks,
+      ),
+    );
+    expect(spares).toEqual(one);
+    // Both were taken: none is left for another run.
+    expect(takeSpareWorker(ENTRY)).toBeUndefined();
+  });
+
+  it("lets the command end when the run needs none of them", () => {
+    // One thread replays here: the worker started for `--workers 2` is never handed out.
+    const started = Date.now();
+    const out = execFileSync(
+      process.execPath,
+      ["--import", "tsx", fileURLToPath(ENTRY), "eval", join(threads, "007.json"), "--workers", "2"],
+      { encoding: "utf8" },
+    );
+    expect(out).toMatch(/^threads\s+1\b/m);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });
 
