@@ -96,8 +96,13 @@ const recentTexts = new Map<string, string>();
 function normalise(text: string): string {
   const mayHaveComments = text.includes("\n") && (text.includes("#") || text.includes("//"));
   const withoutComments = mayHaveComments ? text.split("\n").map(withoutLineComment).join("\n") : text;
-  return withoutComments.replace(WHITESPACE, " ").trim().toLowerCase();
+  // Replacing builds a new string even when every match is already a single space.
+  const spaced = MESSY_WHITESPACE.test(withoutComments) ? withoutComments.replace(WHITESPACE, " ") : withoutComments;
+  return spaced.trim().toLowerCase();
 }
+
+/** What `WHITESPACE` would change: a run of whitespace, or whitespace other than a space. */
+const MESSY_WHITESPACE = /\s\s|[^\S ]/;
 
 const COMMENT_START = /(^|\s)(#|\/\/)/g;
 

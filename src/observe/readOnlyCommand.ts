@@ -7,14 +7,11 @@
  * among them, may change the world: when in doubt, a command counts as a change.
  */
 export function isReadOnlyCommand(args: unknown): boolean {
-  if (args === null || typeof args !== "object") return false;
+  const command = commandOf(args);
+  if (command === undefined) return false;
   // The guards ask about the same call's arguments (the same object) at every step: answer once.
-  let known = byArgs.get(args);
-  if (known === undefined) {
-    const command = commandOf(args);
-    known = command !== undefined && readsOnly(command);
-    byArgs.set(args, known);
-  }
+  let known = byArgs.get(args as object);
+  if (known === undefined) byArgs.set(args as object, (known = readsOnly(command)));
   return known;
 }
 
@@ -95,6 +92,14 @@ const GIT_READERS = new Set([
   "shortlog",
 ]);
 
+/**
+ * A command's first word when nothing before or in it could change which program runs: no
+ * quote, variable, redirection or assignment (those go the long way).
+ */
+const FIRST_WORD = /^\s*([\w./+-]+)(?=[\s;|&]|$)/;
+/** First words of a command that may only read: a reader, `git` or `cd`. */
+const STARTS_READ_ONLY = new Set([...READERS, "git", "cd"]);
+
 // Quoted text is an argument (a pattern, a message): it runs nothing and redirects nothing.
 const QUOTED = /'[^']*'|"(?:[^"\\]|\\.)*"/g;
 // Redirections that write no file: to /dev/null, or one stream into another.
@@ -103,6 +108,10 @@ const WRITES = /[<>]\(|>|\btee\b|\bsed\s+(?:-[a-zA-Z]*i|--in-place)|-delete\b|-e
 const SEPARATORS = /\|\||&&|[|;\n&]/;
 
 function readsOnly(command: string): boolean {
+  // Most commands run a script or a test first: tell them from their first word, without
+  // reading the whole command (a heredoc may be thousands of characters).
+  const first = FIRST_WORD.exec(command)?.[1];
+  if (first !== undefined && !STARTS_READ_ONLY.has(first.replace(/^.*\//, ""))) return false;
   const bare = command.replace(QUOTED, "''").replace(HARMLESS_REDIRECT, " ");
   // A here-document feeds text to a program; it is read-only only if that program is.
   if (WRITES.test(bare)) return false;

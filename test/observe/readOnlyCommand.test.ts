@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isReadOnlyCommand } from "../../src/observe/readOnlyCommand.js";
 
@@ -31,5 +32,33 @@ describe("isReadOnlyCommand", () => {
       expect(reads(command), command).toBe(false);
     expect(isReadOnlyCommand({ path: "a.py" })).toBe(false);
     expect(isReadOnlyCommand("cat a.py")).toBe(false);
+  });
+
+  it("judges a command by its first word as it judges it in full", () => {
+    // `cd . && ` in front changes nothing a command does, and sends it the long way: the quick
+    // answer from the first word alone must be the same.
+    const word = fc.constantFrom(
+      "cat",
+      "grep",
+      "python",
+      "/usr/bin/ls",
+      "./run.sh",
+      "git",
+      "log",
+      "sed",
+      "x=1",
+      "2",
+      "a.py",
+    );
+    const glue = fc.constantFrom(" ", " | ", " && ", "; ", "\n", " > out ", " 2>/dev/null ", " '|' ", ' "$(x)" ', "=");
+    const command = fc
+      .array(fc.tuple(word, glue), { minLength: 1, maxLength: 6 })
+      .map((parts) => parts.map(([w, g]) => w + g).join(""));
+    fc.assert(
+      fc.property(fc.constantFrom("", " ", "\t"), command, (lead, text) => {
+        expect(reads(lead + text)).toBe(reads(`cd . && ${lead}${text}`));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
