@@ -6,49 +6,100 @@ import { scalarJson } from "../core/scalarJson.js";
  * get explicit, stable spellings instead of JSON.stringify's errors or silent drops.
  */
 export function canonicalJson(value: unknown): string {
-  // Most values are JSON data already in canonical key order (arguments as a model wrote them):
-  // for those the native writer gives the very same text, without building it piece by piece.
-  return value !== undefined && isCanonicalData(value, 0) ? JSON.stringify(value) : write(value, []);
+  // Most values are JSON data (arguments as a model wrote them): for those the native writer
+  // gives the very same text, without building it piece by piece; objects with keys out of order
+  // are copied with their keys in order first.
+  if (value === undefined) return write(value, []);
+  const data = dataKind(value, 0);
+  if (data === SORTED) return JSON.stringify(value);
+  if (data === UNSORTED) return JSON.stringify(inKeyOrder(value));
+  return write(value, []);
+}
+
+/** `value` with the keys of every object in sorted order: the objects out of order, and those holding them, copied. */
+function inKeyOrder(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = inKeyOrder(value[i]);
+      if (item !== value[i] && !out) out = value.slice(0, i);
+      out?.push(item);
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = sortedKeys(record);
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = inKeyOrder(record[key]);
+  return out;
 }
 
 /** Deeper than any real argument (or a cycle): left to `write`, which spells a cycle its own way. */
 const MAX_NATIVE_DEPTH = 64;
 
+const NOT_DATA = 0;
+const SORTED = 1;
+const UNSORTED = 2;
+
+/** A key an object lists before the others (an array index), in numeric order, whatever order it was added in. */
+function isIndexLike(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && INDEX.test(key);
+}
+
+const INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
 /**
- * Whether JSON.stringify writes `value` exactly as `write` does: strings, finite numbers,
- * booleans and null, in plain arrays and plain objects whose keys are already sorted. `undefined`
- * is written alike by both inside arrays (null) and objects (left out).
+ * Whether JSON.stringify writes `value` as `write` does: strings, finite numbers, booleans and
+ * null, in plain arrays and plain objects, with every object's keys in sorted order (SORTED) or
+ * not (UNSORTED, then `inKeyOrder` first). `undefined` is written alike by both inside arrays
+ * (null) and objects (left out). What a copy could not put in order is left to `write`: an object
+ * out of order with integer-like keys, and `__proto__`, which an assignment does not add as a key.
  */
-function isCanonicalData(value: unknown, depth: number): boolean {
+function dataKind(value: unknown, depth: number): typeof NOT_DATA | typeof SORTED | typeof UNSORTED {
   switch (typeof value) {
     case "string":
     case "boolean":
     case "undefined":
-      return true;
+      return SORTED;
     case "number":
-      return Number.isFinite(value);
+      return Number.isFinite(value) ? SORTED : NOT_DATA;
     case "object":
       break;
     default:
-      return false;
+      return NOT_DATA;
   }
-  if (value === null) return true;
-  if (depth >= MAX_NATIVE_DEPTH) return false;
+  if (value === null) return SORTED;
+  if (depth >= MAX_NATIVE_DEPTH) return NOT_DATA;
+  let kind: typeof SORTED | typeof UNSORTED = SORTED;
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype === Array.prototype) {
     const array = value as unknown[];
-    for (let i = 0; i < array.length; i++) if (!isCanonicalData(array[i], depth + 1)) return false;
-    return true;
+    for (let i = 0; i < array.length; i++) {
+      const item = dataKind(array[i], depth + 1);
+      if (item === NOT_DATA) return NOT_DATA;
+      if (item === UNSORTED) kind = UNSORTED;
+    }
+    return kind;
   }
-  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (prototype !== Object.prototype && prototype !== null) return NOT_DATA;
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  for (let i = 0; i < keys.length; i++) {
-    // Sorted as `write` sorts them (by UTF-16 code units); integer-like keys, which objects list first, fail here.
-    if (i > 0 && !(keys[i - 1]! < keys[i]!)) return false;
-    if (!isCanonicalData(record[keys[i]!], depth + 1)) return false;
+  const own = Object.keys(record);
+  let sorted = true;
+  let indexLike = false;
+  for (let i = 0; i < own.length; i++) {
+    const key = own[i]!;
+    if (key === "__proto__") return NOT_DATA;
+    // Sorted as `write` sorts them (by UTF-16 code units).
+    if (i > 0 && !(own[i - 1]! < key)) sorted = false;
+    if (!indexLike && isIndexLike(key)) indexLike = true;
+    const item = dataKind(record[key], depth + 1);
+    if (item === NOT_DATA) return NOT_DATA;
+    if (item === UNSORTED) kind = UNSORTED;
   }
-  return true;
+  if (sorted) return kind;
+  return indexLike ? NOT_DATA : UNSORTED;
 }
 
 function write(value: unknown, path: object[]): string {

@@ -25,7 +25,15 @@ describe("canonicalJson", () => {
     const data = fc.oneof(
       fc.jsonValue(),
       fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String)), fc.jsonValue()),
-      fc.constantFrom({ b: 1, a: 2 }, { 10: "x", 9: "y" }, { a: [undefined, { z: undefined, y: -0 }] }, [Number.NaN]),
+      fc.constantFrom(
+        { b: 1, a: 2 },
+        { 10: "x", 9: "y" },
+        { a: [undefined, { z: undefined, y: -0 }] },
+        [Number.NaN],
+        // Keys that every object has a value for through its prototype.
+        JSON.parse('{"b":{"__proto__":1},"a":{"c":2}}') as unknown,
+        JSON.parse('{"b":{"constructor":"x","toString":1},"a":[{"c":2,"hasOwnProperty":3}]}') as unknown,
+      ),
     );
     fc.assert(
       fc.property(data, (value) => {
