@@ -229,7 +229,9 @@ export function nearSameArgs(a: ArgsShape, b: ArgsShape): boolean {
 }
 
 function sameOrNested(a: Set<string>, b: Set<string>): boolean {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  // No destructured pair here or below: compared by the thousand, each would be an array made and dropped.
+  const small = a.size <= b.size ? a : b;
+  const large = small === a ? b : a;
   for (const leaf of small) if (!large.has(leaf)) return false;
   // Adding to nothing is a different request: a call with no structured arguments says nothing.
   return small.size > 0 || large.size === 0;
@@ -249,7 +251,8 @@ export function similarText(a: TextWords, b: TextWords): boolean {
     if (a.words.size !== b.words.size) return false;
     return jaccard(a.words, b.words) === 1 && jaccard(pairsOf(a), pairsOf(b)) >= CODE_PAIR_SIMILARITY;
   }
-  const [fewer, more] = a.words.size <= b.words.size ? [a.words.size, b.words.size] : [b.words.size, a.words.size];
+  const fewer = Math.min(a.words.size, b.words.size);
+  const more = Math.max(a.words.size, b.words.size);
   // Jaccard similarity cannot exceed the ratio of the sizes.
   if (fewer < LONG_TEXT_SIMILARITY * more && fewer < EXTENDED_MIN_WORDS) return false;
   const sharedWords = sharedCount(a.words, b.words);
@@ -372,7 +375,8 @@ function similarityOf(a: ReadonlySet<string>, b: ReadonlySet<string>, shared: nu
 
 function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  const small = a.size <= b.size ? a : b;
+  const large = small === a ? b : a;
   for (const item of small) if (large.has(item)) shared++;
   return shared;
 }

@@ -209,21 +209,32 @@ async function judgeBatches(
         refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
       }
     }
-    batches.push({
-      messageIndex: i,
-      firstCallIndex: toolCalls,
-      calls,
-      judgements,
-      judged,
-      turnJudgements,
-      ...recordedAnswers(messages, i, calls),
-    });
+    const answered = recordedAnswers(messages, i, calls);
+    // A turn every guard allows, which no guard answered live, changes nothing the replay
+    // reports: it is not kept, so a long thread's turns do not all stay in memory to the end.
+    if (answered.answeredLive.size > 0 || !allAllow(judgements, turnJudgements))
+      batches.push({
+        messageIndex: i,
+        firstCallIndex: toolCalls,
+        calls,
+        judgements,
+        judged,
+        turnJudgements,
+        ...answered,
+      });
     toolCalls += calls.length;
   }
   return { toolCalls, batches };
 }
 
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
+
+function allAllow(judgements: ReadonlyMap<string, CallDecision[]>, turns: ReadonlyMap<string, Decision>): boolean {
+  for (const decisions of judgements.values())
+    for (const { decision } of decisions) if (decision.action !== "allow") return false;
+  for (const turn of turns.values()) if (turn.action !== "allow") return false;
+  return true;
+}
 
 /**
  * A recorded answer as the replayed guards read it. A call a guard would have refused, but
