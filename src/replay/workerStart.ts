@@ -35,7 +35,7 @@ function tsxApi(): URL {
   return new URL(exports["./esm/api"]?.import?.default ?? "./dist/esm/api/index.mjs", pathToFileURL(manifest));
 }
 
-/** Workers started ahead of the run, by entry, with whether each has exited since. */
+/** Workers started ahead of the run, by entry, with whether each has failed or exited since. */
 const spares: Array<{ entry: string; worker: Worker; exited: boolean }> = [];
 
 /**
@@ -54,6 +54,8 @@ export function startSpareWorkers(entry: URL, workers: number): void {
   for (let i = 0; i < count; i++) {
     const spare = { entry: entry.href, worker: startReplayWorker(entry), exited: false };
     spare.worker.unref();
+    // A spare that fails before a run takes it is never handed out (and its error, unheard, would end this process).
+    spare.worker.on("error", () => (spare.exited = true));
     spare.worker.once("exit", () => (spare.exited = true));
     spares.push(spare);
   }

@@ -145,6 +145,14 @@ describe("workers started before the CLI loads LangChain", () => {
     expect(takeSpareWorker(ENTRY)).toBeUndefined();
   });
 
+  it("never hands out a worker that failed while it waited, and outlives its failure", async () => {
+    const broken = new URL(`data:text/javascript,${encodeURIComponent('throw new Error("broken entry")')}`);
+    startSpareWorkers(broken, 2);
+    // Far longer than a worker takes to fail on its first line, even on a busy machine.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect(takeSpareWorker(broken)).toBeUndefined();
+  }, 20_000);
+
   it("lets the command end when the run needs none of them", () => {
     // One thread replays here: the worker started for `--workers 2` is never handed out.
     const started = Date.now();
