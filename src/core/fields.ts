@@ -7,5 +7,8 @@ export type Loose = Record<string, unknown>;
  * never throws on odd shapes.
  */
 export function fields(value: unknown): Loose {
-  return value !== null && typeof value === "object" ? (value as Loose) : {};
+  return value !== null && typeof value === "object" ? (value as Loose) : NO_FIELDS;
 }
+
+/** One empty object for every value that is not one: views read it on every step, and never write it. */
+const NO_FIELDS: Loose = Object.freeze({});

@@ -32,18 +32,26 @@ export function messageKind(message: unknown): MessageKind {
   return (tag ? ROLE_KINDS[tag] : undefined) ?? "other";
 }
 
-/** Tool calls of an AI message; entries without a usable id or name are skipped. */
-export function toolCallsOf(message: unknown): ToolCallView[] {
+/**
+ * Tool calls of an AI message; entries without a usable id or name are skipped. Read on every
+ * step by every guard: when every entry is usable (as in any message LangChain made), they are
+ * the message's own array and calls, not copies.
+ */
+export function toolCallsOf(message: unknown): readonly ToolCallView[] {
   const calls = fields(message).tool_calls;
-  if (!Array.isArray(calls)) return [];
-  const out: ToolCallView[] = [];
-  for (const call of calls) {
-    const c = fields(call);
-    if (typeof c.id !== "string" || c.id === "" || typeof c.name !== "string") continue;
-    out.push({ id: c.id, name: c.name, args: c.args });
+  if (!Array.isArray(calls)) return NO_CALLS;
+  let out: ToolCallView[] | undefined;
+  for (let i = 0; i < calls.length; i++) {
+    const c = fields(calls[i]);
+    const usable = typeof c.id === "string" && c.id !== "" && typeof c.name === "string";
+    if (usable && out === undefined) continue;
+    out ??= (calls as ToolCallView[]).slice(0, i);
+    if (usable) out.push({ id: c.id as string, name: c.name as string, args: c.args });
   }
-  return out;
+  return out ?? (calls as ToolCallView[]);
 }
+
+const NO_CALLS: readonly ToolCallView[] = Object.freeze([]);
 
 export function toolCallIdOf(message: unknown): string | undefined {
   const id = fields(message).tool_call_id;
@@ -72,7 +80,7 @@ export function nameOf(message: unknown): string | undefined {
 }
 
 /** Calls of the last AI message that no ToolMessage after it answers yet. */
-export function pendingToolCalls(messages: readonly unknown[]): ToolCallView[] {
+export function pendingToolCalls(messages: readonly unknown[]): readonly ToolCallView[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (messageKind(message) !== "ai") continue;

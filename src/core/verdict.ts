@@ -18,7 +18,7 @@ export interface GuardMode {
  * The calls of a model turn a guard judges: every call for the repair middleware; for the others,
  * those its review did not find unusable, which the repair middleware answers and explains better.
  */
-export function judgedCalls(asking: unknown, judgesUnusableCalls = false): ToolCallView[] {
+export function judgedCalls(asking: unknown, judgesUnusableCalls = false): readonly ToolCallView[] {
   const calls = toolCallsOf(asking);
   const unusable = judgesUnusableCalls ? undefined : unusableCallIds(asking);
   return unusable?.size ? calls.filter((call) => !unusable.has(call.id)) : calls;

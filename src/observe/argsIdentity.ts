@@ -220,12 +220,13 @@ function collect(value: unknown, path: string, shape: ArgsShape, depth: number):
  * path is a different request, however small the change: that is exploration, not repetition.
  */
 export function nearSameArgs(a: ArgsShape, b: ArgsShape): boolean {
-  if (a.texts.size !== b.texts.size) return false;
-  for (const [path, words] of a.texts) {
+  // The structured values first: they tell most calls apart before any wording is compared.
+  if (a.texts.size !== b.texts.size || !sameOrNested(a.leaves, b.leaves)) return false;
+  for (const path of a.texts.keys()) {
     const other = b.texts.get(path);
-    if (!other || !similarText(words, other)) return false;
+    if (!other || !similarText(a.texts.get(path)!, other)) return false;
   }
-  return sameOrNested(a.leaves, b.leaves);
+  return true;
 }
 
 function sameOrNested(a: Set<string>, b: Set<string>): boolean {

@@ -114,11 +114,11 @@ export interface JudgedBatch {
   /** Position of the turn's first call among all tool calls of the thread. */
   firstCallIndex: number;
   /** Every call of the turn, those no guard judges included: a stop answers them too. */
-  calls: ToolCallView[];
+  calls: readonly ToolCallView[];
   /** Each guard's decisions, by name. A decision does not depend on the stack's order, only what it does. */
   judgements: Map<string, CallDecision[]>;
   /** The calls the guards judge (the repair middleware answers the others). */
-  judged: ToolCallView[];
+  judged: readonly ToolCallView[];
   /** Each turn-judging guard's decision on the turn as a whole, for when none of its calls reach it. */
   turnJudgements: Map<string, Decision>;
   /** The guard that answered a call in place of its tool live, by call id, read from the marks of the recorded answers. */
