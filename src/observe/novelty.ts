@@ -18,51 +18,16 @@ export interface CallResultView {
 export type DeltaFunction = (current: CallResultView, earlier: readonly CallResultView[]) => number;
 
 /**
- * Share of `text` not seen before, in [0, 1]: the characters on lines absent from `seen`.
- * Lines are the unit because tool output (logs, listings, pages, JSON documents) changes line by
- * line. Text that an LLM renders on every call (a page read back from a screenshot, a summary)
- * changes its lines, wording and punctuation even when nothing changed, so a multi-line prose
- * result is also measured by its words, and counts by whichever measure finds less: every new
- * number (a count, a price, a position, an age) is news, while new words are news only beyond
- * the share that rewording alone produces (REWORDING_ALLOWANCE). Structured output (JSON) and
- * short results are measured by lines only: code that renders them does not paraphrase.
- */
-export function lineNovelty(text: string, seen: ReadonlySet<string>): number {
-  if (text.length === 0) return 0;
-  let fresh = 0;
-  let lines = 0;
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end);
-    if (!seen.has(line)) fresh += line.length + 1;
-    lines++;
-    start = end + 1;
-  }
-  return withProse(text, lines, Math.min(1, fresh / (text.length + 1)), seen);
-}
-
-/** The share by lines, or by words when the text is prose and they find less (see `lineNovelty`). */
-function withProse(text: string, lines: number, byLines: number, seen: ReadonlySet<string>): number {
-  if (byLines === 0 || !mayBeProse(text, lines)) return byLines;
-  const words = wordsOf(text);
-  if (words.length < MIN_PROSE_WORDS) return byLines;
-  const known = proseWords.get(seen);
-  let newNumbers = 0;
-  let newWords = 0;
-  for (const word of words) {
-    if (known?.has(word)) continue;
-    if (HAS_DIGIT.test(word)) newNumbers++;
-    else newWords++;
-  }
-  const byWords = (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
-  return Math.min(byLines, byWords);
-}
-
-/**
- * `lineNovelty(text, seen)`, then `addLines(text, seen)`, reading the text's lines once: what the
- * store does with each result of a repeated call.
+ * Share of `text` not seen before, in [0, 1], then its lines (and the words of prose) added to
+ * `seen`: what the store does with each result of a repeated call. The share is that of the
+ * characters on lines absent from `seen`. Lines are the unit because tool output (logs,
+ * listings, pages, JSON documents) changes line by line. Text that an LLM renders on every call
+ * (a page read back from a screenshot, a summary) changes its lines, wording and punctuation even
+ * when nothing changed, so a multi-line prose result is also measured by its words, and counts
+ * by whichever measure finds less: every new number (a count, a price, a position, an age) is
+ * news, while new words are news only beyond the share that rewording alone produces
+ * (REWORDING_ALLOWANCE). Structured output (JSON) and short results are measured by lines only:
+ * code that renders them does not paraphrase.
  */
 export function noveltyThenRemember(text: string, seen: Set<string>): number {
   const lines = text.split("\n");
@@ -74,8 +39,28 @@ export function noveltyThenRemember(text: string, seen: Set<string>): number {
   return delta;
 }
 
+/** The share by lines, or by words when the text is prose and they find less (see `noveltyThenRemember`). */
+function withProse(text: string, lines: number, byLines: number, seen: ReadonlySet<string>): number {
+  if (byLines === 0 || !mayBeProse(text, lines)) return byLines;
+  const words = wordsOf(text);
+  if (words.length < MIN_PROSE_WORDS) return byLines;
+  return Math.min(byLines, wordNews(words, proseWords.get(seen)));
+}
+
+/** Share of `words` that is news: every new number, and new words beyond rewording (REWORDING_ALLOWANCE). */
+function wordNews(words: readonly string[], known: ReadonlySet<string> | undefined): number {
+  let newNumbers = 0;
+  let newWords = 0;
+  for (const word of words) {
+    if (known?.has(word)) continue;
+    if (HAS_DIGIT.test(word)) newNumbers++;
+    else newWords++;
+  }
+  return (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
+}
+
 /**
- * Share of `text` that is news by its words alone (see `lineNovelty`), or undefined when `text`
+ * Share of `text` that is news by its words alone (see `noveltyThenRemember`), or undefined when `text`
  * is not multi-line prose: for comparing a result with one of another call, where a line-level
  * share would let a small new answer hide among lines of boilerplate.
  */
@@ -85,14 +70,7 @@ export function proseNovelty(text: string, seen: ReadonlySet<string>): number | 
   const words = wordsOf(text);
   const known = proseWords.get(seen);
   if (words.length < MIN_PROSE_WORDS || !known) return undefined;
-  let newNumbers = 0;
-  let newWords = 0;
-  for (const word of words) {
-    if (known.has(word)) continue;
-    if (HAS_DIGIT.test(word)) newNumbers++;
-    else newWords++;
-  }
-  return (newNumbers + Math.max(0, newWords - REWORDING_ALLOWANCE * words.length)) / words.length;
+  return wordNews(words, known);
 }
 
 /** Remembers the lines of `text`, and the words of prose. */

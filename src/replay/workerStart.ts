@@ -70,6 +70,11 @@ export function takeSpareWorker(entry: URL): Worker | undefined {
   return worker;
 }
 
+/** The cores this process may use: the default number of replaying threads. */
+export function defaultWorkerCount(): number {
+  return availableParallelism();
+}
+
 /**
  * The `--workers` value of a command line, read before the CLI parses it (which it does once
  * LangChain is loaded): undefined unless `args` run `eval` with a well-formed count.
@@ -77,7 +82,7 @@ export function takeSpareWorker(entry: URL): Worker | undefined {
 export function workersAskedFor(args: readonly string[]): number | undefined {
   if (args[0] !== "eval" || args.includes("--suggest")) return undefined;
   const at = args.findIndex((arg) => arg === "--workers" || arg.startsWith("--workers="));
-  if (at === -1) return availableParallelism();
+  if (at === -1) return defaultWorkerCount();
   const text = args[at]!.includes("=") ? args[at]!.slice("--workers=".length) : args[at + 1];
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }

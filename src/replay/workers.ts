@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { parentPort, type Worker } from "node:worker_threads";
 import { replaySetupFor, type ReplaySetup, type ReplaySetupRequest } from "./config.js";
 import {
@@ -52,11 +51,6 @@ export class ReplayWorkerError extends Error {
     // The message already carries the worker's own stack, which is the one that helps.
     this.stack = `${this.name}: ${message}`;
   }
-}
-
-/** The cores this process may use: the default number of replaying threads. */
-export function defaultWorkerCount(): number {
-  return availableParallelism();
 }
 
 /** Batches a worker holds at once: the next is already there when one is sent back. */
