@@ -53,14 +53,24 @@ let callersVisible = false;
  * call of a stack's hook; a bundle that renames LangChain's files leaves the signs below to warn.
  */
 export function warnOfBuiltinsBefore(hook: keyof typeof NEED_INSIDE): void {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 64;
-  const stack = new Error().stack ?? "";
-  Error.stackTraceLimit = limit;
+  const stack = callerFiles();
   if (/langchain[\\/](?:dist|src)[\\/]agents[\\/]/.test(stack)) callersVisible = true;
   for (const { file, name, why } of NEED_INSIDE[hook]) {
     if (new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`).test(stack))
       warnOnce(name, () => listedBeforeText(name, why));
+  }
+}
+
+/** The files of the callers, one a line: formatting whole frames maps each through source maps, which costs more than the check. */
+function callerFiles(): string {
+  const { stackTraceLimit, prepareStackTrace } = Error;
+  Error.stackTraceLimit = 64;
+  Error.prepareStackTrace = (_error, frames) => frames.map((frame) => frame.getFileName() ?? "").join("\n");
+  try {
+    return String(new Error().stack ?? "");
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+    Error.prepareStackTrace = prepareStackTrace;
   }
 }
 

@@ -37,7 +37,10 @@ interface InvokableTool {
   invoke(input: unknown, config?: unknown): unknown;
 }
 
-const probes = new WeakMap<object, RunProbe>();
+/** Where a probing tool keeps its call's probe: a symbol, so no tool property is shadowed. */
+const PROBE = Symbol("harness-kit.probe");
+
+type ProbingTool = InvokableTool & { [PROBE]: RunProbe };
 
 /** `request` with its tool replaced by one that notes its run; an outer guard's probe is reused. */
 export function probedRequest<R extends { tool?: unknown }>(request: R): { request: R; probe: RunProbe } {
@@ -45,40 +48,50 @@ export function probedRequest<R extends { tool?: unknown }>(request: R): { reque
   // No tool by that name: LangChain answers the call without running anything.
   if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function")
     return { request, probe: { ran: false, passedOn: false } };
-  const known = probes.get(tool);
+  const known = (tool as Partial<ProbingTool>)[PROBE];
   if (known) return { request, probe: known };
   const probe: RunProbe = { ran: false, passedOn: false };
-  // The guards read a tool's schema, never its name, and the tool reads its own on itself: a read
-  // of the name here is another middleware's.
-  const probing = Object.create(tool, {
-    name: { get: nameReader(tool, probe) },
-    invoke: { value: probedInvoke(tool, probe) },
-  }) as InvokableTool;
-  probes.set(probing, probe);
+  const probing = Object.create(probingPrototype(tool)) as ProbingTool;
+  probing[PROBE] = probe;
   return { request: { ...request, tool: probing }, probe };
 }
 
-// The probe's accessors are made by functions of the module: a closure written in place gets its
-// name set at every call (keepNames), on every step.
-
-/** The tool's name, read by a middleware after the guards: that middleware saw the call pass. */
-function nameReader(tool: InvokableTool, probe: RunProbe): () => unknown {
-  return () => {
-    probe.passedOn = true;
-    return (tool as { name?: unknown }).name;
-  };
+/**
+ * What every probing stand-in for `tool` inherits, made once per tool: defining accessors on each
+ * call's object was the guards' costliest line per step. The guards read a tool's schema, never
+ * its name, and the tool reads its own on itself: a read of the name here is another middleware's.
+ */
+function probingPrototype(tool: InvokableTool): object {
+  let prototype = prototypes.get(tool);
+  if (!prototype) {
+    prototype = Object.create(tool, {
+      name: {
+        get(this: ProbingTool) {
+          this[PROBE].passedOn = true;
+          return (tool as { name?: unknown }).name;
+        },
+      },
+      invoke: {
+        value(this: ProbingTool, input: unknown, config?: unknown) {
+          return probedInvoke(tool, this[PROBE], input, config);
+        },
+      },
+    }) as object;
+    prototypes.set(tool, prototype);
+  }
+  return prototype;
 }
 
+const prototypes = new WeakMap<object, object>();
+
 /** The tool's invoke, noting that it ran; one promise step on the way back, not an async function's. */
-function probedInvoke(tool: InvokableTool, probe: RunProbe): (input: unknown, config?: unknown) => Promise<unknown> {
-  return (input, config) => {
-    probe.ran = true;
-    return promised(() => tool.invoke(input, config)).catch((error: unknown) => {
-      // Arguments the tool's schema refused: the tool itself never ran.
-      if (error instanceof ToolInputParsingException) probe.ran = false;
-      throw error;
-    });
-  };
+function probedInvoke(tool: InvokableTool, probe: RunProbe, input: unknown, config: unknown): Promise<unknown> {
+  probe.ran = true;
+  return promised(() => tool.invoke(input, config)).catch((error: unknown) => {
+    // Arguments the tool's schema refused: the tool itself never ran.
+    if (error instanceof ToolInputParsingException) probe.ran = false;
+    throw error;
+  });
 }
 
 /**

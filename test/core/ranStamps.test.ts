@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { probedRequest } from "../../src/core/ranStamps.js";
+
+function lookupTool() {
+  return tool(async ({ key }: { key: string }) => `value of ${key}`, {
+    name: "lookup",
+    description: "look a key up",
+    schema: z.object({ key: z.string() }),
+  });
+}
+
+describe("probedRequest", () => {
+  it("gives each call of one tool its own probe: parallel calls do not share what ran", async () => {
+    const lookup = lookupTool();
+    const first = probedRequest({ toolCall: { name: "lookup" }, tool: lookup });
+    const second = probedRequest({ toolCall: { name: "lookup" }, tool: lookup });
+    expect(first.probe).not.toBe(second.probe);
+
+    const tool1 = first.request.tool as typeof lookup;
+    expect(await tool1.invoke({ key: "a" })).toBe("value of a");
+    expect(first.probe.ran).toBe(true);
+    expect(second.probe.ran).toBe(false);
+
+    // A middleware after the guards reads the tool's name on the way: only that call's probe notes it.
+    expect((second.request.tool as typeof lookup).name).toBe("lookup");
+    expect(second.probe.passedOn).toBe(true);
+    expect(first.probe.passedOn).toBe(false);
+  });
+
+  it("hands an inner guard the outer guard's probe, and the tool's other members stay readable", () => {
+    const lookup = lookupTool();
+    const outer = probedRequest({ toolCall: { name: "lookup" }, tool: lookup });
+    const inner = probedRequest(outer.request);
+    expect(inner.probe).toBe(outer.probe);
+    expect(inner.request.tool).toBe(outer.request.tool);
+    expect((outer.request.tool as typeof lookup).description).toBe("look a key up");
+    expect(outer.probe.passedOn).toBe(false);
+  });
+
+  it("counts arguments the tool's schema refused as not run", async () => {
+    const { request, probe } = probedRequest({ toolCall: { name: "lookup" }, tool: lookupTool() });
+    await expect((request.tool as ReturnType<typeof lookupTool>).invoke({ key: 3 } as never)).rejects.toThrow();
+    expect(probe.ran).toBe(false);
+  });
+
+  it("answers a request without a tool with a probe that never ran", () => {
+    const request = { toolCall: { name: "missing" } };
+    const probed = probedRequest(request);
+    expect(probed.request).toBe(request);
+    expect(probed.probe).toEqual({ ran: false, passedOn: false });
+  });
+});
