@@ -152,18 +152,12 @@ const FREE_TEXT_WORDS = 3;
 const HAS_LETTER = /\p{L}/u;
 const WORD = /[\p{L}\p{N}_]+/gu;
 
+/** The shape of a call's arguments, read afresh (a history keeps them: `NearRepeats.shapeOf`). */
 export function argsShapeOf(args: unknown): ArgsShape {
-  // A pending call's arguments are the same object once its result arrives: read them once.
-  const cacheable = args !== null && typeof args === "object";
-  const cached = cacheable ? shapes.get(args) : undefined;
-  if (cached) return cached;
   const shape: ArgsShape = { leaves: new Set(), texts: new Map() };
   collect(args ?? {}, "", shape, 0);
-  if (cacheable) shapes.set(args, shape);
   return shape;
 }
-
-const shapes = new WeakMap<object, ArgsShape>();
 
 /**
  * Free text is read up to this many characters: enough to tell two requests or scripts apart

@@ -47,6 +47,7 @@ const SAME_PROSE_NOVELTY = 0.02;
  */
 export class NearRepeats {
   private readonly shapes = new Map<number, ArgsShape>();
+  private readonly pendingShapes = new Map<unknown, ArgsShape>();
   private readonly byTool = new Map<string, number[]>();
   private indexed = 0;
   private readonly repeatOf = new Map<number, number | null>();
@@ -57,7 +58,24 @@ export class NearRepeats {
 
   shapeAt(index: number): ArgsShape {
     let shape = this.shapes.get(index);
-    if (!shape) this.shapes.set(index, (shape = argsShapeOf(this.list[index]!.args)));
+    if (!shape) {
+      const { args } = this.list[index]!;
+      shape = this.pendingShapes.get(args) ?? argsShapeOf(args);
+      this.pendingShapes.delete(args);
+      this.shapes.set(index, shape);
+    }
+    return shape;
+  }
+
+  /**
+   * The shape of a pending call's arguments, kept until the call is observed: its arguments are
+   * the same object then, and are read once. Kept here, with the history, rather than in a
+   * module-wide weak map: eval drops a replayed thread's store at once (replay/forgetThread.ts).
+   */
+  shapeOf(args: unknown): ArgsShape {
+    if (args === null || typeof args !== "object") return argsShapeOf(args);
+    let shape = this.pendingShapes.get(args);
+    if (!shape) this.pendingShapes.set(args, (shape = argsShapeOf(args)));
     return shape;
   }
 

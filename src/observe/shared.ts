@@ -4,7 +4,7 @@ import { ObservationStore, type ObservationOptions } from "./store.js";
 /** The options every guard uses unless it has novelty or normalisation options of its own. */
 export const DEFAULT_OBSERVATION_OPTIONS: ObservationOptions = Object.freeze({});
 
-const stores = new WeakMap<ObservationOptions, WeakMap<object, ObservationStore>>();
+const stores = new WeakMap<object, Map<ObservationOptions, ObservationStore>>();
 
 /** A history's observation store, with the hasher that fingerprints what is not in it yet. */
 export interface Observed {
@@ -38,18 +38,31 @@ export function observationsNow(
     store.update(messages);
     return { store, hash };
   }
-  let byHead = stores.get(options);
-  if (!byHead) {
-    byHead = new WeakMap();
-    stores.set(options, byHead);
+  let byOptions = stores.get(head);
+  if (!byOptions) {
+    byOptions = new Map();
+    stores.set(head, byOptions);
   }
-  let store = byHead.get(head);
+  let store = byOptions.get(options);
   if (!store) {
     store = new ObservationStore(hash, options);
-    byHead.set(head, store);
+    byOptions.set(options, store);
   }
   store.update(messages);
   return { store, hash };
+}
+
+/**
+ * Drops the stores kept for the history that starts with `head`, and returns them (what was
+ * derived from their observations may be dropped too). For a caller that is done with a history,
+ * as eval is after each thread: left to the collector, a weakly kept store outlives its thread
+ * through every young-generation collection until a full one (bench/README.md, issue 27).
+ */
+export function forgetObservations(head: unknown): ObservationStore[] {
+  if (head === null || typeof head !== "object") return [];
+  const byOptions = stores.get(head);
+  stores.delete(head);
+  return byOptions ? [...byOptions.values()] : [];
 }
 
 /**

@@ -6,6 +6,7 @@ import { replayThread, type ReplayResult } from "./replayThread.js";
 import { findThreadSources, loadThreadSource, type ThreadSearch, type ThreadSource } from "./sources.js";
 import { profileThread, type ThreadProfile } from "./threadProfile.js";
 import { guardThresholds } from "./thresholds.js";
+import { forgetThread } from "./forgetThread.js";
 import { runawayGuardOptions } from "../guards/runaway/options.js";
 
 export type { ThreadSource } from "./sources.js";
@@ -85,6 +86,7 @@ export async function evaluateSource(source: ThreadSource, setup: ReplaySetup): 
       guardThresholds(setup.config).runaway?.minInputTokens ?? runawayGuardOptions.parse({}).minInputTokens;
     facts.profile = await profileThread(messages, setup.observation, minInputTokens);
   }
+  forgetThread(messages);
   return {
     kind: "replayed",
     thread: { id: thread.id, source: thread.source },

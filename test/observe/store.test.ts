@@ -196,3 +196,24 @@ describe("ObservationStore", () => {
     );
   });
 });
+
+describe("near-duplicate shapes", () => {
+  it("reads a pending call's arguments once: the shape judged before it ran is the one its observation keeps", async () => {
+    const messages = history([{ tool: "search", args: { query: "flights to Paris in May" }, result: "none" }], {
+      pendingLast: true,
+    });
+    const store = new ObservationStore(await loadHasher());
+    const args = (messages.at(-1) as AIMessage).tool_calls![0]!.args;
+    const pendingShape = store.near.shapeOf(args);
+    expect(store.near.shapeOf(args)).toBe(pendingShape);
+    messages.push(
+      new ToolMessage({ content: "none", tool_call_id: (messages.at(-1) as AIMessage).tool_calls![0]!.id! }),
+    );
+    store.update(messages);
+    expect(store.near.shapeAt(0)).toBe(pendingShape);
+    // Equal arguments in another object are read afresh, to an equal shape.
+    const copy = store.near.shapeOf({ ...args });
+    expect(copy).not.toBe(pendingShape);
+    expect(copy).toEqual(pendingShape);
+  });
+});

@@ -1,6 +1,5 @@
 import { ALLOW, type CallDecision, type Decision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import { argsShapeOf } from "../../observe/argsIdentity.js";
 import type { NearRepeats } from "../../observe/nearRepeats.js";
 import { isReadOnlyCommand } from "../../observe/readOnlyCommand.js";
 import {
@@ -246,7 +245,7 @@ class UserTurns {
   private valuesOfCall(): string[] {
     if (!this.values) {
       this.values = [];
-      for (const leaf of argsShapeOf(this.call.args).leaves) {
+      for (const leaf of this.history.near.shapeOf(this.call.args).leaves) {
         const value = leaf.slice(leaf.indexOf("=") + 1);
         if (value.length >= MIN_NAMED_VALUE_CHARS) this.values.push(value);
       }
@@ -267,7 +266,7 @@ function membersOf(history: ObservedHistory, call: ToolCallView, key: string, ar
   const exact = history.occurrencesOf(key);
   let near: readonly number[] = [];
   if (!groupsWholeTool(key)) {
-    const shape = argsShapeOf(call.args);
+    const shape = history.near.shapeOf(call.args);
     const end = history.observations.length;
     near = history.near.similarBefore(call.name, argsKey, shape, end);
     // An earlier failure this call would repeat (only fields the error was not about changed).
@@ -442,6 +441,11 @@ const CONTENT_SCAN_CHARS = 2000;
 // Per observation list (a store's list is replaced, never shortened, when it rebuilds) and per
 // guard settings, since what counts as wasted and as a change of world depends on them.
 const judges = new WeakMap<readonly StoredObservation[], WeakMap<NoProgressOptions, Judge>>();
+
+/** Drops what the guard concluded about an observation list (see `forgetObservations`). */
+export function forgetJudgements(observations: readonly StoredObservation[]): void {
+  judges.delete(observations);
+}
 
 function judgeOf(history: ObservedHistory, options: NoProgressOptions): Judge {
   let bySettings = judges.get(history.observations);

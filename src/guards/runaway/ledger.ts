@@ -435,3 +435,8 @@ export function ledgerFor(messages: readonly unknown[]): RunawayLedger {
   }
   return ledger.update(messages);
 }
+
+/** Drops the ledger kept for the history that starts with `head` (see `forgetObservations`). */
+export function forgetLedger(head: unknown): void {
+  if (head !== null && typeof head === "object") ledgers.delete(head);
+}
