@@ -46,7 +46,7 @@ describe("probedRequest", () => {
   });
 
   it("answers a request without a tool with a probe that never ran", () => {
-    const request = { toolCall: { name: "missing" } };
+    const request: { toolCall: { name: string }; tool?: unknown } = { toolCall: { name: "missing" } };
     const probed = probedRequest(request);
     expect(probed.request).toBe(request);
     expect(probed.probe).toEqual({ ran: false, passedOn: false });
