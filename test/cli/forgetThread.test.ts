@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AIMessage } from "@langchain/core/messages";
 import { ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../../src/observe/shared.js";
 import { ledgerFor } from "../../src/guards/runaway/ledger.js";
@@ -17,9 +18,7 @@ describe("forgetThread", () => {
   it("drops a replayed thread's stores and ledger: the next judgement starts afresh, to the same decisions", async () => {
     const messages = history(repeats(4), { pendingLast: true });
     const guard = new ProgressAwareLoopGuardMiddleware();
-    const pending = [messages.at(-1)!].flatMap(
-      (m) => (m as { tool_calls: { id: string; name: string; args: unknown }[] }).tool_calls,
-    );
+    const pending = (messages.at(-1) as AIMessage).tool_calls!.map(({ id, name, args }) => ({ id: id!, name, args }));
     const before = await guard.evaluate(messages, pending);
     const store = (await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS)).store;
     const ledger = ledgerFor(messages);
