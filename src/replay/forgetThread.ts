@@ -3,11 +3,11 @@ import { forgetLedger } from "../guards/runaway/ledger.js";
 import { forgetObservations } from "../observe/shared.js";
 
 /**
- * Drops every cache the guards keep for a thread eval has replayed: its observation stores, what
+ * Drops every cache the guards keep for a thread a replay is done with: its observation stores, what
  * the progress guard concluded from them, and the runaway guard's ledger. They are keyed weakly by
  * the thread's first message and would go with it anyway, but only at a full collection: until
  * then each young-generation collection copies them and the thread's messages they hold, and
- * eval replays hundreds of threads between full collections (bench/README.md, issue 27).
+ * eval and --suggest replay hundreds of threads between full collections (bench/README.md, issue 27).
  */
 export function forgetThread(messages: readonly unknown[]): void {
   const head = messages[0];

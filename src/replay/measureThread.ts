@@ -6,6 +6,7 @@ import { estimatedChars, RunawayLedger, usageOf } from "../guards/runaway/ledger
 import { runawayGuardOptions } from "../guards/runaway/options.js";
 import { buildReplaySetup } from "./config.js";
 import { replayThread } from "./replayThread.js";
+import { forgetThread } from "./forgetThread.js";
 import type { DecisionPoint, ThreadMeasures } from "./suggest.js";
 
 /**
@@ -35,6 +36,7 @@ export async function measureThread(
   let peakIdenticalCalls = 0;
   let peakWasted = 0;
   const { decisions } = await replayThread(messages, MEASURING.stack);
+  forgetThread(messages);
   for (const { guard, detail, shadowedBy } of decisions) {
     // Live, a guard never sees a call an outer guard answered.
     if (shadowedBy || !detail) continue;

@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { buildReplaySetup, type ReplayConfig } from "./config.js";
 import { measureThread, modelCallTokens } from "./measureThread.js";
 import { replayThread, type ReplayResult, type ReplayStop, type StackedGuard } from "./replayThread.js";
+import { forgetThread } from "./forgetThread.js";
 import {
   bestPlainCap,
   capTally,
@@ -57,7 +58,9 @@ export async function fitThresholds(
     const before: SuggestedSettings = settings;
     stopped = 0;
     for (const thread of successful) {
-      const { stops, decisions } = await replayThread(await thread.messages(), stack);
+      const messages = await thread.messages();
+      const { stops, decisions } = await replayThread(messages, stack);
+      forgetThread(messages);
       if (stops.length === 0) continue;
       stopped++;
       for (const stop of stops) {
@@ -86,6 +89,7 @@ export async function scoreStack(
   for (const thread of threads) {
     const messages = await thread.messages();
     const replay = await replayThread(messages, stack);
+    forgetThread(messages);
     tally(
       out,
       { successful: thread.successful, tokens: modelCallTokens(messages) },
