@@ -199,11 +199,17 @@ async function judgeBatches(
     const turnJudgements = new Map<string, Decision>();
     refusals = NO_REFUSALS;
     stamped = isStampedTurn(message);
+    let acted = false;
     for (const { guard } of stack) {
       const decisions = await guard.evaluate(history, judged);
       judgements.set(guard.name, decisions);
-      if (guard.evaluateTurn) turnJudgements.set(guard.name, await guard.evaluateTurn(history));
+      if (guard.evaluateTurn) {
+        const turn = await guard.evaluateTurn(history);
+        turnJudgements.set(guard.name, turn);
+        if (turn.action !== "allow") acted = true;
+      }
       for (const { call, decision } of decisions) {
+        if (decision.action !== "allow") acted = true;
         if (!refuses(decision, false)) continue;
         if (refusals === NO_REFUSALS) refusals = new Map();
         refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
@@ -212,7 +218,7 @@ async function judgeBatches(
     const answered = recordedAnswers(messages, i, calls);
     // A turn every guard allows, which no guard answered live, changes nothing the replay
     // reports: it is not kept, so a long thread's turns do not all stay in memory to the end.
-    if (answered.answeredLive.size > 0 || !allAllow(judgements, turnJudgements))
+    if (acted || answered.answeredLive.size > 0)
       batches.push({
         messageIndex: i,
         firstCallIndex: toolCalls,
@@ -228,13 +234,6 @@ async function judgeBatches(
 }
 
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
-
-function allAllow(judgements: ReadonlyMap<string, CallDecision[]>, turns: ReadonlyMap<string, Decision>): boolean {
-  for (const decisions of judgements.values())
-    for (const { decision } of decisions) if (decision.action !== "allow") return false;
-  for (const turn of turns.values()) if (turn.action !== "allow") return false;
-  return true;
-}
 
 /**
  * A recorded answer as the replayed guards read it. A call a guard would have refused, but
