@@ -3,6 +3,7 @@
 // `npm run bench -- turns`.
 import { recommendedGuards } from "../src/index.js";
 import { againstBareRows, type AgainstBare } from "./agentOverhead.js";
+import { hooksAlonePerStep } from "./hooksAlone.js";
 import { fmt, verdict } from "./timing.js";
 
 const TURNS = [20, 100, 300];
@@ -18,6 +19,14 @@ export default async function turnsBench(): Promise<string> {
   const growth = last.addedPerStep / first.addedPerStep;
   rows.push(
     `| what the stack adds per step, ${TURNS.at(-1)} ÷ ${TURNS[0]} tool turns | ${growth.toFixed(2)}× (${fmt(first.addedPerStep)} → ${fmt(last.addedPerStep)}) | ≤ 1.2× | ${verdict(growth <= 1.2)} |`,
+  );
+  // The same hooks outside the graph: our own code's time, warm and with LangGraph's work between them.
+  const warm: number[] = [];
+  for (const turns of TURNS) warm.push(await hooksAlonePerStep(turns, () => guards()[0], Math.ceil(8000 / turns)));
+  const cold = await hooksAlonePerStep(TURNS[0]!, () => guards()[0], 20, true);
+  rows.push(
+    `| our hooks alone, outside the graph, warm: per step at ${TURNS.join(" / ")} tool turns | ${warm.map(fmt).join(" / ")} (${TURNS.at(-1)} ÷ ${TURNS[0]}: ${(warm.at(-1)! / warm[0]!).toFixed(2)}×) | | |`,
+    `| … cold (a bare agent's run between hook calls), ${TURNS[0]} tool turns | ${fmt(cold)} per step, ${(cold / warm[0]!).toFixed(1)}× warm | | |`,
   );
   return `## The stack's cost per step as the thread grows\n\n${rows.join("\n")}`;
 }
