@@ -22,7 +22,7 @@ export default async function turnsBench(): Promise<string> {
   );
   // The same hooks outside the graph: our own code's time, warm and with LangGraph's work between them.
   const warm: number[] = [];
-  for (const turns of TURNS) warm.push(await hooksAlonePerStep(turns, () => guards()[0], Math.ceil(8000 / turns)));
+  for (const turns of TURNS) warm.push(await hooksAlonePerStep(turns, () => guards()[0], Math.ceil(16000 / turns)));
   const cold = await hooksAlonePerStep(TURNS[0]!, () => guards()[0], 20, true);
   rows.push(
     `| our hooks alone, outside the graph, warm: per step at ${TURNS.join(" / ")} tool turns | ${warm.map(fmt).join(" / ")} (${TURNS.at(-1)} ÷ ${TURNS[0]}: ${(warm.at(-1)! / warm[0]!).toFixed(2)}×) | | |`,
