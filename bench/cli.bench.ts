@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildReplaySetup } from "../src/replay/config.js";
 import { evaluateSources } from "../src/replay/evaluate.js";
-import { forgetThread } from "../src/replay/forgetThread.js";
-import { replayThread } from "../src/replay/replayThread.js";
+import { replayAndForget } from "../src/replay/forgetThread.js";
 import { collectThreadFiles, loadThreadFile } from "../src/replay/sources.js";
 import { syntheticThread } from "./threads.js";
 import { summarise, verdict } from "./timing.js";
@@ -54,10 +53,7 @@ export default async function cliBench(): Promise<string> {
   const replayOnly = await timeRounds(async () => {
     const { stack } = buildReplaySetup();
     // As eval does after each thread: the next round meets no cache of this one.
-    for (const thread of threads) {
-      await replayThread(thread.messages, stack);
-      forgetThread(thread.messages);
-    }
+    for (const thread of threads) await replayAndForget(thread.messages, stack);
   });
 
   const rate = (seconds: number) => Math.round(calls / seconds).toLocaleString("en-US");

@@ -5,8 +5,7 @@ import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import { estimatedChars, RunawayLedger, usageOf } from "../guards/runaway/ledger.js";
 import { runawayGuardOptions } from "../guards/runaway/options.js";
 import { buildReplaySetup } from "./config.js";
-import { replayThread } from "./replayThread.js";
-import { forgetThread } from "./forgetThread.js";
+import { replayAndForget } from "./forgetThread.js";
 import type { DecisionPoint, ThreadMeasures } from "./suggest.js";
 
 /**
@@ -35,8 +34,7 @@ export async function measureThread(
   const { runs, tokens, peakRunawayFactor } = spendOf(messages, minInputTokens);
   let peakIdenticalCalls = 0;
   let peakWasted = 0;
-  const { decisions } = await replayThread(messages, MEASURING.stack);
-  forgetThread(messages);
+  const { decisions } = await replayAndForget(messages, MEASURING.stack);
   for (const { guard, detail, shadowedBy } of decisions) {
     // Live, a guard never sees a call an outer guard answered.
     if (shadowedBy || !detail) continue;

@@ -1,8 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { buildReplaySetup, type ReplayConfig } from "./config.js";
 import { measureThread, modelCallTokens } from "./measureThread.js";
-import { replayThread, type ReplayResult, type ReplayStop, type StackedGuard } from "./replayThread.js";
-import { forgetThread } from "./forgetThread.js";
+import type { ReplayResult, ReplayStop, StackedGuard } from "./replayThread.js";
+import { replayAndForget } from "./forgetThread.js";
 import {
   bestPlainCap,
   capTally,
@@ -58,9 +58,7 @@ export async function fitThresholds(
     const before: SuggestedSettings = settings;
     stopped = 0;
     for (const thread of successful) {
-      const messages = await thread.messages();
-      const { stops, decisions } = await replayThread(messages, stack);
-      forgetThread(messages);
+      const { stops, decisions } = await replayAndForget(await thread.messages(), stack);
       if (stops.length === 0) continue;
       stopped++;
       for (const stop of stops) {
@@ -88,8 +86,7 @@ export async function scoreStack(
   const out = emptyTally();
   for (const thread of threads) {
     const messages = await thread.messages();
-    const replay = await replayThread(messages, stack);
-    forgetThread(messages);
+    const replay = await replayAndForget(messages, stack);
     tally(
       out,
       { successful: thread.successful, tokens: modelCallTokens(messages) },

@@ -6,7 +6,8 @@ import type { AIMessage } from "@langchain/core/messages";
 import { ProgressAwareLoopGuardMiddleware } from "../../src/index.js";
 import { DEFAULT_OBSERVATION_OPTIONS, observationsFor } from "../../src/observe/shared.js";
 import { ledgerFor } from "../../src/guards/runaway/ledger.js";
-import { forgetThread } from "../../src/replay/forgetThread.js";
+import { forgetThread, replayAndForget } from "../../src/replay/forgetThread.js";
+import { replayThread } from "../../src/replay/replayThread.js";
 import { buildReplaySetup } from "../../src/replay/config.js";
 import { evaluateSources } from "../../src/replay/evaluate.js";
 import { history } from "../helpers/history.js";
@@ -31,6 +32,19 @@ describe("forgetThread", () => {
     expect(ledgerFor(messages)).not.toBe(ledger);
     expect(await guard.evaluate(messages, pending)).toEqual(before);
     expect(before.some(({ decision }) => decision.action !== "allow")).toBe(true);
+  });
+
+  it("replayAndForget gives replayThread's result and leaves no store of the thread behind", async () => {
+    const messages = history(repeats(4));
+    const { stack } = buildReplaySetup();
+    const kept = await replayThread(messages, stack);
+    const store = (await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS)).store;
+
+    const replayed = await replayAndForget(messages, stack);
+
+    expect(replayed.decisions).toEqual(kept.decisions);
+    expect(replayed.decisions.length).toBeGreaterThan(0);
+    expect((await observationsFor(messages, DEFAULT_OBSERVATION_OPTIONS)).store).not.toBe(store);
   });
 
   it("leaves a history of no messages, or of plain values, alone", () => {
