@@ -12,8 +12,8 @@ import { summarise } from "./timing.js";
 
 type Hook = (request: any, handler: (request: any) => Promise<any>) => Promise<any>;
 interface Composed {
-  wrapModelCall: Hook;
-  wrapToolCall: Hook;
+  wrapModelCall?: Hook;
+  wrapToolCall?: Hook;
   tools?: unknown[];
 }
 
@@ -53,7 +53,7 @@ async function thread(turns: number, stack: Composed | undefined, cold: boolean)
   for (let step = 0; step <= turns; step++) {
     const model = async () => (step < turns ? asking(step) : new AIMessage({ content: "done", id: `ai${step}` }));
     const request = { messages, systemMessage: new SystemMessage(""), tools, state: { messages }, runtime: {} };
-    const ai = (await timed(() => (stack ? stack.wrapModelCall(request, model) : model()))) as AIMessage;
+    const ai = (await timed(() => (stack?.wrapModelCall ? stack.wrapModelCall(request, model) : model()))) as AIMessage;
     messages = [...messages, ai];
     if (step === turns) break;
     const call = ai.tool_calls![0]!;
@@ -66,7 +66,9 @@ async function thread(turns: number, stack: Composed | undefined, cold: boolean)
     const toolRequest = { toolCall: call, tool: lookup, state: { messages }, runtime: {} };
     messages = [
       ...messages,
-      (await timed(() => (stack ? stack.wrapToolCall(toolRequest, tool) : tool(toolRequest)))) as BaseMessage,
+      (await timed(() =>
+        stack?.wrapToolCall ? stack.wrapToolCall(toolRequest, tool) : tool(toolRequest),
+      )) as BaseMessage,
     ];
   }
   return spent * 1000;
