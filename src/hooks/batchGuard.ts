@@ -8,10 +8,10 @@ import { GuardStopError } from "../core/errors.js";
 import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
-import { messageKind, type ToolCallView } from "../core/messages.js";
+import { messageKind, toolCallIdOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome, type GuardMode } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import {
   answerCall,
@@ -30,6 +30,11 @@ export interface BatchGuardSettings {
   onSignal?: SignalHandler;
   /** Whether this guard judges calls the repair review found unusable; other guards leave them to it. */
   judgesUnusableCalls?: boolean;
+  /**
+   * Whether its stops are about the model turn, whatever call they ride on (the runaway guard's
+   * caps): such a stop ends the run even when that call never reached the guard.
+   */
+  stopsTurns?: boolean;
   /** Decisions for a batch, given the history that ends with the AIMessage that asked for it. */
   decide: (
     messages: readonly BaseMessage[],
@@ -75,7 +80,7 @@ export function batchGuard(settings: BatchGuardSettings) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
       try {
         verdict = andThen(settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls)), (decisions) =>
-          verdictFrom(decisions, settings),
+          verdictFrom(decisions, settings, answeredOutside(asking, messages, at)),
         );
       } catch (error) {
         verdict = Promise.reject(error);
@@ -190,10 +195,35 @@ export function batchGuard(settings: BatchGuardSettings) {
 
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;
 
-function verdictFrom(decisions: readonly CallDecision[], mode: GuardMode): Verdict {
+/**
+ * The calls of a model turn that never reach the guard deciding it, by the AIMessage that asked
+ * for them: those answered before the tools node, and those a batch guard outside it refused
+ * (every call meets the guards outermost first, so the outer guards decided the turn already;
+ * a guard that judges each call as it arrives, the policy or path guard, may not have yet).
+ * A stop cannot ride on such a call: it did not run, and is no repeat for any other guard.
+ */
+const answeredBefore = new WeakMap<object, Set<string>>();
+
+function answeredOutside(asking: object, messages: readonly BaseMessage[], at: number): Set<string> {
+  let ids = answeredBefore.get(asking);
+  if (!ids) answeredBefore.set(asking, (ids = new Set()));
+  // A call limit's block or a reviewer's reject is in the state the tools node runs with.
+  for (let i = at + 1; i < messages.length; i++) {
+    const id = toolCallIdOf(messages[i]);
+    if (id !== undefined) ids.add(id);
+  }
+  return ids;
+}
+
+/** The verdict on a batch; the calls this guard refuses are noted in `outside` for the guards inside it. */
+function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
   const byId = new Map<string, Decision>();
   for (const { call, decision } of decisions) if (!byId.has(call.id)) byId.set(call.id, decision);
-  return { byId, stop: batchStop(decisions, mode) };
+  const reaching =
+    outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => !outside.has(call.id)) : decisions;
+  const stop = batchStop(reaching, settings);
+  if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
+  return { byId, stop };
 }
 
 /** A call's outcome as the answer it gets: a stop's sibling calls say they were not run. */

@@ -36,12 +36,14 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
   /**
    * Builds the wrap hooks and attaches them; called by the subclass's constructor once `decide`
    * can run. Returns them for a subclass that wraps them in hooks of its own. `defaultExit` is
-   * for a guard without the `exitBehavior` option.
+   * for a guard without the `exitBehavior` option; `stopsTurns` for one whose stops are about the
+   * model turn (batchGuard.ts).
    */
   protected attach(
     options: BatchGuardOptions,
     defaultExit: ExitBehavior,
     decide: BatchGuardSettings["decide"],
+    stopsTurns = false,
   ): BatchGuardHooks {
     this.decideBatch = decide;
     const hooks = batchGuard({
@@ -49,6 +51,7 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
       exitBehavior: options.exitBehavior ?? defaultExit,
       observeOnly: options.observeOnly ?? false,
       onSignal: options.onSignal,
+      stopsTurns,
       decide,
     });
     ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = hooks);

@@ -352,10 +352,11 @@ function actOn(
       continue;
     }
     const decisions = batch.judgements.get(guard.name)!;
-    const stopping = batchStop(decisions, mode) !== undefined;
-    // Live, a guard judges the whole batch once, at the first call that reaches it: its stop ends
-    // the run even when the stopped call itself was answered by an outer guard. No call reaches
-    // it after a stop, or when outer guards answered them all.
+    // Live, a guard judges the whole batch once, at the first call that reaches it. Its stop rides
+    // only on a call that reaches it (batchGuard.ts), unless it is about the turn (the runaway
+    // guard's). No call reaches it after a stop, or when outer guards answered them all.
+    const reaching = guard.evaluateTurn ? decisions : decisions.filter(({ call }) => open(call));
+    const stopping = batchStop(reaching, mode) !== undefined;
     const stops = stopping && !stoppedBy && batch.calls.some(open);
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
@@ -367,7 +368,7 @@ function actOn(
     // A stop answers every call still open: live, no guard inside this one sees the batch.
     if (stops) {
       stoppedBy = guard.name;
-      const first = decisions.find(({ decision }) => stopsRun(decision, mode))!;
+      const first = reaching.find(({ decision }) => stopsRun(decision, mode))!;
       stop = { guard: guard.name, call: first.call, decision: first.decision as NonAllow };
       for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
     }

@@ -101,8 +101,11 @@ function replayGuards(middleware: readonly AgentMiddleware[]): ReplayGuard[] {
   return middleware.filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
 }
 
-/** Replay of the thread through the stack's loop guards gives the decisions they signalled live. */
-async function expectReplayAgrees(run: ReturnType<typeof agentFor>) {
+/**
+ * Replay of the thread through the stack's loop guards gives the decisions they signalled live;
+ * `anyOrder` where a batch's parallel calls signal in the order they happen to run.
+ */
+async function expectReplayAgrees(run: ReturnType<typeof agentFor>, anyOrder = false) {
   const messages = await run.messages();
   assertToolCallPairing(messages);
   const guards = replayGuards(run.middleware);
@@ -114,9 +117,10 @@ async function expectReplayAgrees(run: ReturnType<typeof agentFor>) {
   const live = run.signals
     .filter((s) => names.has(s.guard) && s.code !== "guard_failed")
     .map((s) => `${s.guard}:${s.action}:${s.toolCallId}`);
-  expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`)).toEqual(
-    live,
-  );
+  const decided = replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`);
+  if (anyOrder) expect(decided.sort()).toEqual(live.sort());
+  else expect(decided).toEqual(live);
+  return replayed;
 }
 
 /** Text the model read that calls an unrun call a repeat or a result. */
@@ -356,6 +360,45 @@ describe("toolCallLimitMiddleware: calls blocked in one run run in the next, whe
     expect(run.ran).toHaveLength(2);
     await expectNoRepeatClaims(run);
     await expectReplayAgrees(run);
+  });
+});
+
+describe("a guard's stop never rides on a parallel call that did not reach it", () => {
+  // A job polled five times, then twice in one batch: the progress guard waits on a polling tool,
+  // the identical-call guard warns at the sixth poll and would stop at a seventh that ran.
+  const poll = { name: "poll_job", args: { job: "j1" } };
+  const turns: ScriptedTurn[] = [
+    ...Array.from({ length: 5 }, () => ({ toolCalls: [poll] })),
+    { toolCalls: [poll, poll] },
+    { text: "done" },
+  ];
+  const polling = { progressGuard: { pollingTools: ["poll_job"] } };
+  const limit = () => toolCallLimitMiddleware({ toolName: "poll_job", runLimit: 6, exitBehavior: "continue" });
+  const cases: Array<[string, Scenario["middleware"]]> = [
+    ["the progress guard refused the duplicate", (signals) => stackSignals(signals, polling)],
+    [
+      "toolCallLimitMiddleware blocked it, listed before the stack",
+      (signals) => [limit(), ...stackSignals(signals, polling)],
+    ],
+    [
+      "toolCallLimitMiddleware blocked it, listed after the stack",
+      (signals) => [...stackSignals(signals, polling), limit()],
+    ],
+  ];
+
+  it.each(cases)("%s: the sixth poll runs and the run goes on", async (_, middleware) => {
+    const polls: string[] = [];
+    const pollJob = tool(async () => (polls.push("j1"), "progress 10%"), {
+      name: "poll_job",
+      description: "Job status.",
+      schema: z.object({ job: z.string() }),
+    });
+    const run = agentFor({ turns, middleware, extraTools: [pollJob] });
+    const done = await run.say("wait for job j1");
+    expect(String(done.messages.at(-1)!.content)).toBe("done");
+    expect(polls).toHaveLength(6);
+    expect(run.signals.filter((s) => s.action === "stop")).toEqual([]);
+    expect((await expectReplayAgrees(run, true)).stops).toEqual([]);
   });
 });
 
