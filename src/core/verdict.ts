@@ -1,4 +1,4 @@
-import type { CallDecision, Decision, ExitBehavior } from "./decision.js";
+import { ALLOW, type CallDecision, type Decision, type ExitBehavior } from "./decision.js";
 import { unusableCallIds } from "./marks.js";
 import { toolCallsOf, type ToolCallView } from "./messages.js";
 
@@ -31,6 +31,26 @@ export function judgedCalls(asking: unknown, judgesUnusableCalls = false): reado
 export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): { reason: string } | undefined {
   for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason };
   return undefined;
+}
+
+/**
+ * A guard's decisions with a stop about the turn (the runaway guard's, on the turn's first call)
+ * moved to the first call that `reaches` the guard, when the call it was on never does (answered
+ * before the tools node, or by an outer guard): the call that reaches it signals the stop and
+ * says why it did not run.
+ */
+export function onReachingCall(
+  decisions: readonly CallDecision[],
+  reaches: (call: ToolCallView) => boolean,
+): readonly CallDecision[] {
+  const from = decisions.findIndex(({ decision }) => decision.action === "stop");
+  if (from < 0 || reaches(decisions[from]!.call)) return decisions;
+  const to = decisions.findIndex(({ call }) => reaches(call));
+  if (to < 0) return decisions;
+  const moved = [...decisions];
+  moved[to] = { call: decisions[to]!.call, decision: decisions[from]!.decision };
+  moved[from] = { call: decisions[from]!.call, decision: ALLOW };
+  return moved;
 }
 
 /** Whether a decision ends the run: a stop, unless the guard only observes or refuses at a stop instead. */

@@ -11,7 +11,7 @@ import { stopMarkIn } from "../core/marks.js";
 import { messageKind, toolCallIdOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, onReachingCall, refuses, type CallOutcome } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import {
   answerCall,
@@ -216,11 +216,12 @@ function answeredOutside(asking: object, messages: readonly BaseMessage[], at: n
 }
 
 /** The verdict on a batch; the calls this guard refuses are noted in `outside` for the guards inside it. */
-function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
+function verdictFrom(judged: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
+  const reaches = (call: ToolCallView) => !outside.has(call.id);
+  const decisions = outside.size > 0 && settings.stopsTurns ? onReachingCall(judged, reaches) : judged;
   const byId = new Map<string, Decision>();
   for (const { call, decision } of decisions) if (!byId.has(call.id)) byId.set(call.id, decision);
-  const reaching =
-    outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => !outside.has(call.id)) : decisions;
+  const reaching = outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => reaches(call)) : decisions;
   const stop = batchStop(reaching, settings);
   if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
   return { byId, stop };

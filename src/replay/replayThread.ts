@@ -15,7 +15,7 @@ import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
 import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
 import type { SignalCode } from "../core/signalCodes.js";
-import { batchStop, judgedCalls, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
+import { batchStop, judgedCalls, onReachingCall, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
 import { liveOrder, type OrderEvidence } from "./stackOrder.js";
 
 /** A loop guard as replay sees it: its name and the decision functions its live hooks call. */
@@ -351,10 +351,11 @@ function actOn(
       }
       continue;
     }
-    const decisions = batch.judgements.get(guard.name)!;
     // Live, a guard judges the whole batch once, at the first call that reaches it. Its stop rides
-    // only on a call that reaches it (batchGuard.ts), unless it is about the turn (the runaway
-    // guard's). No call reaches it after a stop, or when outer guards answered them all.
+    // only on a call that reaches it (batchGuard.ts); one about the turn (the runaway guard's)
+    // moves there. No call reaches it after a stop, or when outer guards answered them all.
+    const judged = batch.judgements.get(guard.name)!;
+    const decisions = guard.evaluateTurn ? onReachingCall(judged, open) : judged;
     const reaching = guard.evaluateTurn ? decisions : decisions.filter(({ call }) => open(call));
     const stopping = batchStop(reaching, mode) !== undefined;
     const stops = stopping && !stoppedBy && batch.calls.some(open);

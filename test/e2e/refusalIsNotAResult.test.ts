@@ -402,6 +402,31 @@ describe("a guard's stop never rides on a parallel call that did not reach it", 
   });
 });
 
+describe("a stop about the turn rides on a call that reached the guard", () => {
+  it("the runaway guard's token cap, on a turn whose first call a call limit blocked: signalled and explained on the call that reached it", async () => {
+    const search = { name: "search_docs", args: { query: "refunds" } };
+    const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" } };
+    const run = agentFor({
+      // The second turn passes the run's token cap; its first call is over the search limit.
+      turns: [{ toolCalls: [search] }, { toolCalls: [search, email] }, { text: "done" }],
+      middleware: (signals) => [
+        toolCallLimitMiddleware({ toolName: "search_docs", runLimit: 1, exitBehavior: "continue" }),
+        ...stackSignals(signals, { runaway: { maxRunTokens: 20 } }),
+      ],
+    });
+    await run.say("find the refund policy and email Ana");
+    const [, blocked, stopped] = (await run.messages()).filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(blocked!.content).toMatch(/limit/);
+    expect(readMark(stopped)).toMatchObject({ guard: "RunawayGuardMiddleware", action: "stop" });
+    expect(String(stopped!.content)).toMatch(/^Not run \(runaway guard\): the token budget/);
+    expect(run.ran).toEqual(['search_docs {"query":"refunds"}']);
+    expect(run.signals.map((s) => `${s.guard}:${s.action}:${s.code}:${s.toolCallId}`)).toEqual([
+      `RunawayGuardMiddleware:stop:run_token_cap:${stopped!.tool_call_id}`,
+    ]);
+    await expectReplayAgrees(run);
+  });
+});
+
 describe("the whole stack as deployed: the retry a refusal invited runs", () => {
   it("createAgent at the default recursionLimit, with summaries mid-run and tool-call ids reused every turn", async () => {
     const summariser = new ScriptedChatModel({
