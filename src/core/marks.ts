@@ -1,5 +1,5 @@
 import { fields, type Loose } from "./fields.js";
-import { messageKind, statusOf } from "./messages.js";
+import { contentOf, messageKind, statusOf, toolCallIdOf } from "./messages.js";
 
 /**
  * The one definition of what harness-kit writes into messages. Every message a guard writes or
@@ -106,8 +106,24 @@ export function hasRanStamp(message: unknown): boolean {
  * ran (`piiMiddleware` redacting it rebuilds the message without its metadata).
  */
 export function reachedGuards(answer: unknown, stampedTurn: boolean): boolean {
+  if (isCancellation(answer)) return false;
   return !stampedTurn || hasRanStamp(answer) || readMark(answer) !== undefined || statusOf(answer) !== "error";
 }
+
+/**
+ * Whether `answer` is deepagents' answer to a call left unanswered when a new message came in
+ * (its patchToolCalls middleware writes it, with no status, in any thread): the call never ran.
+ */
+function isCancellation(answer: unknown): boolean {
+  const content = contentOf(answer);
+  return (
+    typeof content === "string" &&
+    content.endsWith(CANCELLED) &&
+    content === `Tool call ${String(fields(answer).name)} with id ${toolCallIdOf(answer)}${CANCELLED}`
+  );
+}
+
+const CANCELLED = " was cancelled - another message came in before it could be completed.";
 
 /** Whether a guard saw this AI turn, so that its answers without RAN_KEY did not run. */
 export function isStampedTurn(aiMessage: unknown): boolean {

@@ -427,6 +427,43 @@ describe("a stop about the turn rides on a call that reached the guard", () => {
   });
 });
 
+describe("createDeepAgent: a call deepagents cancelled did not run", () => {
+  it("an email the reviewer left pending, cancelled by a new user message, does not reset the progress guard's chain", async () => {
+    const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" } };
+    let sent = 0;
+    const sendEmail = tool(async () => (sent++, "sent to ana@example.com"), {
+      name: "send_email",
+      description: "Sends an email.",
+      schema: z.object({ to: z.string(), body: z.string() }),
+    });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }, { toolCalls: [email] }],
+    });
+    const agent = createDeepAgent({
+      model,
+      tools: [sendEmail],
+      middleware: recommendedGuards().deepAgent,
+      interruptOn: { send_email: true },
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "t" } };
+    const approve = new Command({ resume: { decisions: [{ type: "approve" }] } });
+    await agent.invoke({ messages: [new HumanMessage("email Ana")] }, config);
+    await agent.invoke(approve, config);
+    // The third email waits for the reviewer; a new user message leaves it unanswered, and
+    // deepagents answers it as cancelled.
+    expect((await agent.invoke(approve, config)).__interrupt__).toHaveLength(1);
+    expect((await agent.invoke({ messages: [new HumanMessage("ok, go on")] }, config)).__interrupt__).toHaveLength(1);
+    const { messages } = await agent.invoke(approve, config);
+    assertToolCallPairing(messages);
+    const answers = messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(String(answers[2]!.content)).toMatch(/was cancelled/);
+    // The second email repeated the first to no effect: the fourth is refused, as the third would have been.
+    expect(sent).toBe(2);
+    expect(readMark(answers[3])?.guard).toBe("ProgressAwareLoopGuardMiddleware");
+  });
+});
+
 describe("the whole stack as deployed: the retry a refusal invited runs", () => {
   it("createAgent at the default recursionLimit, with summaries mid-run and tool-call ids reused every turn", async () => {
     const summariser = new ScriptedChatModel({
