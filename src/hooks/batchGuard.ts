@@ -13,6 +13,7 @@ import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { batchStop, callOutcome, judgedCalls, onReachingCall, refuses, type CallOutcome } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
+import { refusedCallsOf } from "./refusedCalls.js";
 import {
   answerCall,
   judgePendingCall,
@@ -196,17 +197,12 @@ export function batchGuard(settings: BatchGuardSettings) {
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;
 
 /**
- * The calls of a model turn that never reach the guard deciding it, by the AIMessage that asked
- * for them: those answered before the tools node, and those a batch guard outside it refused
- * (every call meets the guards outermost first, so the outer guards decided the turn already;
- * a guard that judges each call as it arrives, the policy or path guard, may not have yet).
- * A stop cannot ride on such a call: it did not run, and is no repeat for any other guard.
+ * The calls of a model turn that never reach the guard deciding it: those answered before the
+ * tools node, and those a guard outside it refused (refusedCalls.ts). A stop cannot ride on
+ * such a call: it did not run, and is no repeat for any other guard.
  */
-const answeredBefore = new WeakMap<object, Set<string>>();
-
 function answeredOutside(asking: object, messages: readonly BaseMessage[], at: number): Set<string> {
-  let ids = answeredBefore.get(asking);
-  if (!ids) answeredBefore.set(asking, (ids = new Set()));
+  const ids = refusedCallsOf(asking);
   // A call limit's block or a reviewer's reject is in the state the tools node runs with.
   for (let i = at + 1; i < messages.length; i++) {
     const id = toolCallIdOf(messages[i]);

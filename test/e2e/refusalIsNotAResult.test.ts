@@ -17,7 +17,7 @@ import { z } from "zod";
 import { readMark } from "../../src/core/marks.js";
 import type { Signal } from "../../src/core/signals.js";
 import { PathGuardMiddleware } from "../../src/guards/path/PathGuardMiddleware.js";
-import { ask, deny, gt } from "../../src/guards/policy/helpers.js";
+import { ask, callsOf, deny, gt } from "../../src/guards/policy/helpers.js";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
 import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidatorMiddleware.js";
 import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
@@ -374,6 +374,10 @@ describe("a guard's stop never rides on a parallel call that did not reach it", 
   ];
   const polling = { progressGuard: { pollingTools: ["poll_job"] } };
   const limit = () => toolCallLimitMiddleware({ toolName: "poll_job", runLimit: 6, exitBehavior: "continue" });
+  // The policy guard judges each call, outside the loop guards; the progress guard leaves polls alone here.
+  const sixPolls: PolicyRules = {
+    rules: [deny("six-polls", { tool: "poll_job", when: callsOf("poll_job", 6), reason: "six polls are enough" })],
+  };
   const cases: Array<[string, Scenario["middleware"]]> = [
     ["the progress guard refused the duplicate", (signals) => stackSignals(signals, polling)],
     [
@@ -383,6 +387,10 @@ describe("a guard's stop never rides on a parallel call that did not reach it", 
     [
       "toolCallLimitMiddleware blocked it, listed after the stack",
       (signals) => [...stackSignals(signals, polling), limit()],
+    ],
+    [
+      "the policy guard denied it",
+      (signals) => stackSignals(signals, { policy: sixPolls, progressGuard: { ignoreTools: ["poll_job"] } }),
     ],
   ];
 

@@ -17,6 +17,7 @@ import { askDescription, deniedText, policyFailedText, rejectedText, unreadableR
 import { carryStateSchema } from "../../hooks/carry.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { answerCall, judgePendingCall, signalCall, type CallGuard, type PendingCall } from "../../hooks/pendingCall.js";
+import { refusedCallsOf } from "../../hooks/refusedCalls.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -212,6 +213,14 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
     const verdicts = decideBatch(this.policy, context, history, toolCallsOf(asking));
     this.verdicts.set(asking, { context, verdicts });
+    // The batch guards inside this one decide the turn once a call reaches them: the calls it
+    // denies never will (hooks/refusedCalls.ts).
+    if (!this.observeOnly) {
+      const unusable = unusableCallIds(asking);
+      const refused = refusedCallsOf(asking);
+      for (const { call, verdict } of verdicts)
+        if (verdict.decision === "deny" && !unusable.has(call.id)) refused.add(call.id);
+    }
     return verdicts;
   }
 
