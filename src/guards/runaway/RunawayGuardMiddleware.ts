@@ -4,7 +4,7 @@ import { stopNotice } from "../../core/answers.js";
 import type { CallDecision, Decision } from "../../core/decision.js";
 import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
 import { parseOptions } from "../../core/baseOptions.js";
-import type { ToolCallView } from "../../core/messages.js";
+import { messageKind, toolCallsOf, type ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
@@ -180,8 +180,11 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     if (decision.action !== "stop") return undefined;
     const detail = observedDetail(decision.detail, observeOnly);
     const notice = observeOnly ? undefined : stopNotice(this.name, decision.reason);
+    // Named after the turn's first call, where replay shows it; a run's start has none.
+    const first = toolCallsOf(latestTurn(messages))[0];
+    const call = first ? { toolCallId: first.id, tool: first.name } : {};
     return emitSignal(
-      { guard: this.name, action: "stop", code: decision.code, reason: decision.reason, detail },
+      { guard: this.name, action: "stop", ...call, code: decision.code, reason: decision.reason, detail },
       onSignal,
     ).then(() => notice);
   }
@@ -199,4 +202,11 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
   /** The report of the run that `messages` ends with, as `onReport` receives it. */
   readonly report = (messages: readonly BaseMessage[]): RunawayReport =>
     runawayReport(this.name, ledgerFor(messages), this.delegationTools, this.settings.minInputTokens);
+}
+
+/** The model turn `messages` end with, past its answers: undefined at a run's start. */
+function latestTurn(messages: readonly BaseMessage[]): BaseMessage | undefined {
+  let at = messages.length - 1;
+  while (at >= 0 && messageKind(messages[at]) === "tool") at--;
+  return messageKind(messages[at]) === "ai" ? messages[at] : undefined;
 }

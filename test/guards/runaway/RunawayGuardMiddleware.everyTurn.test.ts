@@ -129,6 +129,26 @@ describe("the runaway guard judges every model turn, whatever its calls", () => 
     );
   });
 
+  it("names the turn's first call in the signal of a stop decided on the whole turn, as replay does", async () => {
+    const signals: Signal[] = [];
+    const guards = recommendedGuards({
+      runaway: { maxRunTokens: 10_000 },
+      repair: { exitBehavior: "directive" },
+      onSignal: (signal) => signals.push(signal),
+    });
+    const model = new ScriptedChatModel({ turns: repeat(20, phantoms) });
+    const messages = await invoke(createAgent({ model, tools: [search], middleware: guards.agent }));
+
+    const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxRunTokens: 10_000 } } });
+    const replayed = await replayThread(messages, stack);
+    const named = (s: { guard: string; action: string; toolCallId?: string; tool?: string }) =>
+      `${s.guard}:${s.action}:${s.tool}:${s.toolCallId}`;
+    expect(signals.filter((s) => s.guard === "RunawayGuardMiddleware").map(named)).toEqual(
+      replayed.decisions.map(named),
+    );
+    expect(replayed.decisions.map((d) => d.tool)).toEqual(["fetch_everything"]);
+  });
+
   it("judges a turn its calls reached once: no second signal before the next model call", async () => {
     const signals: Signal[] = [];
     const runaway = new RunawayGuardMiddleware({
