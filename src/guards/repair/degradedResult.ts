@@ -3,10 +3,16 @@
  * the ToolMessage text alone (the raw value is gone by then; `withSafeResults` sees it):
  * - `lost`: `JSON.stringify` threw (BigInt, a cycle) and `String(value)` gave "[object Object]";
  * - `empty`: the tool returned undefined, a function or an empty string;
- * - `binary`: a Buffer or byte array serialised as one number per byte.
+ * - `binary`: a Buffer or byte array serialised as one number per byte;
+ * - `emptyList`: the tool returned an empty array, which LangChain keeps as an empty list of
+ *   content blocks: no text at all (OpenAI refuses it as a message's content).
  * A Map or Set serialised as "{}" cannot be told from a real empty object, so it is not flagged.
  */
-export type DegradedResult = { kind: "lost" } | { kind: "empty" } | { kind: "binary"; bytes: number[] };
+export type DegradedResult =
+  | { kind: "lost" }
+  | { kind: "empty" }
+  | { kind: "emptyList" }
+  | { kind: "binary"; bytes: number[] };
 
 const OBJECT_TAG = /^\[object [A-Za-z]+\]$/;
 const BUFFER_PREFIX = '{"type":"Buffer","data":[';
@@ -14,6 +20,7 @@ const BUFFER_PREFIX = '{"type":"Buffer","data":[';
 const MIN_INDEXED_BYTES = 8;
 
 export function degradedResult(content: unknown): DegradedResult | undefined {
+  if (Array.isArray(content) && content.length === 0) return { kind: "emptyList" };
   if (typeof content !== "string") return undefined;
   if (content === "") return { kind: "empty" };
   if (content.length < 64 && OBJECT_TAG.test(content)) return { kind: "lost" };

@@ -117,6 +117,9 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
           content: emptyResultText(call.name),
           mark: { guard: guard.guard, action: "warn", reason: "empty_result" },
         });
+      case "emptyList":
+        // The value it was, as withSafeResults renders it: an empty list says "nothing found".
+        return rewriteToolMessage(result, { content: "[]" });
       case "binary":
         await signalRepair(guard, {
           action: "warn",

@@ -6,6 +6,7 @@ describe("degradedResult recognises what LangChain's formatting leaves of non-JS
     ["[object Object]", "lost"],
     ["[object Map]", "lost"],
     ["", "empty"],
+    [[], "emptyList"],
   ])("%j -> %s", (content, kind) => {
     expect(degradedResult(content)).toMatchObject({ kind });
   });

@@ -93,4 +93,17 @@ describe("empty_result in a createAgent graph", () => {
     expect(empties).toEqual([]);
     expect(results).toEqual(["", ""]);
   });
+
+  it("a tool that found nothing answers an empty list: the model reads [], as withSafeResults writes it", async () => {
+    // LangChain takes an empty array for an empty list of content blocks: no text at all, which
+    // OpenAI's Chat Completions API refuses as a message's content.
+    const findOrders = tool(async () => [] as unknown as string, {
+      name: "find_orders",
+      description: "Orders matching a query",
+      schema: z.object({ q: z.string() }),
+    });
+    const { empties, results } = await run([findOrders], [{ name: "find_orders", args: { q: "late" } }]);
+    expect(results).toEqual(["[]"]);
+    expect(empties).toEqual([]);
+  });
 });
