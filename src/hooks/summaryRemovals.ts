@@ -119,15 +119,35 @@ async function removedByCheckpoints(
   const namespace = taskNamespace.split("|").slice(0, -1).join("|");
   const checkpointId = (configurable.checkpoint_map as Record<string, string> | undefined)?.[namespace];
   if (checkpointId === undefined) return undefined;
-  const config = {
-    configurable: { thread_id: configurable.thread_id, checkpoint_ns: namespace, checkpoint_id: checkpointId },
-  };
+  const thread = { thread_id: configurable.thread_id, checkpoint_ns: namespace };
   try {
-    const history = await historyBefore(saver, config, summary);
+    const history =
+      (await historyBefore(saver, { configurable: { ...thread, checkpoint_id: checkpointId } }, summary)) ??
+      (await ancestorHistory(saver, { configurable: thread }, summary, messages));
     return history && before(history, messages);
   } catch {
     return undefined; // a saver that cannot read back: judge what the state holds
   }
+}
+
+/**
+ * The history before the summary from the thread's newest saved checkpoint. LangGraph saves a
+ * step's checkpoint while the next step already runs (durability "async", its default), so the
+ * step's own may not be saved yet: right after a resume, several are still queued. The newest
+ * saved one is an ancestor when it holds the first message the summary kept (a history that
+ * branched off later shares everything before it).
+ */
+async function ancestorHistory(
+  saver: CheckpointReader,
+  config: unknown,
+  summary: string,
+  messages: readonly BaseMessage[],
+): Promise<readonly BaseMessage[] | undefined> {
+  const history = await historyBefore(saver, config, summary);
+  const firstKept = messages[summaryIndex(messages) + 1];
+  if (!history || firstKept === undefined) return undefined;
+  const key = keyOf(firstKept);
+  return history.some((m) => keyOf(m) === key) ? history : undefined;
 }
 
 function runningConfigurable(): Record<string, unknown> | undefined {

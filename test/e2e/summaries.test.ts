@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, summarizationMiddleware, type AgentMiddleware } from "langchain";
+import { createAgent, humanInTheLoopMiddleware, summarizationMiddleware, type AgentMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { MemorySaver } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { LoopGuardMiddleware } from "../../src/guards/loop/LoopGuardMiddleware.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
@@ -188,5 +188,44 @@ describe("a thread that changes process right after a summary", () => {
     expect(resumes).toBeGreaterThanOrEqual(2);
     expect(stoppedBy(messages)).toBe(stoppedBy(expected));
     expect(a.polls()).toBe(unsummarised.polls());
+  });
+});
+
+describe("a summary made right before a human-in-the-loop interrupt", () => {
+  it("is judged with what it removed once the run resumes: the same decisions as without summaries", async () => {
+    const run = async (summarise: boolean) => {
+      const signals: string[] = [];
+      const poll = (id: string) => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" }, id }] });
+      const note = (id: string) => ({ toolCalls: [{ name: "take_note", args: { text: id }, id }] });
+      const model = new ScriptedChatModel({
+        turns: [poll("p1"), note("n1"), note("n2"), { text: "noted" }, note("n3"), poll("p2"), poll("p3"), { text: "done" }],
+      });
+      const tools = ["poll_job", "take_note"].map((name) =>
+        tool(async () => `${name}: running`, { name, description: name, schema: z.object({}).passthrough() }),
+      );
+      const agent = createAgent({
+        model,
+        tools,
+        middleware: [
+          humanInTheLoopMiddleware({ interruptOn: { take_note: true } }),
+          ...(summarise ? [summaries()] : []),
+          ...recommendedGuards({ onSignal: (s) => signals.push(`${s.guard}:${s.action}:${s.toolCallId}`) }).agent,
+        ],
+        checkpointer: new MemorySaver(),
+      });
+      const config = { configurable: { thread_id: "t" } };
+      for (const text of ["go", "go on"]) {
+        let result = await agent.invoke({ messages: [new HumanMessage(text)] }, config);
+        while (result.__interrupt__?.length)
+          result = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+      }
+      const { messages } = (await agent.graph.getState(config)).values as { messages: BaseMessage[] };
+      return { signals, summarised: summarised(messages) };
+    };
+    const expected = await run(false);
+    const got = await run(true);
+    expect(got.summarised).toBe(true);
+    expect(expected.signals).toEqual(["ProgressAwareLoopGuardMiddleware:directive:p3"]);
+    expect(got.signals).toEqual(expected.signals);
   });
 });
