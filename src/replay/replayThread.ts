@@ -335,8 +335,10 @@ function actOn(
   let stop: BatchDecision | undefined;
   for (const { guard, ...mode } of order) {
     // As live: a turn none of whose judged calls reach a turn-judging guard is judged as a whole.
+    // A call a guard outside the replay answered may have reached it (that guard may be inside
+    // it, as all but the policy guard are inside the runaway guard): as for a warning, it did.
     const turn = batch.turnJudgements.get(guard.name);
-    if (turn && !batch.judged.some(open)) {
+    if (turn && !batch.judged.some((call) => !answers.has(call.id))) {
       if (turn.action !== "allow")
         acted.push({
           guard: guard.name,

@@ -7,7 +7,9 @@ import type { CallDecision, Decision } from "../../src/core/decision.js";
 import type { ToolCallView } from "../../src/core/messages.js";
 import type { Signal } from "../../src/core/signals.js";
 import { BatchGuardMiddleware } from "../../src/hooks/batchGuardMiddleware.js";
+import { buildReplaySetup } from "../../src/replay/config.js";
 import { replayThread, type StackedGuard } from "../../src/replay/replayThread.js";
+import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel } from "../../src/testing/index.js";
 
 /** A batch guard that decides by tool name, so a test can set up any disagreement between guards. */
@@ -141,5 +143,55 @@ describe("replay agrees with the live stack when guards disagree on a batch", ()
       live,
     );
     expect(replayed.decisions.find((d) => d.tool === "a")?.shadowedBy).toBe("Outer");
+  });
+});
+
+describe("replay agrees with the live stack on calls an inner guard outside the replay answered", () => {
+  it("the runaway guard's warning on a write the validator refused in safe mode, which reached it first", async () => {
+    const signals: Signal[] = [];
+    const usage = { input_tokens: 1000, output_tokens: 0 };
+    const getAccount = tool(async () => "<!DOCTYPE html><html></html>", {
+      name: "get_account",
+      description: "Reads an account.",
+      schema: z.object({ id: z.number() }),
+    });
+    const updateAccount = tool(async () => "updated", {
+      name: "update_account",
+      description: "Changes an account.",
+      schema: z.object({ id: z.number(), seats: z.number() }),
+    });
+    const model = new ScriptedChatModel({
+      turns: [
+        { toolCalls: [{ name: "get_account", args: { id: 1 } }], usage },
+        ...Array.from({ length: 4 }, (_, seats) => ({
+          toolCalls: [{ name: "update_account", args: { id: 1, seats } }],
+          usage,
+        })),
+        { text: "done", usage },
+      ],
+    });
+    const runaway = { warnAt: 2, blockAt: 50, stopAt: 100 };
+    const agent = createAgent({
+      model,
+      tools: [getAccount, updateAccount],
+      middleware: recommendedGuards({
+        runaway,
+        writeTools: ["update_account"],
+        outputSpecs: { get_account: { schema: z.object({ id: z.number() }), onInvalid: "degrade" } },
+        onSignal: (signal) => signals.push(signal),
+      }).agent,
+    });
+    const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+
+    // Every write is refused by the validator, innermost; the runaway guard, outermost, judged each one first.
+    const live = signals
+      .filter((s) => s.guard === "RunawayGuardMiddleware")
+      .map((s) => `${s.action}:${s.tool}:${s.toolCallId}`);
+    expect(live).toEqual([expect.stringMatching(/^warn:update_account:/)]);
+    const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: runaway } });
+    const replayed = await replayThread(messages, stack);
+    expect(replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.action}:${d.tool}:${d.toolCallId}`)).toEqual(
+      live,
+    );
   });
 });
