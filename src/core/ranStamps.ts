@@ -5,6 +5,7 @@ import { promised } from "./maybePromise.js";
 import {
   hasRanStamp,
   isStampedTurn,
+  markOf,
   RAN_KEY,
   STAMPED_KEY,
   withWouldBeRefusals,
@@ -31,6 +32,11 @@ export interface RunProbe {
    * exception through on purpose, or re-threw it (core/toolErrors.ts).
    */
   passedOn: boolean;
+  /**
+   * The request held no tool to watch: LangChain looks the tool up by its name (a reviewer's edit
+   * into another tool) or a middleware inside supplies it, so the answer tells whether it ran.
+   */
+  byName?: boolean;
 }
 
 interface InvokableTool {
@@ -45,9 +51,8 @@ type ProbingTool = InvokableTool & { [PROBE]: RunProbe };
 /** `request` with its tool replaced by one that notes its run; an outer guard's probe is reused. */
 export function probedRequest<R extends { tool?: unknown }>(request: R): { request: R; probe: RunProbe } {
   const tool = request.tool as InvokableTool | undefined;
-  // No tool by that name: LangChain answers the call without running anything.
   if (tool === null || typeof tool !== "object" || typeof tool.invoke !== "function")
-    return { request, probe: { ran: false, passedOn: false } };
+    return { request, probe: { ran: false, passedOn: false, byName: true } };
   const known = (tool as Partial<ProbingTool>)[PROBE];
   if (known) return { request, probe: known };
   const probe: RunProbe = { ran: false, passedOn: false };
@@ -100,14 +105,24 @@ function probedInvoke(tool: InvokableTool, probe: RunProbe, input: unknown, conf
  * node, by LangChain's call limit or a reviewer's reject).
  */
 export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunProbe, callId: string | undefined): T {
-  if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, probe.ran);
+  const ran = (m: ToolMessage) => (probe.byName ? ranByName(m) : probe.ran);
+  if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, ran(result));
   else if (isCommand(result)) {
     const messages = (result.update as { messages?: unknown } | undefined)?.messages;
     if (Array.isArray(messages))
-      for (const m of messages)
-        if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, probe.ran);
+      for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, ran(m));
   }
   return result;
+}
+
+/**
+ * Whether a tool LangChain looked up by name ran: unless a guard answered in its place (its mark)
+ * or LangChain found no tool of that name (its own error answer), the tool gave this answer.
+ */
+function ranByName(answer: ToolMessage): boolean {
+  if (markOf(answer) !== undefined) return false;
+  const notFound = `Error: ${answer.name ?? ""} is not a valid tool, try one of [`;
+  return !(answer.status === "error" && typeof answer.content === "string" && answer.content.startsWith(notFound));
 }
 
 /**

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { probedRequest } from "../../src/core/ranStamps.js";
+import { ToolMessage } from "@langchain/core/messages";
+import { RAN_KEY, withMark } from "../../src/core/marks.js";
+import { probedRequest, stampRan } from "../../src/core/ranStamps.js";
 
 function lookupTool() {
   return tool(async ({ key }: { key: string }) => `value of ${key}`, {
@@ -45,10 +47,29 @@ describe("probedRequest", () => {
     expect(probe.ran).toBe(false);
   });
 
-  it("answers a request without a tool with a probe that never ran", () => {
-    const request: { toolCall: { name: string }; tool?: unknown } = { toolCall: { name: "missing" } };
+  it("reads from the answer whether a tool LangChain looked up by name ran", () => {
+    const request: { toolCall: { name: string }; tool?: unknown } = { toolCall: { name: "lookup" } };
     const probed = probedRequest(request);
     expect(probed.request).toBe(request);
-    expect(probed.probe).toEqual({ ran: false, passedOn: false });
+    expect(probed.probe.ran).toBe(false);
+    const stamped = (message: ToolMessage) => stampRan(message, probed.probe, "c1").response_metadata[RAN_KEY];
+    // What a reviewer's edit into another tool gets back: the tool ran.
+    expect(stamped(new ToolMessage({ content: "value of a", tool_call_id: "c1", name: "lookup" }))).toBe(true);
+    // LangChain's own answer when no tool has that name.
+    const notFound = new ToolMessage({
+      content: "Error: lookup is not a valid tool, try one of [search].",
+      tool_call_id: "c1",
+      name: "lookup",
+      status: "error",
+    });
+    expect(stamped(notFound)).toBe(false);
+    // A guard that answered in its place.
+    const refused = new ToolMessage({
+      content: "refused",
+      tool_call_id: "c1",
+      status: "error",
+      response_metadata: withMark(undefined, { guard: "PathGuardMiddleware", action: "directive" }),
+    });
+    expect(stamped(refused)).toBe(false);
   });
 });

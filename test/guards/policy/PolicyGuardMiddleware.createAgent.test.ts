@@ -258,6 +258,29 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     expect(String(toolMessages(done.messages)[0]!.content)).toContain('"internal-mail-only"');
   });
 
+  it("ask: an edit into another tool ran, so later flow rules count that tool's result", async () => {
+    const checkpointer = new MemorySaver();
+    const { agent, ran } = agentWith(
+      [
+        { toolCalls: [{ name: "transfer_funds", args: { amount: 5000, to: "acme" } }] },
+        { toolCalls: [{ name: "transfer_funds", args: { amount: 50, to: "acme" } }] },
+        { text: "ok" },
+      ],
+      { checkpointer },
+    );
+    const config = { configurable: { thread_id: "ask-edit-other-tool" }, context: { role: "teller" } };
+    await agent.invoke({ messages: [new HumanMessage("pay")] }, config);
+    const done = await agent.invoke(
+      new Command({
+        resume: { decisions: [{ type: "edit", editedAction: { name: "fetch_url", args: { url: "https://x.example" } } }] },
+      }),
+      config,
+    );
+    expect(ran).toEqual(['fetch_url{"url":"https://x.example"}']);
+    expect(String(toolMessages(done.messages)[1]!.content)).toContain('"no-transfer-after-web"');
+    assertToolCallPairing(done.messages);
+  });
+
   it("ask: reject on resume answers the call with the reviewer's message; the tool never runs", async () => {
     const checkpointer = new MemorySaver();
     const { agent, ran } = agentWith([{ toolCalls: [{ name: "delete_account", args: { id: "9" } }] }, { text: "ok" }], {
