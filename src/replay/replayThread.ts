@@ -366,7 +366,10 @@ function actOn(
       const answersToo = stopping || refuses(decision, mode.observeOnly);
       const shadowedBy = stoppedBy ?? answers.get(call.id) ?? (answersToo ? outside.get(call.id) : undefined);
       acted.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
-      if (!shadowedBy && refuses(decision, mode.observeOnly)) answers.set(call.id, guard.name);
+      // A call waiting for a reviewer that this guard answered live: the reviewer said no (or
+      // could not be read), and no guard inside met the call.
+      const reviewerRefused = decision.code === "policy_ask" && batch.answeredLive.get(call.id) === guard.name;
+      if (!shadowedBy && (refuses(decision, mode.observeOnly) || reviewerRefused)) answers.set(call.id, guard.name);
     }
     // A stop answers every call still open: live, no guard inside this one sees the batch.
     if (stops) {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -10,6 +11,7 @@ import { runCli } from "../../src/cli/cli.js";
 import type { Signal } from "../../src/core/signals.js";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
 import { PolicyGuardMiddleware } from "../../src/guards/policy/PolicyGuardMiddleware.js";
+import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { captureIo } from "./io.js";
 
@@ -95,6 +97,27 @@ describe("harness-kit eval --policy", () => {
       "denied by no-pay-after-web (a web page was read), interns-read-only (interns cannot pay)",
       "denied by no-pay-after-web (a web page was read), interns-read-only (interns cannot pay)",
     ]);
+  });
+
+  it("a call a reviewer rejected live was answered by the policy: replay does not report the stack as differing", async () => {
+    const config = { configurable: { thread_id: "reject" }, context: { role: "teller" } };
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "pay", args: { amount: 500 } }] }, { text: "ok" }] }),
+      tools: [echo("pay")],
+      middleware: recommendedGuards({ policy: RULES }).agent,
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: [new HumanMessage("pay")] }, config);
+    const resume = { decisions: [{ type: "reject", message: "not today" }] };
+    const { messages } = await agent.invoke(new Command({ resume }), config);
+    const thread = join(dir, "rejected.json");
+    writeFileSync(thread, JSON.stringify({ id: "rejected", messages }));
+    const rules = join(dir, "rules-reject.json");
+    writeFileSync(rules, JSON.stringify(RULES));
+
+    const io = captureIo();
+    expect(await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"teller"}', "--workers", "1"], io)).toBe(0);
+    expect(io.stderr()).not.toContain("not reproduced");
   });
 
   it("puts the policy right after the runaway guard in the default stack", async () => {
