@@ -91,8 +91,11 @@ function walk(absolute: string, visit?: (place: string) => void): string {
     const next = path.join(current, part);
     const stats = entryStats(next);
     current = next;
-    visit?.(current);
-    if (!stats?.isSymbolicLink()) continue;
+    // A link is a name the walk passes, not a place it stands on: it goes on from the target.
+    if (!stats?.isSymbolicLink()) {
+      visit?.(current);
+      continue;
+    }
     if (++links > MAX_LINKS) throw new UnresolvablePathError("ELOOP", absolute);
     const target = readlinkSync(next);
     if (path.isAbsolute(target)) {

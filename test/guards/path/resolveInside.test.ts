@@ -120,6 +120,17 @@ describe("resolveInside: roots", () => {
     expect(check(join(tree.data, "src", "index.ts"), [viaLink]).ok).toBe(false);
   });
 
+  it("lets `..` stay inside a root and base directory given through a symlink", () => {
+    const viaLink = join(tree.data, "link-inside");
+    for (const input of ["new/../report..final.md", join(viaLink, "new", "..", "report..final.md")]) {
+      expect(resolveInside([viaLink], input, { baseDir: viaLink }), input).toMatchObject({
+        ok: true,
+        path: join(tree.data, "docs", "report..final.md"),
+      });
+    }
+    expect(resolveInside([viaLink], "new/../../src/index.ts", { baseDir: viaLink }).ok).toBe(false);
+  });
+
   it("allows ~ only when the home directory is inside a root", () => {
     expect(resolveInside([homedir()], "~/anything.txt", { baseDir: homedir() })).toMatchObject({
       ok: true,
