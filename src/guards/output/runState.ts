@@ -49,6 +49,8 @@ export function runStateOf(messages: readonly unknown[], settings: RunStateSetti
   const state: RunState = { degradedTools: [], instructionSources: [], checked: 0, invalid: 0 };
   const instructionSources = new Set<string>();
   const degraded = new Set<string>();
+  // Tools degraded in the current turn: a valid output beside the invalid one is no re-read of it.
+  let degradedThisTurn = new Set<string>();
   const recent: boolean[] = [];
   let recentInvalid = 0;
   const callNames = new Map<string, string>();
@@ -58,6 +60,7 @@ export function runStateOf(messages: readonly unknown[], settings: RunStateSetti
     const kind = messageKind(message);
     if (kind === "ai") {
       for (const call of toolCallsOf(message)) callNames.set(call.id, call.name);
+      degradedThisTurn = new Set();
       continue;
     }
     if (kind !== "tool") continue;
@@ -73,13 +76,16 @@ export function runStateOf(messages: readonly unknown[], settings: RunStateSetti
     let isInvalid: boolean;
     if (mark?.outcome === "invalid_output") {
       isInvalid = true;
-      if (mark.mode === "degrade") degraded.add(tool);
+      if (mark.mode === "degrade") {
+        degraded.add(tool);
+        degradedThisTurn.add(tool);
+      }
     } else if (mark || markOf(message) || !settings.isChecked(tool) || statusOf(message) === "error") {
       // blocked calls, other guards' answers, unchecked tools and the tool's own errors are not outputs to judge
       continue;
     } else {
       isInvalid = false;
-      degraded.delete(tool);
+      if (!degradedThisTurn.has(tool)) degraded.delete(tool);
     }
 
     state.checked++;

@@ -54,6 +54,30 @@ describe("runStateOf", () => {
     expect(runStateOf(recovered, settings()).degradedTools).toEqual([]);
   });
 
+  it("does not leave safe mode on a valid output of a call made beside the degraded one", () => {
+    // Parallel calls land in the order the model listed them, which must not decide safe mode.
+    const ai = new AIMessage({
+      content: "",
+      tool_calls: [
+        { id: "bad", name: "get_plan", args: { id: 1 } },
+        { id: "good", name: "get_plan", args: { id: 2 } },
+      ],
+    });
+    const degradeMark = { guard: GUARD, action: "directive", reason: "r", outcome: "invalid_output", mode: "degrade" };
+    const bad = new ToolMessage({
+      tool_call_id: "bad",
+      name: "get_plan",
+      content: "x",
+      status: "error",
+      response_metadata: { harness_kit: degradeMark },
+    });
+    const good = new ToolMessage({ tool_call_id: "good", name: "get_plan", content: "x", status: "success" });
+    for (const answers of [[bad, good], [good, bad]]) {
+      const messages = [new HumanMessage("go"), ai, ...answers];
+      expect(runStateOf(messages, settings()).degradedTools).toEqual(["get_plan"]);
+    }
+  });
+
   it("does not leave safe mode on the degraded tool's own error", () => {
     const messages = [new HumanMessage("go"), ...answer("get_plan", "degrade"), ...answer("get_plan", "tool_error")];
     expect(runStateOf(messages, settings()).degradedTools).toEqual(["get_plan"]);
