@@ -11,7 +11,13 @@ import { emitSignal, type SignalCode, type SignalHandler } from "../../core/sign
 import { currentTaskState } from "../../hooks/taskState.js";
 import type { GuardState } from "../../hooks/carry.js";
 import { createMeasure, type Measure } from "./measure.js";
-import { emergencyCutText, RETRIEVAL_TOOL_NAME, storeFailureReason, type PreviewOutcome } from "./texts.js";
+import {
+  emergencyCutText,
+  RETRIEVAL_TOOL_NAME,
+  retrievalToolHint,
+  storeFailureReason,
+  type PreviewOutcome,
+} from "./texts.js";
 import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssessment } from "./plan.js";
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
@@ -205,11 +211,16 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     return { message: rewritten };
   }
 
-  /** The read_file window (or the reader's) from a character of `text` on, sized to the reader's own budget. */
-  private windowsOf(reader: LineReader, text: string): (from: number) => string {
+  /**
+   * The read_file window (or the reader's) from a character of `text` on, sized to the reader's own
+   * budget. A line too long for it (minified JSON) cannot be read on by lines: the retrieval tool
+   * reads it by characters.
+   */
+  private windowsOf(reader: LineReader, text: string, key: string): (from: number) => string {
     const budget = this.toolLimits.get(reader.tool) ?? this.limit;
     return (from) => {
-      const { offset, limit } = fittingLineWindow(text, from, budget, this.measure);
+      const { offset, limit, lineTooLong } = fittingLineWindow(text, from, budget, this.measure);
+      if (lineTooLong && this.tools.length > 0) return retrievalToolHint(key, from);
       return reader.window(offset, limit);
     };
   }
@@ -327,7 +338,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
         key,
         "put",
       );
-      const readFrom = receipt?.lineReader ? this.windowsOf(receipt.lineReader, text) : undefined;
+      const readFrom = receipt?.lineReader ? this.windowsOf(receipt.lineReader, text, key) : undefined;
       return {
         outcome: { kind: "stored", key, readHint: receipt?.readHint, ...(readFrom ? { readFrom } : {}) },
         stateUpdate: receipt?.stateUpdate,

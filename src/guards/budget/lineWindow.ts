@@ -17,14 +17,18 @@ export interface LineWindow {
   offset: number;
   /** Lines in the window; at least one, so reading on always moves forward. */
   limit: number;
+  /** Set when the window's first line alone is over the budget: read by lines, it shows only its head. */
+  lineTooLong?: true;
 }
 
 /** The window from the line holding character `from` of `text`: as many lines as fit `budget`. */
 export function fittingLineWindow(text: string, from: number, budget: number, measure: Measure): LineWindow {
   const start = from <= 0 ? 0 : text.lastIndexOf("\n", from - 1) + 1;
+  const fit = linesThatFit(text, start, budget - frame(measure), measure);
   return {
     offset: countBreaks(text, 0, start),
-    limit: Math.max(1, linesThatFit(text, start, budget - frame(measure), measure)),
+    limit: Math.max(1, fit),
+    ...(fit === 0 && start < text.length ? { lineTooLong: true as const } : {}),
   };
 }
 

@@ -131,6 +131,31 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
     expect(found).toContain("5000: row 4999 value=");
   });
 
+  it("points a result that is one long line (minified JSON) at read_stored_result, which reads on inside the line", async () => {
+    // read_file reads whole lines: past the first 20,000 characters of a one-line file it cannot read on.
+    const minified = JSON.stringify({ rows: Array.from({ length: 6000 }, (_, i) => ({ i, v: `val${i}` })) });
+    const oneLine = tool(async () => minified, { name: "export_json", description: "Exports JSON.", schema: z.object({}) });
+    const follow: ScriptedTurn = (messages) => {
+      const text = toolTexts(messages).at(-1)!;
+      const hint = /call read_stored_result with key "([^"]+)" and offset (\d+)/.exec(text);
+      return hint
+        ? { toolCalls: [{ name: "read_stored_result", args: { key: hint[1], offset: Number(hint[2]) } }] }
+        : { text: `no way to read on: ${text.slice(-300)}` };
+    };
+    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "export_json", args: {} }] }, follow, { text: "done" }] });
+    const agent = createDeepAgent({
+      model,
+      tools: [oneLine],
+      middleware: [new ToolResultBudgetMiddleware({ store: new AgentFilesOffloadStore() })],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage("export")] });
+    assertToolCallPairing(result.messages);
+    const [preview, page] = toolTexts(result.messages);
+    const from = Number(/starts at character (\d+)/.exec(preview!)![1]);
+    expect(page).toContain(`[Characters ${from} to `);
+    expect(page).toContain(minified.slice(from, from + 1000));
+  });
+
   describe("with a FilesystemBackend", () => {
     let root: string;
     afterAll(async () => {

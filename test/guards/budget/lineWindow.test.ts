@@ -21,7 +21,8 @@ describe("fittingLineWindow", () => {
   });
 
   it("names at least one line, even one longer than the budget", () => {
-    expect(fittingLineWindow("x".repeat(50_000), 0, 20_000, chars)).toEqual({ offset: 0, limit: 1 });
+    expect(fittingLineWindow("x".repeat(50_000), 0, 20_000, chars)).toEqual({ offset: 0, limit: 1, lineTooLong: true });
+    expect(fittingLineWindow(lines(3, 100), 0, 20_000, chars)).toEqual({ offset: 0, limit: 3 });
   });
 });
 
