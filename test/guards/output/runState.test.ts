@@ -72,7 +72,10 @@ describe("runStateOf", () => {
       response_metadata: { harness_kit: degradeMark },
     });
     const good = new ToolMessage({ tool_call_id: "good", name: "get_plan", content: "x", status: "success" });
-    for (const answers of [[bad, good], [good, bad]]) {
+    for (const answers of [
+      [bad, good],
+      [good, bad],
+    ]) {
       const messages = [new HumanMessage("go"), ai, ...answers];
       expect(runStateOf(messages, settings()).degradedTools).toEqual(["get_plan"]);
     }
