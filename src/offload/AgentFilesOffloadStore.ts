@@ -83,8 +83,14 @@ export class AgentFilesOffloadStore implements OffloadStore {
     const path = args.file_path;
     if (toolName !== "read_file" || typeof path !== "string" || !path.startsWith(`${this.dir}/`)) return undefined;
     const offset = Number(args.offset ?? 0);
-    // read_file's own reading of its offset: a whole number, from 0
-    return { ...readFileWindows(path), startLine: Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0 };
+    const key = path.slice(path.lastIndexOf("/") + 1).replace(/\.txt$/, "");
+    return {
+      ...readFileWindows(path),
+      // read_file's own reading of its offset: a whole number, from 0
+      startLine: Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0,
+      // deepagents' own evictions are in the folder too, under names that are no key of ours
+      ...(isOffloadKey(key) ? { key } : {}),
+    };
   }
 
   async get(key: string, context: OffloadContext): Promise<string | undefined> {

@@ -37,6 +37,8 @@ export interface LineReader {
   window(offset: number, limit: number): string;
   /** For a read back (`lineReaderFor`): the line (0-based) its answer starts at. */
   startLine?: number;
+  /** For a read back: the key it reads, so the retrieval tool can read on inside a line too long for it. */
+  key?: string;
 }
 
 /** The call a store is working for. */

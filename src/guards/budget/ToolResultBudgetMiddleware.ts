@@ -22,7 +22,7 @@ import { assessContent, MIN_LIMIT, planBudget, renderBudgeted, type BudgetAssess
 import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
 import { fields } from "../../core/fields.js";
-import { cutReadBack, fittingLineWindow } from "./lineWindow.js";
+import { cutReadBack, firstLineTooLong, fittingLineWindow, lineStart } from "./lineWindow.js";
 import { promised } from "../../core/maybePromise.js";
 import { hasStoredResults } from "./storedSoFar.js";
 import { createRetrievalTool } from "./retrievalTool.js";
@@ -184,7 +184,16 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     assessment: BudgetAssessment,
     reader: LineReader,
   ): Promise<ToolMessageRewrite> {
-    const text = cutReadBack(assessment.split.text, reader.startLine ?? 0, limit, this.measure, reader);
+    const read = assessment.split.text;
+    const startLine = reader.startLine ?? 0;
+    const text = cutReadBack(
+      read,
+      startLine,
+      limit,
+      this.measure,
+      reader,
+      await this.readOnInLine(read, limit, reader),
+    );
     const hash = await loadHasher();
     const original = {
       fingerprint: resultFingerprint(message.content, hash),
@@ -209,6 +218,35 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       this.onSignal,
     );
     return { message: rewritten };
+  }
+
+  /**
+   * For a read back whose first line alone is over the budget (minified JSON): the retrieval
+   * tool's call that reads on inside that line, found in the stored result; the reader's own
+   * window would skip the rest of the line.
+   */
+  private async readOnInLine(
+    read: string,
+    limit: number,
+    reader: LineReader,
+  ): Promise<((shownChars: number) => string) | undefined> {
+    const key = reader.key;
+    if (key === undefined || this.tools.length === 0 || !this.store || !firstLineTooLong(read, limit, this.measure))
+      return undefined;
+    try {
+      const context = { toolName: reader.tool, toolCallId: "", threadId: currentThreadId(), state: currentTaskState() };
+      const stored = await withStoreTimeout(
+        Promise.resolve().then(() => this.store!.get(key, context)),
+        this.storeTimeoutMs,
+        storeName(this.store),
+        key,
+        "read",
+      );
+      const start = stored === undefined ? undefined : lineStart(stored, reader.startLine ?? 0);
+      return start === undefined ? undefined : (shown) => retrievalToolHint(key, start + shown);
+    } catch {
+      return undefined; // the reader's own window still moves on
+    }
   }
 
   /**

@@ -44,6 +44,7 @@ export function cutReadBack(
   budget: number,
   measure: Measure,
   reader: LineReader,
+  readOnInLine?: (shownChars: number) => string,
 ): string {
   const bodyStart = headerEnd(text);
   const header = text.slice(0, bodyStart);
@@ -53,7 +54,10 @@ export function cutReadBack(
   const body = shown === 0 ? longLineHead(text, bodyStart, room, measure) : text.slice(bodyStart, restStart - 1);
   const next = startLine + Math.max(shown, 1);
   const rest = linesThatFit(text, restStart, budget - frame(measure), measure);
-  const window = reader.window(next, Math.max(1, rest === countLines(text, restStart) ? Math.max(rest, shown) : rest));
+  const window =
+    shown === 0 && readOnInLine
+      ? readOnInLine(body.length)
+      : reader.window(next, Math.max(1, rest === countLines(text, restStart) ? Math.max(rest, shown) : rest));
   const note = readBackCutNote({
     firstLine: startLine + 1,
     lastLine: startLine + shown,
@@ -63,6 +67,24 @@ export function cutReadBack(
     window,
   });
   return `${header}${body}\n${note}`;
+}
+
+/** Whether the first line of a read (after its header) alone is over `budget`, as cutReadBack measures it. */
+export function firstLineTooLong(text: string, budget: number, measure: Measure): boolean {
+  const bodyStart = headerEnd(text);
+  const room = budget - frame(measure) - measure.text(text.slice(0, bodyStart));
+  return bodyStart < text.length && linesThatFit(text, bodyStart, room, measure) === 0;
+}
+
+/** Where line `line` (0-based) of `text` starts, or undefined past its end. */
+export function lineStart(text: string, line: number): number | undefined {
+  let at = 0;
+  for (let i = 0; i < line; i++) {
+    const end = text.indexOf("\n", at);
+    if (end === -1) return undefined;
+    at = end + 1;
+  }
+  return at;
 }
 
 function frame(measure: Measure): number {

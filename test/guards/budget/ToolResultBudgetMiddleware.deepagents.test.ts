@@ -34,6 +34,15 @@ function toolTexts(messages: BaseMessage[]): string[] {
     .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 }
 
+/** Each tool answer's text, its blocks' texts joined (deepagents' read_file answers in blocks). */
+function plainTexts(messages: BaseMessage[]): string[] {
+  return messages
+    .filter((m) => ToolMessage.isInstance(m))
+    .map((m) =>
+      typeof m.content === "string" ? m.content : m.content.map((b) => ("text" in b ? String(b.text) : "")).join(""),
+    );
+}
+
 async function runDeep(turns: ScriptedTurn[], budget: ToolResultBudgetMiddleware, backend?: FilesystemBackend) {
   const model = new ScriptedChatModel({ turns });
   const agent = createDeepAgent({
@@ -134,15 +143,27 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
   it("points a result that is one long line (minified JSON) at read_stored_result, which reads on inside the line", async () => {
     // read_file reads whole lines: past the first 20,000 characters of a one-line file it cannot read on.
     const minified = JSON.stringify({ rows: Array.from({ length: 6000 }, (_, i) => ({ i, v: `val${i}` })) });
-    const oneLine = tool(async () => minified, { name: "export_json", description: "Exports JSON.", schema: z.object({}) });
+    const oneLine = tool(async () => minified, {
+      name: "export_json",
+      description: "Exports JSON.",
+      schema: z.object({}),
+    });
     const follow: ScriptedTurn = (messages) => {
-      const text = toolTexts(messages).at(-1)!;
+      const text = plainTexts(messages).at(-1)!;
       const hint = /call read_stored_result with key "([^"]+)" and offset (\d+)/.exec(text);
       return hint
         ? { toolCalls: [{ name: "read_stored_result", args: { key: hint[1], offset: Number(hint[2]) } }] }
         : { text: `no way to read on: ${text.slice(-300)}` };
     };
-    const model = new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "export_json", args: {} }] }, follow, { text: "done" }] });
+    const readTheFile: ScriptedTurn = (messages) => {
+      const key = /key "([^"]+)"/.exec(toolTexts(messages)[0]!)![1];
+      return {
+        toolCalls: [{ name: "read_file", args: { file_path: `/large_tool_results/${key}.txt`, offset: 0, limit: 1 } }],
+      };
+    };
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [{ name: "export_json", args: {} }] }, follow, readTheFile, follow],
+    });
     const agent = createDeepAgent({
       model,
       tools: [oneLine],
@@ -150,10 +171,15 @@ describe("ToolResultBudgetMiddleware inside createDeepAgent", () => {
     });
     const result = await agent.invoke({ messages: [new HumanMessage("export")] });
     assertToolCallPairing(result.messages);
-    const [preview, page] = toolTexts(result.messages);
+    const [preview, page, readFile, readOn] = plainTexts(result.messages);
     const from = Number(/starts at character (\d+)/.exec(preview!)![1]);
     expect(page).toContain(`[Characters ${from} to `);
     expect(page).toContain(minified.slice(from, from + 1000));
+    // A read_file of the file, cut to the budget, reads on inside the line too, where it stopped.
+    const shown = Number(/only its first (\d+) characters are shown/.exec(readFile!)![1]);
+    expect(readFile).toContain(minified.slice(shown - 500, shown));
+    expect(readOn).toContain(`[Characters ${shown} to `);
+    expect(readOn).toContain(minified.slice(shown, shown + 1000));
   });
 
   describe("with a FilesystemBackend", () => {

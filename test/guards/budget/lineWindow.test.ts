@@ -47,4 +47,18 @@ describe("cutReadBack", () => {
     expect(out).toContain("use read_file with offset 4 and limit 1");
     expect(/[\ud800-\udbff](?![\udc00-\udfff])/.test(out)).toBe(false);
   });
+
+  it("reads on inside a first line longer than the budget with the call it is given, from where the head ends", () => {
+    const out = cutReadBack(
+      `@@ lines 1-1 of 1 @@\n${"x".repeat(50_000)}`,
+      0,
+      20_000,
+      chars,
+      reader,
+      (shown) => `read from ${shown}`,
+    );
+    const shown = Number(/only its first (\d+) characters/.exec(out)![1]);
+    expect(out).toContain(`To read on, read from ${shown}.`);
+    expect(out).not.toContain("use read_file");
+  });
 });
