@@ -102,7 +102,9 @@ describe("harness-kit eval --policy", () => {
   it("a call a reviewer rejected live was answered by the policy: replay does not report the stack as differing", async () => {
     const config = { configurable: { thread_id: "reject" }, context: { role: "teller" } };
     const agent = createAgent({
-      model: new ScriptedChatModel({ turns: [{ toolCalls: [{ name: "pay", args: { amount: 500 } }] }, { text: "ok" }] }),
+      model: new ScriptedChatModel({
+        turns: [{ toolCalls: [{ name: "pay", args: { amount: 500 } }] }, { text: "ok" }],
+      }),
       tools: [echo("pay")],
       middleware: recommendedGuards({ policy: RULES }).agent,
       checkpointer: new MemorySaver(),
@@ -116,7 +118,9 @@ describe("harness-kit eval --policy", () => {
     writeFileSync(rules, JSON.stringify(RULES));
 
     const io = captureIo();
-    expect(await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"teller"}', "--workers", "1"], io)).toBe(0);
+    expect(
+      await runCli(["eval", thread, "--policy", rules, "--context", '{"role":"teller"}', "--workers", "1"], io),
+    ).toBe(0);
     expect(io.stderr()).not.toContain("not reproduced");
   });
 

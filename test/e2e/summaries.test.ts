@@ -198,7 +198,16 @@ describe("a summary made right before a human-in-the-loop interrupt", () => {
       const poll = (id: string) => ({ toolCalls: [{ name: "poll_job", args: { job: "j1" }, id }] });
       const note = (id: string) => ({ toolCalls: [{ name: "take_note", args: { text: id }, id }] });
       const model = new ScriptedChatModel({
-        turns: [poll("p1"), note("n1"), note("n2"), { text: "noted" }, note("n3"), poll("p2"), poll("p3"), { text: "done" }],
+        turns: [
+          poll("p1"),
+          note("n1"),
+          note("n2"),
+          { text: "noted" },
+          note("n3"),
+          poll("p2"),
+          poll("p3"),
+          { text: "done" },
+        ],
       });
       const tools = ["poll_job", "take_note"].map((name) =>
         tool(async () => `${name}: running`, { name, description: name, schema: z.object({}).passthrough() }),

@@ -9,10 +9,7 @@
  * A Map or Set serialised as "{}" cannot be told from a real empty object, so it is not flagged.
  */
 export type DegradedResult =
-  | { kind: "lost" }
-  | { kind: "empty" }
-  | { kind: "emptyList" }
-  | { kind: "binary"; bytes: number[] };
+  { kind: "lost" } | { kind: "empty" } | { kind: "emptyList" } | { kind: "binary"; bytes: number[] };
 
 const OBJECT_TAG = /^\[object [A-Za-z]+\]$/;
 const BUFFER_PREFIX = '{"type":"Buffer","data":[';

@@ -272,7 +272,9 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     await agent.invoke({ messages: [new HumanMessage("pay")] }, config);
     const done = await agent.invoke(
       new Command({
-        resume: { decisions: [{ type: "edit", editedAction: { name: "fetch_url", args: { url: "https://x.example" } } }] },
+        resume: {
+          decisions: [{ type: "edit", editedAction: { name: "fetch_url", args: { url: "https://x.example" } } }],
+        },
       }),
       config,
     );
