@@ -216,6 +216,33 @@ describe("PolicyGuardMiddleware in a createAgent graph", () => {
     assertToolCallPairing(done.messages);
   });
 
+  it("ask: a plain resume value answers every interrupt waiting (docs/policy.md says so)", async () => {
+    const checkpointer = new MemorySaver();
+    const signals: Signal[] = [];
+    const { agent, ran } = agentWith(
+      [
+        {
+          toolCalls: [
+            { name: "transfer_funds", args: { amount: 5000, to: "acme" } },
+            { name: "transfer_funds", args: { amount: 7000, to: "globex" } },
+          ],
+        },
+        { text: "sent" },
+      ],
+      { checkpointer, signals },
+    );
+    const config = { configurable: { thread_id: "ask-plain-resume" }, context: { role: "teller" } };
+    const first = await agent.invoke({ messages: [new HumanMessage("pay both")] }, config);
+    expect(first.__interrupt__).toHaveLength(2);
+    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    expect([...ran].sort()).toEqual([
+      'transfer_funds{"amount":5000,"to":"acme"}',
+      'transfer_funds{"amount":7000,"to":"globex"}',
+    ]);
+    expect(signals.map((s) => s.code)).toEqual(["policy_approved", "policy_approved"]);
+    assertToolCallPairing(done.messages);
+  });
+
   it("ask: edit on resume runs the edited call, which is checked again and recorded on the result", async () => {
     const checkpointer = new MemorySaver();
     const { agent, ran } = agentWith(
