@@ -189,10 +189,16 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
       });
       return this.refuse(edited, again.rules);
     }
-    await this.signal(edited, "warn", "policy_edited", "a reviewer edited the call; the edited call ran", {
-      ...detail,
-      from: { name: call.name, args: call.args },
-    });
+    await this.signal(
+      edited,
+      "warn",
+      "policy_edited",
+      "a reviewer edited the call; the edited call goes on to the tool",
+      {
+        ...detail,
+        from: { name: call.name, args: call.args },
+      },
+    );
     const editedRequest = {
       ...request,
       toolCall: { ...request.toolCall, name: edited.name, args: answer.editedAction.args },
