@@ -179,8 +179,8 @@ export class RunawayLedger {
   private contextChars = 0;
   private thread = new Spend();
   private run = new RunTally();
-  /** Calls asked for and not yet answered, as the observation store pairs them. */
-  private pending = new Set<string>();
+  /** Calls asked for and not yet answered, as the observation store pairs them, by id. */
+  private pending = new Map<string, ToolCallView>();
   /** Observations consumed so far: the store lists one per answered call, in message order. */
   private observed = 0;
   private hash: Hasher = identity;
@@ -258,7 +258,7 @@ export class RunawayLedger {
     this.contextChars = 0;
     this.thread = new Spend();
     this.run = new RunTally();
-    this.pending = new Set();
+    this.pending = new Map();
     this.observed = 0;
   }
 
@@ -268,7 +268,7 @@ export class RunawayLedger {
     if (kind === "human" && !isSummary(message)) this.run = new RunTally();
     if (kind === "ai") {
       if (markOf(message) === undefined) this.addModelCall(message, chars);
-      for (const call of toolCallsOf(message)) this.pending.add(call.id);
+      for (const call of toolCallsOf(message)) this.pending.set(call.id, call);
     }
     if (kind === "tool") this.addResult(message, observations);
     this.contextChars += chars;
@@ -285,15 +285,17 @@ export class RunawayLedger {
     run.spend.add(usage?.total, this.contextChars + chars);
     this.thread.add(usage?.total, this.contextChars + chars);
     this.judgeCall(usage, chars, first);
-    for (const call of toolCallsOf(message)) {
-      run.toolCalls++;
-      run.callsByTool.set(call.name, (run.callsByTool.get(call.name) ?? 0) + 1);
-      const subagent = subagentTypeOf(call.args);
-      if (subagent !== undefined) {
-        let types = run.subagentsByTool.get(call.name);
-        if (!types) run.subagentsByTool.set(call.name, (types = new Map()));
-        types.set(subagent, (types.get(subagent) ?? 0) + 1);
-      }
+    run.toolCalls += toolCallsOf(message).length;
+  }
+
+  /** A call that ran is work done, directly or by the subagent it handed a task to; a refused one handed nothing. */
+  private addWork(run: RunTally, call: ToolCallView): void {
+    run.callsByTool.set(call.name, (run.callsByTool.get(call.name) ?? 0) + 1);
+    const subagent = subagentTypeOf(call.args);
+    if (subagent !== undefined) {
+      let types = run.subagentsByTool.get(call.name);
+      if (!types) run.subagentsByTool.set(call.name, (types = new Map()));
+      types.set(subagent, (types.get(subagent) ?? 0) + 1);
     }
   }
 
@@ -326,7 +328,9 @@ export class RunawayLedger {
 
   private addResult(message: unknown, observations: readonly ToolCallObservation[]): void {
     const id = toolCallIdOf(message);
-    if (id === undefined || !this.pending.delete(id)) return;
+    const call = id === undefined ? undefined : this.pending.get(id);
+    if (id === undefined || !call) return;
+    this.pending.delete(id);
     // The store adds one observation per result that answers a pending call, in this same order.
     const observation = observations[this.observed];
     if (observation?.toolCallId !== id) return;
@@ -334,7 +338,10 @@ export class RunawayLedger {
     const run = this.run;
     // Without delta overrides (the options this ledger reads with), the call key is tool + arguments.
     // A call that did not run is no earlier answer: its retry is not a repeat.
-    if (observation.ran) run.answeredCalls.add(observation.callKey);
+    if (observation.ran) {
+      run.answeredCalls.add(observation.callKey);
+      this.addWork(run, call);
+    }
     run.batch = Math.max(run.batch, judgeResult(observation)) as Batch;
   }
 }

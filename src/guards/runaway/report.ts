@@ -1,10 +1,13 @@
 import type { RunawayLedger, TokenSource } from "./ledger.js";
 
-/** How much of a run's tool work went to subagents (deepagents' `task` tool) and how much was done directly. */
+/**
+ * How much of a run's tool work went to subagents (deepagents' `task` tool) and how much was done
+ * directly: calls that ran; a refused call handed no work to anyone.
+ */
 export interface DelegationShare {
-  /** Calls to a delegation tool: each hands a task to a subagent. */
+  /** Calls to a delegation tool that ran: each handed a task to a subagent. */
   delegatedCalls: number;
-  /** Calls to every other tool. */
+  /** Calls to every other tool that ran. */
   directCalls: number;
   /** delegatedCalls / (delegatedCalls + directCalls); 0 for a run without tool calls. */
   delegatedShare: number;

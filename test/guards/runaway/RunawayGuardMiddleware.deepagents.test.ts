@@ -3,6 +3,7 @@ import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { ProgressAwareLoopGuardMiddleware } from "../../../src/guards/progress/ProgressAwareLoopGuardMiddleware.js";
 import { RunawayGuardMiddleware } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
 import type { RunawayReport } from "../../../src/guards/runaway/report.js";
 import type { Signal } from "../../../src/core/signals.js";
@@ -67,6 +68,43 @@ describe("RunawayGuardMiddleware inside createDeepAgent", () => {
       directCalls: 1,
       delegatedShare: 2 / 3,
       bySubagent: { researcher: 1, "general-purpose": 1 },
+    });
+  });
+
+  it("counts as delegated only the task calls that ran, not those another guard refused", async () => {
+    const reports: RunawayReport[] = [];
+    const guards = [
+      new RunawayGuardMiddleware({ onReport: (r) => reports.push(r) }),
+      new ProgressAwareLoopGuardMiddleware(),
+    ];
+    let subagentRuns = 0;
+    const turn: ScriptedTurn = (messages) => {
+      if (String(messages.find(HumanMessage.isInstance)?.content) !== "is job 7 done?")
+        return task("general-purpose", "is job 7 done?");
+      subagentRuns++;
+      return { text: "job 7 is still running", usage };
+    };
+    const agent = createDeepAgent({
+      model: new ScriptedChatModel({ turns: repeat(20, turn) }),
+      middleware: guards,
+      subagents: [
+        { name: "general-purpose", description: "does anything", systemPrompt: "You help.", middleware: guards },
+      ],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage("wait for job 7")] });
+    const messages = result.messages as BaseMessage[];
+    assertToolCallPairing(messages);
+    const taskAnswers = messages.filter((m) => ToolMessage.isInstance(m) && m.name === "task");
+    expect(subagentRuns).toBe(2); // the progress guard refuses the repeats, and then stops the run
+    expect(taskAnswers.length).toBeGreaterThan(2);
+
+    const parent = reports.at(-1)!;
+    expect(parent.toolCalls).toBe(taskAnswers.length); // asked for, refused ones included
+    expect(parent.delegation).toEqual({
+      delegatedCalls: 2,
+      directCalls: 0,
+      delegatedShare: 1,
+      bySubagent: { "general-purpose": 2 },
     });
   });
 
