@@ -150,6 +150,25 @@ describe("LoopGuardMiddleware in createAgent", () => {
     ]);
   });
 
+  it("does not reach the custom mode of agent.stream, which carries only writes to config.writer", async () => {
+    const t = search();
+    const signals: unknown[] = [];
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: repeat(5, call("search", { q: "x" })) }),
+      tools: [t.tool],
+      middleware: [new LoopGuardMiddleware({ warnAt: 2, stopAt: 3, onSignal: (s) => signals.push(s) })],
+    });
+    const modes: string[] = [];
+    for await (const [mode] of await agent.stream(
+      { messages: [new HumanMessage("go")] },
+      { streamMode: ["updates", "custom"] },
+    ))
+      modes.push(mode);
+    expect(signals).toHaveLength(2);
+    expect(modes.length).toBeGreaterThan(0);
+    expect(modes).not.toContain("custom");
+  });
+
   it("keeps the count across invocations of a checkpointed thread, and resets it on a new user message", async () => {
     const t = search();
     const checkpointer = new MemorySaver();
