@@ -62,8 +62,20 @@ export const stoppingGuardOptions = guardOptions.extend({
  */
 export function parseOptions<S extends z.ZodType>(guard: string, schema: S, options: unknown): z.output<S> {
   const parsed = checkOptions(schema, options);
-  if (parsed.success) return parsed.data;
-  throw new InvalidOptionsError(guard, parsed.field || "options", parsed.problem);
+  if (!parsed.success) throw new InvalidOptionsError(guard, parsed.field || "options", parsed.problem);
+  // zod drops a key it does not know: a misspelt option (`stopat`) would silently keep the default.
+  const unknown = unknownKeyOf(schema, options);
+  if (unknown !== undefined) throw new InvalidOptionsError(guard, unknown, UNKNOWN_OPTION);
+  return parsed.data;
+}
+
+const UNKNOWN_OPTION = "is not a known option (misspelt, or another guard's?)";
+
+/** The first key of `options` that an object schema (or the object a pipe starts from) does not declare. */
+function unknownKeyOf(schema: z.ZodType, options: unknown): string | undefined {
+  const object = schema instanceof z.ZodPipe ? schema.in : schema;
+  if (!(object instanceof z.ZodObject) || options === null || typeof options !== "object") return undefined;
+  return Object.keys(options).find((key) => !(key in object.shape));
 }
 
 /** What `parseOptions` makes of `options`, without throwing: the replay config says it its own way. */
@@ -74,6 +86,8 @@ export function checkOptions<S extends z.ZodType>(
   const parsed = schema.safeParse(options, { reportInput: true, error: ruleOf });
   if (parsed.success) return { success: true, data: parsed.data };
   const issue = deepest(parsed.error.issues[0]!);
+  if (issue.code === "unrecognized_keys" && issue.path.length === 0)
+    return { success: false, field: issue.keys[0]!, problem: UNKNOWN_OPTION };
   const given =
     issue.path.length > 0 && isShown(issue.input)
       ? `, got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`

@@ -122,6 +122,24 @@ describe("every guard's options schema", () => {
     expect((error as Error).message).toContain(`${guard}: option "${field}" `);
   });
 
+  it("refuses a key that is none of its options (a misspelling, another guard's), naming it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.keys(GUARDS)),
+        fc.constantFrom("stopat", "warn_at", "maxTokens", "exitbehavior"),
+        (guard, key) => {
+          const error = thrownBy(() => GUARDS[guard]!.build({ [key]: 3 }));
+          expect(error, `${guard}.${key}`).toBeInstanceOf(InvalidOptionsError);
+          expect((error as InvalidOptionsError).option).toBe(key);
+        },
+      ),
+    );
+    // The runaway guard never refuses a call on its own, so it has no exitBehavior to take.
+    expect((thrownBy(() => GUARDS.RunawayGuardMiddleware!.build({ exitBehavior: "end" })) as Error).message).toContain(
+      'RunawayGuardMiddleware: option "exitBehavior" is not a known option',
+    );
+  });
+
   it("refuses a value of the wrong type in every option of every guard, naming the option", () => {
     // A symbol is no option's value: every field refuses it, whatever its type.
     for (const [guard, { build, schema }] of Object.entries(GUARDS)) {

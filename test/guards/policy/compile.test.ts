@@ -130,7 +130,7 @@ describe("bad rules fail at construction, saying where and what", () => {
     );
     expect(() => new PolicyGuardMiddleware(undefined as never)).toThrow(InvalidOptionsError);
     expect(() => new PolicyGuardMiddleware({ policy: { rules: [] }, observe_only: true } as never)).toThrow(
-      /Unrecognized key: "observe_only"/,
+      /option "observe_only" is not a known option/,
     );
     expect(() => new PolicyGuardMiddleware({ policy: { rules: [] }, onSignal: "log" } as never)).toThrow(
       'PolicyGuardMiddleware: option "onSignal" must be a function',
