@@ -105,12 +105,13 @@ function probedInvoke(tool: InvokableTool, probe: RunProbe, input: unknown, conf
  * node, by LangChain's call limit or a reviewer's reject).
  */
 export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunProbe, callId: string | undefined): T {
-  const ran = (m: ToolMessage) => (probe.byName ? ranByName(m) : probe.ran);
-  if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, ran(result));
+  if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, probe.byName ? ranByName(result) : probe.ran);
   else if (isCommand(result)) {
     const messages = (result.update as { messages?: unknown } | undefined)?.messages;
     if (Array.isArray(messages))
-      for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) stamp(m, RAN_KEY, ran(m));
+      for (const m of messages)
+        if (ToolMessage.isInstance(m) && m.tool_call_id === callId)
+          stamp(m, RAN_KEY, probe.byName ? ranByName(m) : probe.ran);
   }
   return result;
 }

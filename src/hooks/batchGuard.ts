@@ -80,9 +80,11 @@ export function batchGuard(settings: BatchGuardSettings) {
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
       try {
-        verdict = andThen(settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls)), (decisions) =>
-          verdictFrom(decisions, settings, answeredOutside(asking, messages, at)),
-        );
+        const decided = settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls));
+        verdict =
+          decided instanceof Promise
+            ? decided.then((decisions) => verdictFrom(decisions, settings, answeredOutside(asking, messages, at)))
+            : verdictFrom(decided, settings, answeredOutside(asking, messages, at));
       } catch (error) {
         verdict = Promise.reject(error);
       }
@@ -132,6 +134,8 @@ export function batchGuard(settings: BatchGuardSettings) {
     verdict: Verdict,
   ): MaybePromise<ToolMessage | Command> => {
     const own = verdict.byId.get(call.id);
+    // The common case, the call runs: no outcome to work out (a step runs less of our code).
+    if (!verdict.stop && (own === undefined || own.action === "allow")) return runToolSafely(request, handler);
     if (own && own.action !== "allow")
       return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);
@@ -213,11 +217,18 @@ function answeredOutside(asking: object, messages: readonly BaseMessage[], at: n
 
 /** The verdict on a batch; the calls this guard refuses are noted in `outside` for the guards inside it. */
 function verdictFrom(judged: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
-  const reaches = (call: ToolCallView) => !outside.has(call.id);
-  const decisions = outside.size > 0 && settings.stopsTurns ? onReachingCall(judged, reaches) : judged;
+  const decisions =
+    outside.size > 0 && settings.stopsTurns ? onReachingCall(judged, (call) => !outside.has(call.id)) : judged;
   const byId = new Map<string, Decision>();
-  for (const { call, decision } of decisions) if (!byId.has(call.id)) byId.set(call.id, decision);
-  const reaching = outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => reaches(call)) : decisions;
+  let acts = false;
+  for (const { call, decision } of decisions) {
+    if (!byId.has(call.id)) byId.set(call.id, decision);
+    if (decision.action !== "allow") acts = true;
+  }
+  // Nothing but allows (nearly every batch): no stop, no refusal to note.
+  if (!acts) return { byId, stop: undefined };
+  const reaching =
+    outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => !outside.has(call.id)) : decisions;
   const stop = batchStop(reaching, settings);
   if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
   return { byId, stop };

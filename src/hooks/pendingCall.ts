@@ -1,7 +1,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage } from "../core/answers.js";
-import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
+import { andThen, type MaybePromise } from "../core/maybePromise.js";
 import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
@@ -58,16 +58,28 @@ export function judgePendingCall<R extends ToolRequestLike>(
 ): Promise<ToolMessage | Command> {
   const id = request.toolCall.id;
   if (id === undefined) return runToolSafely(request, handler);
-  return promised(() =>
-    andThen(readyHistory(request.state), (messages) => {
-      const at = lastAiIndex(messages);
-      const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
-      const answer = at < 0 ? runToolSafely(request, handler) : judge(request, handler, { call, messages, at });
-      return carriesNothing(request.state)
-        ? answer
-        : andThen(answer, (settled) => withCarry(request.state, id, settled));
-    }),
-  );
+  // `promised(() => andThen(...))` written out: no closure per call when the history is at hand.
+  try {
+    const history = readyHistory(request.state);
+    if (history instanceof Promise) return history.then((messages) => judgeIn(request, handler, judge, id, messages));
+    return Promise.resolve(judgeIn(request, handler, judge, id, history));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The call judged against `messages`; its answer carries what the guards carry, if anything. */
+function judgeIn<R extends ToolRequestLike>(
+  request: R,
+  handler: ToolHandler<R>,
+  judge: (request: R, handler: ToolHandler<R>, pending: PendingCall) => MaybePromise<ToolMessage | Command>,
+  id: string,
+  messages: readonly BaseMessage[],
+): MaybePromise<ToolMessage | Command> {
+  const at = lastAiIndex(messages);
+  const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
+  const answer = at < 0 ? runToolSafely(request, handler) : judge(request, handler, { call, messages, at });
+  return carriesNothing(request.state) ? answer : andThen(answer, (settled) => withCarry(request.state, id, settled));
 }
 
 /** The guard's signal on a call; in observe-only mode its detail says so. */
