@@ -1,8 +1,10 @@
 import { AIMessage } from "@langchain/core/messages";
 import { rawArgumentsOf } from "./rawArguments.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
-import { REVIEW_KEY, reviewTurn, type CallReview, type ToolSpec, type TurnReview } from "./reviewTurn.js";
+import { isPlainTurn } from "./plainTurn.js";
+import { REVIEW_KEY, reviewTurn, type CallReview, type TurnReview } from "./reviewTurn.js";
 import { structuredOutputTools, type StructuredOutputTools } from "./structuredOutput.js";
+import { toolSpecsCache } from "./toolSpecs.js";
 import type { MaybePromise } from "../../core/maybePromise.js";
 import type { Signal } from "../../core/signals.js";
 
@@ -11,14 +13,14 @@ import type { Signal } from "../../core/signals.js";
  * offered tools are known, before the response enters state, so every other guard judges the
  * repaired calls and the verdicts stay on the message (`REVIEW_KEY`). Arguments that did not
  * parse are repaired or rejected, calls to unknown tools flagged; the answers and the stop at
- * `stopAt` follow from those verdicts in `decideReviewedCalls`. A review that fails leaves the
+ * `stopAt` follow from those verdicts (decideReviewedCalls.ts). A review that fails leaves the
  * response as it came, with a `guard_failed` warn.
  */
 export function responseReviewer(
   guard: RepairGuard,
 ): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => MaybePromise<T | AIMessage> {
-  // Caches, not state: keyed by the request's tool list and response format, which LangChain keeps for the run.
-  const specsOf = cachedBy((tools: readonly unknown[]) => toolSpecs(tools));
+  // Caches, not state: keyed by the request's tool list and response format (toolSpecs.ts).
+  const specsOf = toolSpecsCache();
   const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
   const structuredOutput = (format: unknown): StructuredOutputTools =>
     format !== null && typeof format === "object" ? structuredOf(format) : structuredOutputTools(format);
@@ -28,17 +30,19 @@ export function responseReviewer(
     const invalid = response.invalid_tool_calls ?? [];
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
-    // Functions of the module, not closures: a closure made per turn costs every step.
     try {
+      const specs = specsOf(tools);
+      // Nearly every turn: known to need nothing without the review (plainTurn.ts).
+      if (invalid.length === 0 && isPlainTurn(calls, specs, response)) return response;
       const reviewing = reviewTurn(
         calls,
         invalid,
-        specsOf(tools),
+        specs,
         (index) => `${response.id ?? "call"}_invalid_${index}`,
         rawArgumentsOf(response),
         structuredOutput(responseFormat),
       );
-      // Nearly every turn is reviewed at once, and well-formed: no promise.
+      // A review with nothing to repair needs no promise.
       return reviewing instanceof Promise
         ? reviewing
             .then((review) => reviewed(guard, response, review))
@@ -119,17 +123,4 @@ function cachedBy<K extends object, V>(compute: (key: K) => V): (key: K) => V {
     if (!cache.has(key)) cache.set(key, compute(key));
     return cache.get(key)!;
   };
-}
-
-/** Names and argument schemas of the tools a model request offers (client tools and function dicts). */
-function toolSpecs(tools: readonly unknown[]): ReadonlyMap<string, ToolSpec> {
-  const specs = new Map<string, ToolSpec>();
-  for (const tool of tools) {
-    if (tool === null || typeof tool !== "object") continue;
-    const t = tool as { name?: unknown; schema?: unknown; function?: { name?: unknown; parameters?: unknown } };
-    if (typeof t.name === "string") specs.set(t.name, { name: t.name, schema: t.schema });
-    else if (typeof t.function?.name === "string")
-      specs.set(t.function.name, { name: t.function.name, schema: t.function.parameters });
-  }
-  return specs;
 }
