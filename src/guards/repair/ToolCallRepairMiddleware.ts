@@ -2,8 +2,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { andThen } from "../../core/maybePromise.js";
-import type { ToolCallView } from "../../core/messages.js";
-import { decideReviewedCalls } from "./decideReviewedCalls.js";
+import { reviewedCallsDecider } from "./decideReviewedCalls.js";
 import { readableToolCall } from "./readableToolCall.js";
 import type { RepairGuard } from "./repairGuard.js";
 import { responseReviewer } from "./reviewResponse.js";
@@ -72,8 +71,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       observeOnly,
       onSignal,
       judgesUnusableCalls: true,
-      decide: (messages: readonly BaseMessage[], batch: readonly ToolCallView[]) =>
-        decideReviewedCalls(messages, batch, { stopAt }),
+      decide: reviewedCallsDecider({ stopAt }),
     });
   }
 

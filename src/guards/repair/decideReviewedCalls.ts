@@ -13,58 +13,64 @@ export interface ReviewedCallsOptions {
  * call runs (with a warn signal), a rejected or phantom call gets its explanation instead of
  * running, and once the unusable calls since the last user message reach `stopAt` the run stops.
  * The count comes from the reviews in the history, so it survives restarts and replays.
+ * Made once per guard: the batch guard calls it as it is, with no closure around it.
  */
-export function decideReviewedCalls(
-  messages: readonly unknown[],
-  pending: readonly ToolCallView[],
+export function reviewedCallsDecider(
   options: ReviewedCallsOptions,
-): CallDecision[] {
-  let current = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messageKind(messages[i]) === "ai") {
-      current = i;
-      break;
+): (messages: readonly unknown[], pending: readonly ToolCallView[]) => CallDecision[] {
+  return (messages, pending) => {
+    let current = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (messageKind(messages[i]) === "ai") {
+        current = i;
+        break;
+      }
     }
-  }
-  const reviews = new Map(reviewsOf(messages[current]).map((review) => [review.id, review]));
-  if (reviews.size === 0) return pending.map((call) => ({ call, decision: ALLOW }));
-
-  let unusable = unusableSinceUserTurn(messages, current);
-  return pending.map((call): CallDecision => {
-    const review = reviews.get(call.id);
-    if (!review) return { call, decision: ALLOW };
-    if (review.verdict === "repaired") {
-      return {
-        call,
-        decision: {
-          action: "warn",
-          code: "repaired_arguments",
-          reason: "repaired_arguments",
-          detail: { repairs: review.repairs },
-        },
-      };
+    const kept = reviewsOf(messages[current]);
+    // A turn the review left as it was (nearly every turn): every call runs.
+    if (kept.length === 0) {
+      const allowed: CallDecision[] = [];
+      for (const call of pending) allowed.push({ call, decision: ALLOW });
+      return allowed;
     }
-    unusable += 1;
-    const reason = review.verdict === "unknown_tool" ? "unknown_tool" : "unusable_arguments";
-    const code = reason;
-    const detail =
-      review.verdict === "unknown_tool"
-        ? { closest: review.closest, count: unusable }
-        : { problem: review.problem, count: unusable };
-    if (unusable >= options.stopAt) {
-      return {
-        call,
-        decision: {
-          action: "stop",
-          code,
-          reason: unusableCallsStopReason(unusable),
-          message: review.text,
-          detail: { ...detail, kind: reason },
-        },
-      };
-    }
-    return { call, decision: { action: "directive", code, reason, message: review.text, detail } };
-  });
+    const reviews = new Map(kept.map((review) => [review.id, review]));
+    let unusable = unusableSinceUserTurn(messages, current);
+    return pending.map((call): CallDecision => {
+      const review = reviews.get(call.id);
+      if (!review) return { call, decision: ALLOW };
+      if (review.verdict === "repaired") {
+        return {
+          call,
+          decision: {
+            action: "warn",
+            code: "repaired_arguments",
+            reason: "repaired_arguments",
+            detail: { repairs: review.repairs },
+          },
+        };
+      }
+      unusable += 1;
+      const reason = review.verdict === "unknown_tool" ? "unknown_tool" : "unusable_arguments";
+      const code = reason;
+      const detail =
+        review.verdict === "unknown_tool"
+          ? { closest: review.closest, count: unusable }
+          : { problem: review.problem, count: unusable };
+      if (unusable >= options.stopAt) {
+        return {
+          call,
+          decision: {
+            action: "stop",
+            code,
+            reason: unusableCallsStopReason(unusable),
+            message: review.text,
+            detail: { ...detail, kind: reason },
+          },
+        };
+      }
+      return { call, decision: { action: "directive", code, reason, message: review.text, detail } };
+    });
+  };
 }
 
 function isUnusable(review: CallReview): boolean {

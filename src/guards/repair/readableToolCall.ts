@@ -7,11 +7,11 @@ import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
 import { toolErrorOutsideText, warnOnce } from "../../core/composition.js";
-import { andThen, promised } from "../../core/maybePromise.js";
+import { promised } from "../../core/maybePromise.js";
 import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js";
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
-import { degradedResult } from "./degradedResult.js";
+import { degradedResult, type DegradedResult } from "./degradedResult.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
@@ -69,21 +69,10 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     return guardToolMessage(call, guard.guard, "directive", schemaMismatchText(call.name, check.issues));
   };
 
-  /** A result LangChain could not turn into text, made readable; nearly every result comes back at once, as it is. */
-  const readableResult = (
-    result: ToolMessage,
-    call: ToolCallView,
-    history: readonly BaseMessage[] | undefined,
-  ): ToolMessage | Promise<ToolMessage> => {
-    if (result.status === "error") return result;
-    const degraded = degradedResult(result.content);
-    return degraded ? degradedAnswer(result, call, degraded, history) : result;
-  };
-
   const degradedAnswer = async (
     result: ToolMessage,
     call: ToolCallView,
-    degraded: NonNullable<ReturnType<typeof degradedResult>>,
+    degraded: DegradedResult,
     history: readonly BaseMessage[] | undefined,
   ): Promise<ToolMessage> => {
     const where = { toolCallId: call.id, tool: call.name };
@@ -135,41 +124,53 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
     }
   };
 
-  const answer = <R extends ToolRequestLike>(
-    request: R,
-    handler: ToolHandler<R>,
+  /** A result LangChain could not turn into text, made readable (in observe-only mode only signalled), and stamped. */
+  const readableAnswer = async (
+    result: ToolMessage,
+    degraded: DegradedResult,
+    request: ToolRequestLike,
     probe: RunProbe,
-  ): Promise<ToolMessage | Command> => {
-    const call: ToolCallView = {
-      id: request.toolCall.id ?? "",
-      name: request.toolCall.name,
-      args: request.toolCall.args,
-    };
-    return promised(() => handler(request)).then(
-      (result) => {
-        if (!ToolMessage.isInstance(result)) return result;
-        const history = request.state?.messages;
-        if (guard.observeOnly) return andThen(readableResult(result, call, history), () => result);
-        return readableResult(result, call, history);
-      },
-      async (error: unknown) => {
-        // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
-        if (leftToOthers(error, probe)) throw error;
-        // The tool checks its arguments before it runs: only a refused call costs a second check,
-        // whose issues make a one-line answer.
-        const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
-        if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name), true);
-        if (guard.observeOnly) return defaultToolErrorMessage(error, request.toolCall);
-        return refusal ?? toolErrorMessage(error, call);
-      },
-    );
+  ): Promise<ToolMessage> => {
+    const answer = await degradedAnswer(result, callOf(request), degraded, request.state?.messages);
+    return stampRan(guard.observeOnly ? result : answer, probe, request.toolCall.id);
+  };
+
+  /** A tool's exception as a short error ToolMessage, stamped; what is left to others is thrown again. */
+  const errorAnswer = async (error: unknown, request: ToolRequestLike, probe: RunProbe): Promise<ToolMessage> => {
+    // What a middleware listed after the guards let through is its to handle (core/toolErrors.ts).
+    if (leftToOthers(error, probe)) throw error;
+    const call = callOf(request);
+    // The tool checks its arguments before it runs: only a refused call costs a second check,
+    // whose issues make a one-line answer.
+    const refusal = isInputParsingError(error) ? await schemaRefusal(call, request.tool) : undefined;
+    if (!refusal) warnOnce("tool-error-outside", () => toolErrorOutsideText(call.name), true);
+    const answer = guard.observeOnly
+      ? defaultToolErrorMessage(error, request.toolCall)
+      : (refusal ?? (await toolErrorMessage(error, call)));
+    return stampRan(answer, probe, request.toolCall.id);
   };
 
   // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
   return <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
     const { request: probed, probe } = probedRequest(request);
-    return answer(probed, handler, probe).then((result) => stampRan(result, probe, request.toolCall.id));
+    return promised(() => handler(probed)).then(
+      (result) => {
+        // Nearly every result is text LangChain made of the value: it goes back as it is, in this
+        // promise step; only one degradedResult flags takes another.
+        if (ToolMessage.isInstance(result) && result.status !== "error") {
+          const degraded = degradedResult(result.content);
+          if (degraded) return readableAnswer(result, degraded, probed, probe);
+        }
+        return stampRan(result, probe, request.toolCall.id);
+      },
+      (error: unknown) => errorAnswer(error, probed, probe),
+    );
   };
+}
+
+/** The call as the answers name it. */
+function callOf(request: ToolRequestLike): ToolCallView {
+  return { id: request.toolCall.id ?? "", name: request.toolCall.name, args: request.toolCall.args };
 }
 
 /** The user's formatter, falling back to the default text when it throws. */

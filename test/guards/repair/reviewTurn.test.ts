@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { providerStrategy } from "langchain";
 import { z } from "zod";
-import { decideReviewedCalls } from "../../../src/guards/repair/decideReviewedCalls.js";
+import { reviewedCallsDecider } from "../../../src/guards/repair/decideReviewedCalls.js";
 import {
   REVIEW_KEY,
   reviewTurn,
@@ -207,7 +207,7 @@ const phantom = (id: string): CallReview => ({
   text: `no ${id}`,
 });
 
-describe("decideReviewedCalls", () => {
+describe("reviewedCallsDecider", () => {
   it("answers phantom and rejected calls, warns on repairs, allows the rest", () => {
     const ai = reviewed(
       "m1",
@@ -218,14 +218,13 @@ describe("decideReviewedCalls", () => {
         { id: "c", name: "ls" },
       ],
     );
-    const decisions = decideReviewedCalls(
+    const decisions = reviewedCallsDecider({ stopAt: 3 })(
       [new HumanMessage("go"), ai],
       [
         { id: "a", name: "nope", args: {} },
         { id: "b", name: "ls", args: {} },
         { id: "c", name: "ls", args: {} },
       ],
-      { stopAt: 3 },
     );
     expect(decisions.map((d) => d.decision.action)).toEqual(["directive", "warn", "allow"]);
     expect(decisions[0]!.decision).toMatchObject({ reason: "unknown_tool", message: "no a" });
@@ -252,9 +251,9 @@ describe("decideReviewedCalls", () => {
       { id: "b", name: "nope", args: {} },
       { id: "c", name: "nope", args: {} },
     ];
-    const decisions = decideReviewedCalls([...history, next], pending, { stopAt: 3 });
+    const decisions = reviewedCallsDecider({ stopAt: 3 })([...history, next], pending);
     expect(decisions.map((d) => d.decision.action)).toEqual(["directive", "stop"]);
-    expect(decideReviewedCalls([...history, next], pending, { stopAt: 4 }).map((d) => d.decision.action)).toEqual([
+    expect(reviewedCallsDecider({ stopAt: 4 })([...history, next], pending).map((d) => d.decision.action)).toEqual([
       "directive",
       "directive",
     ]);
@@ -262,7 +261,7 @@ describe("decideReviewedCalls", () => {
 
   it("allows everything on a message that was never reviewed", () => {
     const ai = new AIMessage({ content: "", tool_calls: [{ id: "a", name: "ls", args: {}, type: "tool_call" }] });
-    expect(decideReviewedCalls([ai], [{ id: "a", name: "ls", args: {} }], { stopAt: 1 })[0]!.decision.action).toBe(
+    expect(reviewedCallsDecider({ stopAt: 1 })([ai], [{ id: "a", name: "ls", args: {} }])[0]!.decision.action).toBe(
       "allow",
     );
   });
