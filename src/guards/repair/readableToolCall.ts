@@ -7,7 +7,6 @@ import type { ToolCallView } from "../../core/messages.js";
 import { describeBytes, hexPreview } from "../../core/renderValue.js";
 import { emptyResultText } from "../../core/resultTexts.js";
 import { toolErrorOutsideText, warnOnce } from "../../core/composition.js";
-import { promised } from "../../core/maybePromise.js";
 import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js";
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
@@ -153,7 +152,14 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
   // Next to the tool, this wrapper is the one that can tell whether it ran (core/ranStamps.ts).
   return <R extends ToolRequestLike>(request: R, handler: ToolHandler<R>): Promise<ToolMessage | Command> => {
     const { request: probed, probe } = probedRequest(request);
-    return promised(() => handler(probed)).then(
+    let pending: ReturnType<ToolHandler<R>>;
+    try {
+      pending = handler(probed);
+    } catch (error) {
+      // A handler that throws at once is answered as one whose promise rejects.
+      return errorAnswer(error, probed, probe);
+    }
+    return Promise.resolve(pending).then(
       (result) => {
         // Nearly every result is text LangChain made of the value: it goes back as it is, in this
         // promise step; only one degradedResult flags takes another.
