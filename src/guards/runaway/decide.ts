@@ -32,6 +32,21 @@ export function decideRunaway(
   pending: readonly ToolCallView[],
   settings: RunawaySettings,
 ): CallDecision[] {
+  if (!idle(ledger, settings)) return judgeRunaway(ledger, pending, settings);
+  const allowed: CallDecision[] = [];
+  for (const call of pending) allowed.push({ call, decision: ALLOW });
+  return allowed;
+}
+
+/**
+ * `decideRunaway` without the bound that lets the common step skip it: the run measured and every
+ * tier and cap judged. Exported for the property test that pins the two to the same answers.
+ */
+export function judgeRunaway(
+  ledger: RunawayLedger,
+  pending: readonly ToolCallView[],
+  settings: RunawaySettings,
+): CallDecision[] {
   const [first] = pending;
   if (first === undefined) return [];
   const run = ledger.measureRun(settings.minInputTokens);
@@ -70,7 +85,27 @@ export function decideRunaway(
  * them); at a run's start, only a thread already at its cap stops it.
  */
 export function decideTurn(ledger: RunawayLedger, settings: RunawaySettings): Decision {
+  return idle(ledger, settings) ? ALLOW : judgeTurn(ledger, settings);
+}
+
+/** `decideTurn` without the bound that lets the common step skip it (see `judgeRunaway`). */
+export function judgeTurn(ledger: RunawayLedger, settings: RunawaySettings): Decision {
   return turnStop(ledger, ledger.measureRun(settings.minInputTokens), settings) ?? ALLOW;
+}
+
+/**
+ * Whether nothing can be decided but "allow", known without measuring the run. The stall is empty,
+ * so the factor is 0: below the block and stop tiers when they are above 0 (as options require),
+ * and no warning, which needs the factor to cross `warnAt` from the factor before it, never below 0.
+ * And neither the run nor the thread can have consumed a cap's tokens. This is the common step:
+ * the latest model call read something new, and the caps are far away or unset.
+ */
+function idle(ledger: RunawayLedger, settings: RunawaySettings): boolean {
+  return (
+    settings.blockAt > 0 &&
+    settings.stopAt > 0 &&
+    ledger.idleBelow(Math.min(settings.maxRunTokens ?? Infinity, settings.maxThreadTokens ?? Infinity))
+  );
 }
 
 function turnStop(ledger: RunawayLedger, run: RunMeasure, settings: RunawaySettings): Decision | undefined {

@@ -233,6 +233,17 @@ export class RunawayLedger {
     return { source: this.thread.source, tokens: this.thread.tokens(), modelCalls: this.thread.modelCalls };
   }
 
+  /**
+   * Whether the run's stall is empty (its factor is 0) and the thread's model calls consumed fewer
+   * than `tokens` tokens, counted either way: a bound read before measuring, which the common step
+   * (a model call that read something new, caps far away) passes. The run's calls are some of the
+   * thread's and every count is at least 0, so the run's tokens are at most the thread's, by either count.
+   */
+  idleBelow(tokens: number): boolean {
+    const { usage, chars } = this.thread.total;
+    return this.run.stall.calls === 0 && Math.max(usage, chars / CHARS_PER_TOKEN) < tokens;
+  }
+
   /** What counts as the same call: the tool and its arguments, keyed as the observation store keys them. */
   callKey(call: ToolCallView): string {
     return this.store?.pendingKeys(call.id)?.argsKey ?? `${call.name}#${fingerprintArgs(call.args, this.hash)}`;
