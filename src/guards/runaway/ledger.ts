@@ -64,7 +64,8 @@ class Spend {
     if (usageTokens === undefined) this.callsWithoutUsage++;
     this.latest.usage = usageTokens ?? 0;
     this.latest.chars = estimatedChars;
-    this.total.add(this.latest.usage, estimatedChars);
+    this.total.usage += this.latest.usage;
+    this.total.chars += estimatedChars;
   }
 
   get source(): TokenSource {
@@ -90,7 +91,7 @@ interface Stall {
   readonly base: Tokens;
 }
 
-const newStall = (base: Tokens = new Tokens()): Stall => ({ calls: 0, spent: new Tokens(), base });
+const newStall = (): Stall => ({ calls: 0, spent: new Tokens(), base: new Tokens() });
 
 /**
  * What the tool results read by one model call brought, judged by the shared observation store.
@@ -110,8 +111,8 @@ class RunTally {
   /** What the results since the latest model call brought. */
   batch: Batch = Batch.Neutral;
   stall = newStall();
-  /** The stall's figures before the latest model call, for the factor before it. */
-  before = { calls: 0, usage: 0, chars: 0, base: this.stall.base };
+  /** The stall's figures before the latest model call, for the factor before it (updated in place each call). */
+  readonly before = { calls: 0, usage: 0, chars: 0, baseUsage: 0, baseChars: 0 };
   /** Stalls that new information ended, kept for the run's peak factor in its report. */
   readonly endedStalls: Stall[] = [];
   /** Everything the run's stalls consumed. */
@@ -119,9 +120,8 @@ class RunTally {
   wastedCalls = 0;
   /** Calls (tool and arguments, as the observation store keys them) that this run's results answered. */
   readonly answeredCalls = new Set<string>();
-  readonly callsByTool = new Map<string, number>();
-  /** Tool name -> `subagent_type` argument -> calls, for tools that delegate to subagents. */
-  readonly subagentsByTool = new Map<string, Map<string, number>>();
+  /** The calls that ran, in order: only the run's report counts them by tool and subagent. */
+  readonly ranCalls: ToolCallView[] = [];
 }
 
 /** Token measures of the current run (see RunawayGuardMiddleware for the definitions). */
@@ -206,12 +206,13 @@ export class RunawayLedger {
     const measured =
       source === "usage_metadata" ? (this.run.inputUsageTokens ?? 0) : this.run.inputChars / CHARS_PER_TOKEN;
     const baseTokens = Math.max(floor, stall.base.read(source));
+    const baseBefore = tokensOf(before.baseUsage, before.baseChars, source);
     return {
       source,
       tokens: spend.tokens(),
       inputTokens: Math.max(floor, measured),
       factor: stallFactor(stall, source, floor),
-      factorBefore: ratio(before.calls, tokensOf(before.usage, before.chars, source), before.base.read(source), floor),
+      factorBefore: ratio(before.calls, tokensOf(before.usage, before.chars, source), baseBefore, floor),
       stallCalls: stall.calls,
       stallTokens: stall.spent.read(source),
       baseTokens,
@@ -254,14 +255,24 @@ export class RunawayLedger {
     return this.run.answeredCalls.has(key);
   }
 
-  /** Calls per tool name in this run. */
+  /** Calls that ran per tool name in this run; linear in the run's calls, so meant for its report. */
   get runCallsByTool(): ReadonlyMap<string, number> {
-    return this.run.callsByTool;
+    const byTool = new Map<string, number>();
+    for (const call of this.run.ranCalls) byTool.set(call.name, (byTool.get(call.name) ?? 0) + 1);
+    return byTool;
   }
 
-  /** `subagent_type` arguments per tool name in this run. */
+  /** `subagent_type` arguments of the calls that ran per tool name in this run; meant for its report. */
   get runSubagentsByTool(): ReadonlyMap<string, ReadonlyMap<string, number>> {
-    return this.run.subagentsByTool;
+    const byTool = new Map<string, Map<string, number>>();
+    for (const call of this.run.ranCalls) {
+      const subagent = subagentTypeOf(call.args);
+      if (subagent === undefined) continue;
+      let types = byTool.get(call.name);
+      if (!types) byTool.set(call.name, (types = new Map()));
+      types.set(subagent, (types.get(subagent) ?? 0) + 1);
+    }
+    return byTool;
   }
 
   private reset(): void {
@@ -299,36 +310,29 @@ export class RunawayLedger {
     run.toolCalls += toolCallsOf(message).length;
   }
 
-  /** A call that ran is work done, directly or by the subagent it handed a task to; a refused one handed nothing. */
-  private addWork(run: RunTally, call: ToolCallView): void {
-    run.callsByTool.set(call.name, (run.callsByTool.get(call.name) ?? 0) + 1);
-    const subagent = subagentTypeOf(call.args);
-    if (subagent !== undefined) {
-      let types = run.subagentsByTool.get(call.name);
-      if (!types) run.subagentsByTool.set(call.name, (types = new Map()));
-      types.set(subagent, (types.get(subagent) ?? 0) + 1);
-    }
-  }
-
   /**
    * A model call that read something new (and the run's first) sets the base; one that read only
    * results that brought nothing extends the stall by what it consumed.
    */
   private judgeCall(usage: { input: number; total: number } | undefined, chars: number, first: boolean): void {
     const run = this.run;
-    run.before = {
-      calls: run.stall.calls,
-      usage: run.stall.spent.usage,
-      chars: run.stall.spent.chars,
-      base: run.stall.base,
-    };
+    const { before, stall } = run;
+    before.calls = stall.calls;
+    before.usage = stall.spent.usage;
+    before.chars = stall.spent.chars;
+    before.baseUsage = stall.base.usage;
+    before.baseChars = stall.base.chars;
     const batch = run.batch;
     run.batch = Batch.Neutral;
     if (first || batch === Batch.New) {
-      if (run.stall.calls > 0) run.endedStalls.push(run.stall);
-      const base = new Tokens();
-      base.add(usage?.input ?? 0, this.contextChars);
-      run.stall = newStall(base);
+      // An empty stall (nothing spent) is no one's: it takes the new base in place, and a step
+      // that learned something allocates nothing.
+      if (stall.calls > 0) {
+        run.endedStalls.push(stall);
+        run.stall = newStall();
+      }
+      run.stall.base.usage = usage?.input ?? 0;
+      run.stall.base.chars = this.contextChars;
     } else if (batch === Batch.Nothing) {
       run.stall.calls++;
       run.stall.spent.add(usage?.total ?? 0, this.contextChars + chars);
@@ -348,10 +352,11 @@ export class RunawayLedger {
     this.observed++;
     const run = this.run;
     // Without delta overrides (the options this ledger reads with), the call key is tool + arguments.
-    // A call that did not run is no earlier answer: its retry is not a repeat.
+    // A call that did not run is no earlier answer: its retry is not a repeat. A call that ran is
+    // work done, directly or by the subagent it handed a task to; a refused one handed nothing.
     if (observation.ran) {
       run.answeredCalls.add(observation.callKey);
-      this.addWork(run, call);
+      run.ranCalls.push(call);
     }
     run.batch = Math.max(run.batch, judgeResult(observation)) as Batch;
   }
@@ -414,7 +419,9 @@ export function usageOf(message: unknown): { input: number; total: number } | un
  * bill them by other measures than their base64 length.
  */
 export function estimatedChars(message: unknown): number {
-  let chars = contentChars(contentOf(message));
+  const content = contentOf(message);
+  // Most content is a string: its length, without the walk over blocks.
+  let chars = typeof content === "string" ? content.length : contentChars(content);
   for (const call of toolCallsOf(message)) chars += call.name.length + jsonLength(call.args ?? {});
   return chars;
 }

@@ -317,6 +317,7 @@ describe("RunawayLedger", () => {
           expect(incremental.measureWaste(10)).toEqual(fresh.measureWaste(10));
           expect(incremental.measureThread()).toEqual(fresh.measureThread());
           expect([...incremental.runCallsByTool]).toEqual([...fresh.runCallsByTool]);
+          expect([...incremental.runSubagentsByTool]).toEqual([...fresh.runSubagentsByTool]);
           for (const name of ["a", "b", "task"]) {
             const key = fresh.callKey({ id: "k", name, args: { subagent_type: "general" } });
             expect(incremental.answeredInRun(key)).toBe(fresh.answeredInRun(key));
