@@ -127,13 +127,16 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
         andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (messages) => {
           // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
           return batch
-            .wrapModelCall(request, (checked: typeof request) =>
-              andThen(batch.judgedLatestBatch(messages), (judged) =>
-                judged
+            .wrapModelCall(request, (checked: typeof request) => {
+              const judged = batch.judgedLatestBatch(messages);
+              // The common step knows at once: the batch guard judged the turn's calls.
+              if (judged === true) return handler(checked);
+              return andThen(judged, (settled) =>
+                settled
                   ? handler(checked)
                   : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
-              ),
-            )
+              );
+            })
             .then(
               // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
               (response) =>
