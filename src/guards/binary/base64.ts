@@ -16,6 +16,8 @@ export const MIN_BASE64_RUN = 64;
 export const MIN_UNKNOWN_BASE64 = 4096;
 /** How far into a run a glued prefix (`payload_`) may reach. */
 const PREFIX_REACH = 128;
+/** "=" characters of padding counted after a run (a data URL's payload is that long with them). */
+export const MAX_PADDING = 2;
 
 const DATA_URL = /data:([a-z0-9][\w.+-]*\/[\w.+-]+)?(?:;[\w.+=-]+)*;base64,/gi;
 
@@ -210,7 +212,7 @@ function runEnd(text: string, start: number): number {
 
 function skipPadding(text: string, at: number): number {
   let end = at;
-  while (end < text.length && end - at < 2 && text.charCodeAt(end) === 61) end++;
+  while (end < text.length && end - at < MAX_PADDING && text.charCodeAt(end) === 61) end++;
   return end;
 }
 

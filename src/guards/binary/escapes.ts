@@ -12,6 +12,9 @@ export function findEscapedByteRegions(text: string): BinaryRegion[] {
 
 const BYTES_LITERAL = /\bb(['"])/g;
 
+/** What every region of findEscapedByteRegions needs: `\x` escapes (8 in a bytes literal, MIN_ESCAPES in a run). */
+export const ESCAPES_HINT = /\\x/;
+
 /**
  * Python `bytes` literals (`b'%PDF-1.7\n%\xe2...'`), judged whole: a file's text parts between its
  * escapes would split it into runs too short to count.

@@ -150,7 +150,7 @@ function hexRegion(start: number, end: number, signature: MagicSignature | undef
 }
 
 /** Shortest line of hex read as part of a wrapped payload (`xxd -p` writes 60, wrapping tools 32 to 128). */
-const MIN_WRAPPED_LINE = 16;
+export const MIN_WRAPPED_LINE = 16;
 /** A line break between wrapped lines: real, or escaped inside a JSON string. */
 const BREAKS = ["\r\n", "\n", "\\r\\n", "\\n"];
 
@@ -230,6 +230,18 @@ function hexBytes(hex: string): number[] {
   for (let i = 0; i + 1 < hex.length; i += 2) out.push(parseInt(hex.slice(i, i + 2), 16));
   return out;
 }
+
+/**
+ * What a hex dump region needs: a line that DUMP_START accepts, that is the same pattern at the
+ * start of the text or after a "\n", its leading whitespace kept within the line.
+ */
+export const DUMP_LINE_HINT = /(?:^|\n)[^\S\n]*[0-9a-fA-F]{2,16}:? +[0-9a-fA-F]{2}/;
+
+/**
+ * What follows the first line of a wrapped hex block (see wrappedBlock): a line break, then the
+ * next line's hex. Sticky: tried at the end of a line.
+ */
+export const WRAPPED_LINE_AFTER = /(?:\r?\n|\\r\\n|\\n)[ \t]*[0-9a-fA-F]/y;
 
 /** Start of the next run of hex digits long enough to be one line of a wrapped payload (see nextRun). */
 function nextHexRun(text: string, from: number): number {

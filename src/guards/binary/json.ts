@@ -83,7 +83,8 @@ function judgeString(text: string, open: number, close: number): BinaryRegion | 
   };
 }
 
-const BUFFER_JSON = /\{\s*"type"\s*:\s*"Buffer"\s*,\s*"data"\s*:\s*\[/g;
+const BUFFER_JSON_SOURCE = String.raw`\{\s*"type"\s*:\s*"Buffer"\s*,\s*"data"\s*:\s*\[`;
+const BUFFER_JSON = new RegExp(BUFFER_JSON_SOURCE, "g");
 
 function bufferRegions(text: string): BinaryRegion[] {
   const out: BinaryRegion[] = [];
@@ -141,12 +142,29 @@ const BYTE_ARRAY: ByteListForm = {
 };
 
 /** Where a typed array's JSON starts: `JSON.stringify(new Uint8Array(...))` is `{"0":137,"1":80,...}`. */
+const TYPED_ARRAY_SOURCE = String.raw`\{\s*"0"\s*:\s*\d`;
+
 const TYPED_ARRAY: ByteListForm = {
-  start: /\{\s*"0"\s*:\s*\d/g,
+  start: new RegExp(TYPED_ARRAY_SOURCE, "g"),
   parse: (text, open) => parseIndexedBytes(text, open),
   evidence: "byte-object",
   label: "a byte array written as a JSON object",
 };
+
+/**
+ * What every region of findJsonRegions needs: what makes a string suspicious (a `\u00` escape,
+ * U+FFFD or a C1 control, see stringRegions), the start of a Buffer's JSON, MIN_LIST_BYTES values
+ * in a list, the first MIN_LIST_BYTES - 1 each followed by a comma (see parseByteArray), or the
+ * start of a typed array's JSON.
+ */
+export const JSON_HINT = new RegExp(
+  [
+    String.raw`\\u00|[\u0080-\u009f\ufffd]`,
+    BUFFER_JSON_SOURCE,
+    String.raw`\[(?:\s*\d+\s*,){${MIN_LIST_BYTES - 1}}`,
+    TYPED_ARRAY_SOURCE,
+  ].join("|"),
+);
 
 function byteListRegions(text: string, form: ByteListForm): BinaryRegion[] {
   const out: BinaryRegion[] = [];

@@ -1,12 +1,13 @@
 import { findBase64Regions } from "./base64.js";
 import { detectEncoding, type EncodingFinding } from "./encoding.js";
-import { findEscapedByteRegions } from "./escapes.js";
+import { ESCAPES_HINT, findEscapedByteRegions } from "./escapes.js";
 import { findHexRegions } from "./hex.js";
-import { findJsonRegions } from "./json.js";
+import { mayHoldRegion } from "./hints.js";
+import { findJsonRegions, JSON_HINT } from "./json.js";
 import type { MagicSignature } from "./magic.js";
 import { BUFFER_AS_TEXT_NOTE, encodingNote, partsRemovedNote, regionPlaceholder } from "./texts.js";
 import { findRawRegions } from "./raw.js";
-import { provenSignatureAt } from "./start.js";
+import { provenSignatureAt, SIGNATURE_PROVABLE_IN_ASCII } from "./start.js";
 import { mergeRegions, type BinaryRegion } from "./region.js";
 
 /**
@@ -33,6 +34,9 @@ export function reviewText(text: string): TextReview | undefined {
   // Nearly every result is printable ASCII: no NUL, control character, U+FFFD or non-ASCII letter,
   // so no wrong encoding and no raw bytes (raw.ts), and neither needs its own pass over the text.
   const plain = !NOT_PLAIN_ASCII.test(text);
+  // Nor a proven file signature (see SIGNATURE_PROVABLE_IN_ASCII), nor, mostly, what the other
+  // finders need (see mayHoldRegion): then nothing is found, and they are all skipped.
+  if (plain && !SIGNATURE_PROVABLE_IN_ASCII && !mayHoldRegion(text)) return undefined;
   const encoding = plain ? undefined : detectEncoding(text);
   if (encoding?.kind === "utf-16") {
     const inner = reviewBinary(encoding.decoded, false);
@@ -56,7 +60,8 @@ const NOT_PLAIN_ASCII = /[^\t\n\r\x20-\x7e]/;
 
 /** `plain`: the text is printable ASCII (see `NOT_PLAIN_ASCII`), which holds no raw bytes. */
 function reviewBinary(text: string, plain: boolean): TextReview | undefined {
-  const magic = magicAtStart(text);
+  // Printable ASCII proves no signature (see SIGNATURE_PROVABLE_IN_ASCII).
+  const magic = plain && !SIGNATURE_PROVABLE_IN_ASCII ? undefined : magicAtStart(text);
   if (magic) {
     return {
       kind: "binary",
@@ -71,11 +76,12 @@ function reviewBinary(text: string, plain: boolean): TextReview | undefined {
       },
     };
   }
+  // A finder whose hint is not in the text finds nothing: it is skipped.
   const regions = mergeRegions([
     ...findBase64Regions(text),
     ...findHexRegions(text),
-    ...findEscapedByteRegions(text),
-    ...findJsonRegions(text),
+    ...(ESCAPES_HINT.test(text) ? findEscapedByteRegions(text) : []),
+    ...(JSON_HINT.test(text) ? findJsonRegions(text) : []),
     ...(plain ? [] : findRawRegions(text)),
   ]);
   if (regions.length === 0) return undefined;

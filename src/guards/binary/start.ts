@@ -1,4 +1,4 @@
-import { matchMagicText, type MagicSignature } from "./magic.js";
+import { MAGIC_SIGNATURES, matchMagicText, type MagicSignature } from "./magic.js";
 import { countBlock } from "./raw.js";
 
 /**
@@ -12,4 +12,18 @@ export function provenSignatureAt(text: string, at: number): MagicSignature | un
   if (signature.bytes.some((b) => b >= 0x80 || (b >= 0 && b < 0x20))) return signature;
   const counts = countBlock(text, at, Math.min(text.length, at + 4096));
   return counts.nul + counts.control + counts.replacement > 0 ? signature : undefined;
+}
+
+/**
+ * Whether a text of printable ASCII, tabs and line breaks can start with a proven signature. A
+ * signature it matches has only those characters as fixed bytes; one of printable characters only
+ * needs raw binary as well, which such a text has none of; so it takes a signature with a tab or
+ * a line break among otherwise printable bytes. No signature in MAGIC_SIGNATURES is one.
+ */
+export const SIGNATURE_PROVABLE_IN_ASCII = MAGIC_SIGNATURES.some(
+  (s) => s.bytes.every((b) => b === -1 || isTextByte(b)) && s.bytes.some((b) => b === 9 || b === 10 || b === 13),
+);
+
+function isTextByte(byte: number): boolean {
+  return byte === 9 || byte === 10 || byte === 13 || (byte >= 0x20 && byte < 0x7f);
 }
