@@ -8,6 +8,7 @@ import {
   inspectToolResult,
   reviewToolResult,
   type BinaryFinding,
+  type BinaryInspectOptions,
   type BinaryReadContext,
   type ResultReview,
 } from "./content.js";
@@ -55,7 +56,8 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
   readonly name = "BinaryReadGuardMiddleware";
   /** Named `checkedTools`: a middleware's `tools` field is the tools it registers. */
   private readonly checkedTools: ReadonlySet<string> | undefined;
-  private readonly allowedMediaTypes: readonly string[];
+  /** What reviewToolResult is given, made once: it is the same for every call. */
+  private readonly inspectOptions: BinaryInspectOptions;
   private readonly directive: (context: BinaryReadContext) => string;
   private readonly observeOnly: boolean;
   private readonly onSignal: SignalHandler | undefined;
@@ -65,7 +67,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     super();
     const settings = parseOptions(this.name, binaryReadGuardOptions, options);
     this.checkedTools = settings.tools ? new Set(settings.tools) : undefined;
-    this.allowedMediaTypes = settings.allowedMediaTypes.map((type) => type.toLowerCase());
+    this.inspectOptions = { allowedMediaTypes: settings.allowedMediaTypes.map((type) => type.toLowerCase()) };
     this.directive = settings.directive ?? binaryReadDirective;
     this.observeOnly = settings.observeOnly;
     this.onSignal = settings.onSignal;
@@ -82,7 +84,7 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
 
   /** Text (nearly every result) is judged without a promise. */
   private review(message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined {
-    const review = reviewToolResult(message, { allowedMediaTypes: this.allowedMediaTypes });
+    const review = reviewToolResult(message, this.inspectOptions);
     if (!review) return undefined;
     const rewritten =
       review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
