@@ -14,6 +14,12 @@ export type EncodingFinding =
 /** Characters sampled to recognise UTF-16. */
 const SAMPLE = 4096;
 
+/**
+ * What a wrong encoding shows in a text: NULs (UTF-16, see utf16) or U+FFFD (a legacy encoding,
+ * see legacy). Without either, detectEncoding finds nothing.
+ */
+export const MISENCODING_HINT = /[\u0000\ufffd]/;
+
 export function detectEncoding(text: string): EncodingFinding | undefined {
   return utf16(text) ?? legacy(text);
 }

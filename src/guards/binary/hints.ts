@@ -10,12 +10,12 @@ import { nextRun } from "./region.js";
  * text is read at native speed, or a run length at a time (see nextRun).
  */
 export function mayHoldRegion(text: string): boolean {
-  if (MARKED_HINT.test(text)) return true;
   // Hex digits are base64 characters: every run either finder starts from lies in a run of at
   // least MIN_WRAPPED_LINE base64 characters, which nextRun returns from its start.
   for (let start = nextRun(text, 0, MIN_WRAPPED_LINE, isBase64Char); start !== -1;) {
+    // Read up to LONG_RUN only: a payload's run may be megabytes long.
     let end = start + MIN_WRAPPED_LINE;
-    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    while (end - start < LONG_RUN && end < text.length && isBase64Char(text.charCodeAt(end))) end++;
     if (end - start >= LONG_RUN) return true;
     // A shorter run is no payload itself; it can only be the first line of a wrapped hex block:
     // hex to its end (a line break is no base64 character), then a line break and more hex.
@@ -25,11 +25,10 @@ export function mayHoldRegion(text: string): boolean {
     if (end - hex >= MIN_WRAPPED_LINE && WRAPPED_LINE_AFTER.test(text)) return true;
     start = nextRun(text, end + 1, MIN_WRAPPED_LINE, isBase64Char);
   }
-  return false;
+  // Dump lines, byte escapes and the JSON forms start with something a native search finds
+  // (one search each: together in one pattern they are slower).
+  return DUMP_LINE_HINT.test(text) || ESCAPES_HINT.test(text) || JSON_HINT.test(text);
 }
-
-/** Dump lines, byte escapes and the JSON forms: each starts with something a native search finds. */
-const MARKED_HINT = new RegExp([DUMP_LINE_HINT, ESCAPES_HINT, JSON_HINT].map((hint) => `(?:${hint.source})`).join("|"));
 
 /**
  * A base64 run from which either finder may find a payload on its own: base64 from

@@ -1,5 +1,5 @@
 import { findBase64Regions } from "./base64.js";
-import { detectEncoding, type EncodingFinding } from "./encoding.js";
+import { detectEncoding, MISENCODING_HINT, type EncodingFinding } from "./encoding.js";
 import { ESCAPES_HINT, findEscapedByteRegions } from "./escapes.js";
 import { findHexRegions } from "./hex.js";
 import { mayHoldRegion } from "./hints.js";
@@ -34,12 +34,13 @@ export function reviewText(text: string): TextReview | undefined {
   // Nearly every result is printable ASCII: no NUL, control character, U+FFFD or non-ASCII letter,
   // so no wrong encoding and no raw bytes (raw.ts), and neither needs its own pass over the text.
   const plain = !NOT_PLAIN_ASCII.test(text);
-  // Nor a proven file signature (see SIGNATURE_PROVABLE_IN_ASCII), nor, mostly, what the other
-  // finders need (see mayHoldRegion): then nothing is found, and they are all skipped.
-  if (plain && !SIGNATURE_PROVABLE_IN_ASCII && !mayHoldRegion(text)) return undefined;
-  const encoding = plain ? undefined : detectEncoding(text);
+  // Nearly every result has nothing the other finders need either (see mayHoldRegion), and
+  // printable ASCII proves no file signature (see SIGNATURE_PROVABLE_IN_ASCII): nothing to find.
+  const hinted = mayHoldRegion(text);
+  if (plain && !hinted && !SIGNATURE_PROVABLE_IN_ASCII) return undefined;
+  const encoding = plain || !MISENCODING_HINT.test(text) ? undefined : detectEncoding(text);
   if (encoding?.kind === "utf-16") {
-    const inner = reviewBinary(encoding.decoded, false);
+    const inner = reviewBinary(encoding.decoded, false, mayHoldRegion(encoding.decoded));
     if (inner?.kind === "binary") return inner;
     const body = inner?.kind === "cleaned" ? inner.text : encoding.decoded;
     return {
@@ -49,7 +50,7 @@ export function reviewText(text: string): TextReview | undefined {
       encoding,
     };
   }
-  const review = reviewBinary(text, plain);
+  const review = reviewBinary(text, plain, hinted);
   if (review) return review;
   if (encoding) return { kind: "cleaned", text: `${encodingNote(encoding)}\n${text}`, removed: [], encoding };
   return undefined;
@@ -58,8 +59,11 @@ export function reviewText(text: string): TextReview | undefined {
 /** Any character but tab, line breaks and printable ASCII. */
 const NOT_PLAIN_ASCII = /[^\t\n\r\x20-\x7e]/;
 
-/** `plain`: the text is printable ASCII (see `NOT_PLAIN_ASCII`), which holds no raw bytes. */
-function reviewBinary(text: string, plain: boolean): TextReview | undefined {
+/**
+ * `plain`: the text is printable ASCII (see `NOT_PLAIN_ASCII`), which holds no raw bytes.
+ * `hinted`: mayHoldRegion(text), without which the other finders find nothing.
+ */
+function reviewBinary(text: string, plain: boolean, hinted: boolean): TextReview | undefined {
   // Printable ASCII proves no signature (see SIGNATURE_PROVABLE_IN_ASCII).
   const magic = plain && !SIGNATURE_PROVABLE_IN_ASCII ? undefined : magicAtStart(text);
   if (magic) {
@@ -76,14 +80,16 @@ function reviewBinary(text: string, plain: boolean): TextReview | undefined {
       },
     };
   }
-  // A finder whose hint is not in the text finds nothing: it is skipped.
-  const regions = mergeRegions([
-    ...findBase64Regions(text),
-    ...findHexRegions(text),
-    ...(ESCAPES_HINT.test(text) ? findEscapedByteRegions(text) : []),
-    ...(JSON_HINT.test(text) ? findJsonRegions(text) : []),
-    ...(plain ? [] : findRawRegions(text)),
-  ]);
+  // In the order ties between regions are settled in (see mergeRegions); a finder whose hint is
+  // not in the text finds nothing, and is skipped.
+  const found: BinaryRegion[] = [];
+  if (hinted) {
+    found.push(...findBase64Regions(text), ...findHexRegions(text));
+    if (ESCAPES_HINT.test(text)) found.push(...findEscapedByteRegions(text));
+    if (JSON_HINT.test(text)) found.push(...findJsonRegions(text));
+  }
+  if (!plain) found.push(...findRawRegions(text));
+  const regions = mergeRegions(found);
   if (regions.length === 0) return undefined;
   const removed = regions.filter((r) => r.replacement === undefined);
   if (removed.length > 0 && removed.length === regions.length && textLeft(text, regions) < MIN_TEXT_LEFT) {

@@ -6,13 +6,16 @@ import { findBase64Regions } from "../../../src/guards/binary/base64.js";
 import { findHexRegions } from "../../../src/guards/binary/hex.js";
 import { ESCAPES_HINT, findEscapedByteRegions } from "../../../src/guards/binary/escapes.js";
 import { findJsonRegions, JSON_HINT } from "../../../src/guards/binary/json.js";
+import { detectEncoding, MISENCODING_HINT } from "../../../src/guards/binary/encoding.js";
 import { provenSignatureAt, SIGNATURE_PROVABLE_IN_ASCII } from "../../../src/guards/binary/start.js";
 import { makePng } from "./fixtures.js";
 
 /**
- * reviewText skips every finder for printable ASCII without their hints (mayHoldRegion), and
- * reviewBinary skips the escape and JSON finders without theirs. Each skip must give the answer
- * the full path gives: generated texts sit on both sides of every finder's thresholds.
+ * reviewText skips every finder for printable ASCII without their hints (mayHoldRegion);
+ * reviewBinary skips the base64, hex, escape and JSON finders in any text without those hints,
+ * the escape and JSON finders without their own, and encoding detection without a NUL or U+FFFD.
+ * Each skip must give the answer the full path gives: generated texts sit on both sides of every
+ * finder's thresholds.
  */
 
 const PNG = makePng();
@@ -115,12 +118,42 @@ describe("the binary review's fast path", () => {
         if (!mayHoldRegion(t)) {
           expect(findBase64Regions(t)).toEqual([]);
           expect(findHexRegions(t)).toEqual([]);
+          expect(findEscapedByteRegions(t)).toEqual([]);
+          expect(findJsonRegions(t)).toEqual([]);
         }
         if (!ESCAPES_HINT.test(t)) expect(findEscapedByteRegions(t)).toEqual([]);
         if (!JSON_HINT.test(t)) expect(findJsonRegions(t)).toEqual([]);
       }),
       { numRuns: 1500 },
     );
+  });
+
+  it("finds no wrong encoding without a NUL or U+FFFD", () => {
+    // UTF-16 and Windows-1252 read byte by byte, with and without the characters the hint looks for.
+    const misread = fc
+      .tuple(
+        fc.string({ maxLength: 300 }),
+        fc.constantFrom("utf16le", "latin1"),
+        fc.constantFrom<[string, string]>(["\u0000", "\u0001"], ["\ufffd", "?"], ["", ""]),
+      )
+      .map(([words, encoding, [from, to]]) => {
+        const bytes = Buffer.from(
+          `${words} naïve café façade, déjà vu élan `.repeat(2),
+          encoding === "utf16le" ? "utf16le" : "latin1",
+        );
+        const read = encoding === "utf16le" ? bytes.toString("latin1") : new TextDecoder().decode(bytes);
+        return from === "" ? read : read.replaceAll(from, to);
+      });
+    let found = 0;
+    fc.assert(
+      fc.property(fc.oneof(misread, unicode), (t) => {
+        const encoding = detectEncoding(t);
+        if (!MISENCODING_HINT.test(t)) expect(encoding).toBeUndefined();
+        if (encoding) found++;
+      }),
+      { numRuns: 800 },
+    );
+    expect(found).toBeGreaterThan(50);
   });
 
   it("finds no proven file signature in printable ASCII", () => {
