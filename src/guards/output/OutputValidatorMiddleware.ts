@@ -6,12 +6,12 @@ import { parseOptions } from "../../core/baseOptions.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { stampTurn } from "../../core/ranStamps.js";
 import { runToolSafely } from "../../core/toolErrors.js";
-import { DataEnvelope, envelopedTools } from "./dataEnvelope.js";
+import { DataEnvelope, envelopedTools, envelopedToolNames } from "./dataEnvelope.js";
 import type { KillSwitchSettings } from "./runState.js";
 import { RunGate } from "./runGate.js";
 import type { InvalidOutputMode, ResolvedSpec } from "./spec.js";
 import { outputValidatorOptions, type OutputValidatorOptions } from "./options.js";
-import { OutputValidation } from "./validation.js";
+import { judgedTools, OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema, carriesNothing, withCarry, type GuardState } from "../../hooks/carry.js";
@@ -51,6 +51,13 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   private readonly results: ResultGuard;
   /** The write gate and the kill switch (runGate.ts). */
   private readonly gate: RunGate;
+  /**
+   * The tools whose calls the validator may change anything about: the write tools (the gate)
+   * and the tools `judge` may rewrite (validation.ts); `true` for every tool.
+   */
+  private readonly actsOn: true | ReadonlySet<string>;
+  /** The tools whose results `judge` may rewrite (validation.ts); `true` for every tool. */
+  private readonly judged: true | ReadonlySet<string>;
 
   constructor(options: OutputValidatorOptions = {}) {
     super();
@@ -73,6 +80,8 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     };
 
     const envelope = new DataEnvelope(context, envelopedTools(settings.envelope));
+    const judged = (this.judged = judgedTools(specs, requireSpec, envelopedToolNames(settings.envelope)));
+    this.actsOn = judged === true ? true : new Set([...judged, ...writeTools]);
     const validation = new OutputValidation(
       {
         ...context,
@@ -100,6 +109,7 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
       guard: this.name,
       onSignal: settings.onSignal,
       rewriterFor: (request) => {
+        if (this.judged !== true && !this.judged.has(request.toolCall.name)) return undefined; // judge would keep it
         const call = callOf(request);
         const threadId = threadIdOf(request.runtime);
         return (message) => {
@@ -120,11 +130,13 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {
     const id = request.toolCall.id;
     const state = request.state as GuardState;
-    return promised(() =>
-      id === undefined || carriesNothing(state)
-        ? this.answer(request, handler)
-        : andThen(this.answer(request, handler), (answer) => withCarry(state, id, answer)),
-    );
+    if (id === undefined || carriesNothing(state)) {
+      // Nearly every call: a tool the validator neither gates nor judges, and no summary to carry.
+      // It only runs, safely: `answer` would run it and keep its result as it came.
+      if (this.actsOn !== true && !this.actsOn.has(request.toolCall.name)) return runToolSafely(request, handler);
+      return promised(() => this.answer(request, handler));
+    }
+    return promised(() => andThen(this.answer(request, handler), (answer) => withCarry(state, id, answer)));
   };
 
   private answer(request: ToolRequest, handler: ToolCallHandler): MaybePromise<ToolMessage | Command> {
@@ -148,9 +160,10 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     promised(() =>
       andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (history) => {
         const stop = this.gate.afterBatch(history);
+        // A throw of the handler rejects either way: this runs inside `promised` or a `then`.
         return stop
-          ? stop.then((notice) => notice ?? promised(() => handler(request)).then(stampTurn))
-          : promised(() => handler(request)).then(stampTurn);
+          ? stop.then((notice) => notice ?? Promise.resolve(handler(request)).then(stampTurn))
+          : Promise.resolve(handler(request)).then(stampTurn);
       }),
     );
 }

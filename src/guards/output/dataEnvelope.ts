@@ -10,11 +10,18 @@ import { observedDetail } from "../../core/signals.js";
 
 /** Which tools' output goes inside the envelope, from the `envelope` option. */
 export function envelopedTools(option: boolean | readonly string[]): (tool: string) => boolean {
-  if (option === true) return () => true;
+  const wrapped = envelopedToolNames(option);
+  if (wrapped === true) return () => true;
+  return (tool) => wrapped.has(tool);
+}
+
+/** The names of the tools whose output goes inside the envelope; `true` for every tool. */
+export function envelopedToolNames(option: boolean | readonly string[]): true | ReadonlySet<string> {
+  if (option === true) return true;
   const wrapped = new Set(Array.isArray(option) ? option : []);
   // The retrieval tool reads back offloaded results: wrapped whenever any tool's output is.
   if (wrapped.size > 0) wrapped.add(RETRIEVAL_TOOL_NAME);
-  return (tool) => wrapped.has(tool);
+  return wrapped;
 }
 
 /**

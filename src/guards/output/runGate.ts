@@ -70,12 +70,9 @@ export class RunGate {
    */
   afterBatch(messages: readonly BaseMessage[]): Promise<AIMessage | undefined> | undefined {
     const start = trailingToolBatchStart(messages);
-    if (
-      start === messages.length ||
-      !messages.slice(start).some((m) => validatorMarkOf(m, this.settings.guard) !== undefined)
-    )
-      return undefined;
-    return this.judgeBatch(messages, start);
+    for (let i = start; i < messages.length; i++)
+      if (validatorMarkOf(messages[i], this.settings.guard) !== undefined) return this.judgeBatch(messages, start);
+    return undefined;
   }
 
   private async judgeBatch(messages: readonly BaseMessage[], start: number): Promise<AIMessage | undefined> {

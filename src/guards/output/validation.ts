@@ -35,6 +35,22 @@ const SPEC_MISSING: OutputVerdict = {
 };
 
 /**
+ * The tools whose results `judge` may change: those with a spec (every tool under
+ * `unspecifiedTools: "require-spec"`) and those whose output goes inside the envelope; `true` for
+ * every tool. `judge` returns the result of any other tool as it came, whatever it holds (a
+ * guard's answer, a replaced result, the tool's own error, plain data): the spec and the envelope
+ * are its only two ways to change one. So the middleware need not ask it.
+ */
+export function judgedTools(
+  specs: ReadonlyMap<string, unknown>,
+  requireSpec: boolean,
+  enveloped: true | ReadonlySet<string>,
+): true | ReadonlySet<string> {
+  if (requireSpec || enveloped === true) return true;
+  return new Set([...specs.keys(), ...enveloped]);
+}
+
+/**
  * Validation and degrade: judges one tool result against its tool's spec and says what the
  * model reads instead. A valid output passes (normalised, enveloped where asked); an invalid one
  * becomes an error stating the reason (`fail_closed`, marked to stop the run with `stopRun`), or
