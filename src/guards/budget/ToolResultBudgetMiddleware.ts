@@ -74,6 +74,14 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   private readonly minimum: number;
   private readonly measure: Measure;
   private readonly toolLimits: ReadonlyMap<string, number>;
+  /**
+   * The least limit a call of each tool can get (`limitFor`: its own, or with `turnLimit` no
+   * less than its own or the unit's minimum, whichever is smaller); `floor` for the other tools.
+   */
+  private readonly toolFloors: ReadonlyMap<string, number>;
+  private readonly floor: number;
+  /** Whether the store may say a call reads back what it keeps (`readBackOf`). */
+  private readonly readsBack: boolean;
   private readonly excluded: ReadonlySet<string>;
   private readonly turnLimit: number | undefined;
   private readonly store: OffloadStore | undefined;
@@ -99,6 +107,10 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     this.storeTimeoutMs = settings.storeTimeoutMs;
     this.observeOnly = settings.observeOnly;
     this.onSignal = settings.onSignal;
+    const floorOf = (own: number) => (this.turnLimit === undefined ? own : Math.min(own, this.minimum));
+    this.floor = floorOf(this.limit);
+    this.toolFloors = new Map([...this.toolLimits].map(([tool, limit]) => [tool, floorOf(limit)]));
+    this.readsBack = !this.observeOnly && typeof this.store?.lineReaderFor === "function";
     // Observe-only stores nothing, so there is nothing to read back: offering the tool would change the agent.
     this.tools =
       this.store && !this.observeOnly
@@ -117,9 +129,13 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       rewriterFor: (request) => {
         const tool = request.toolCall.name;
         if (this.excluded.has(tool)) return undefined;
-        const limit = this.limitFor(request);
-        const readBack = this.readBackOf(request.toolCall);
-        return (message) => this.fit(message, tool, limit, readBack);
+        const readBack = this.readsBack ? this.readBackOf(request.toolCall) : undefined;
+        const floor = this.toolFloors.get(tool) ?? this.floor;
+        return (message) =>
+          // Nearly every result: text no longer than the least limit the call can get fits it, measured or not.
+          typeof message.content === "string" && message.content.length <= floor && this.measure.atMostChars
+            ? undefined
+            : this.fit(message, tool, this.limitFor(request), readBack);
       },
       afterFailure: (message, request) => this.plainCut(message, this.limitFor(request)),
     });
@@ -138,10 +154,11 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     promised(() => {
       if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
         return handler(request);
-      return handler({
-        ...request,
-        tools: request.tools.filter((tool) => (tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME),
-      });
+      // A loop, not a filter: its callback would be one more function every step runs.
+      const offered: unknown[] = [];
+      for (const tool of request.tools)
+        if ((tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) offered.push(tool);
+      return handler({ ...request, tools: offered });
     });
 
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */

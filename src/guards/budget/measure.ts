@@ -14,14 +14,21 @@ export interface Measure {
   text(text: string): number;
   /** A media payload of `chars` base64 (or URL) characters. Tokens are approximated, never counted. */
   media(chars: number): number;
+  /**
+   * Whether `text(t)` is never more than `t.length`: characters, and the default token estimate
+   * (a token per four characters, rounded up). A text no longer than a limit then fits it unmeasured.
+   */
+  readonly atMostChars?: boolean;
 }
 
 export function createMeasure(unit: BudgetUnit, countTokens: CountTokens = approximateTokens): Measure {
-  if (unit === "chars") return { unit, text: (text) => text.length, media: (chars) => chars };
+  if (unit === "chars") return { unit, text: (text) => text.length, media: (chars) => chars, atMostChars: true };
   return {
     unit,
     text: (text) => countSafely(countTokens, text),
     media: (chars) => Math.ceil(chars / CHARS_PER_TOKEN),
+    // A counter of the user's may say anything; the default never throws and rounds len / 4 up.
+    atMostChars: countTokens === approximateTokens,
   };
 }
 
