@@ -21,6 +21,7 @@ import {
   assessRequest,
   provenOver,
   recoveryFor,
+  sentUnmeasured,
   type Assessed,
   type RoomTaken,
   type ModelHandler,
@@ -158,16 +159,19 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
     return handler(request);
   }
 
-  /** A model call failed: a refusal as too long is recovered from, anything else goes on up. */
+  /**
+   * A model call failed: a refusal as too long is recovered from, anything else goes on up.
+   * `sent` undefined: a request with no window, measured only now (`Assessed`).
+   */
   private async refused<R extends ModelRequestLike>(
     request: R,
     handler: ModelHandler<R>,
-    sent: Sendable<R>,
+    sent: Sendable<R> | undefined,
     error: unknown,
     collected: Record<string, unknown>[],
   ): Promise<AIMessage | Command> {
     if (isGraphBubbleUp(error) || !isContextOverflowError(error)) throw error;
-    return this.recover(request, handler, sent, error, collected);
+    return this.recover(request, handler, sent ?? sentUnmeasured(request, this.meter), error, collected);
   }
 
   /** After the provider refused the request as too long: shrink to what its numbers say fits, retry once. */

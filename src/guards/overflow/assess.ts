@@ -4,7 +4,7 @@ import type { RequestMeter } from "./estimate.js";
 import type { OverflowNumbers } from "./providerErrors.js";
 import { readContextRecord, type ContextRecord } from "./record.js";
 import type { RoomParts } from "./texts.js";
-import { answerReserve, calibration, profileWindow, providerWindowIn } from "./window.js";
+import { answerReserve, calibration, MAX_CALIBRATION, profileWindow, providerWindowIn } from "./window.js";
 
 /** The parts of LangChain's model request the guard reads and rewrites. */
 export interface ModelRequestLike {
@@ -105,8 +105,12 @@ export interface Over<R> {
   providerReserve: number | undefined;
 }
 
-/** A request measured: it fits as it is, or it is over the limit. */
-export type Assessed<R> = { kind: "fits"; prepared: Sendable<R> } | Over<R>;
+/**
+ * A request measured: it fits as it is, or it is over the limit. A fitting request with no window
+ * to measure it against is not measured: `prepared` is then left out, and `sentUnmeasured` works
+ * it out if the provider refuses the request.
+ */
+export type Assessed<R> = { kind: "fits"; prepared?: Sendable<R> } | Over<R>;
 
 /**
  * Below this share of the limit, a request is accepted on the running total of its history (see
@@ -126,6 +130,11 @@ export function assessRequest<R extends ModelRequestLike>(
   settings: WindowOptions,
 ): Assessed<R> {
   const messages = request.messages ?? [];
+  const configured = settings.maxInputTokens ?? profileWindow(request.model);
+  // No window configured nor stated by a provider (the walk stops at the first stated one): nothing
+  // to measure against. The tokens sent are worked out only if the provider refuses the request.
+  if (!forced && configured === undefined && meter.learned(messages, providerWindowIn) === undefined)
+    return { kind: "fits" };
   const fixedTokens = meter.fixed(request.systemMessage, request.tools);
   const history = meter.summary(messages, providerWindowIn);
   const providerWindow = forced ? forced.providerWindow : history.learnedWindow;
@@ -135,7 +144,6 @@ export function assessRequest<R extends ModelRequestLike>(
     : providerWindow !== undefined
       ? learnedReserve(messages)
       : undefined;
-  const configured = settings.maxInputTokens ?? profileWindow(request.model);
   const window = forced
     ? forced.window
     : providerWindow !== undefined && (configured === undefined || providerWindow < configured)
@@ -149,8 +157,11 @@ export function assessRequest<R extends ModelRequestLike>(
   const sent = { window, reserve, providerWindow, providerReserve };
   if (window === undefined && !forced)
     return { kind: "fits", prepared: unchanged(request, fixedTokens + history.tokens, sent) };
-  const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
   const limit = window === undefined ? undefined : window - reserve;
+  // Far below the limit even at the largest calibration, the provider's counts need not be looked at.
+  if (!forced && (fixedTokens + history.tokens) * MAX_CALIBRATION <= limit! * FAST_ACCEPT_SHARE)
+    return { kind: "fits", prepared: unchanged(request, fixedTokens + history.tokens, sent) };
+  const factor = calibration(messages, (end) => meter.summary(messages, providerWindowIn, end).tokens, fixedTokens);
   // Far below the limit the running total decides; nearer to it, every message is measured again.
   if (!forced && (fixedTokens + history.tokens) * factor <= limit! * FAST_ACCEPT_SHARE)
     return { kind: "fits", prepared: unchanged(request, fixedTokens + history.tokens, sent) };
@@ -175,6 +186,21 @@ function unchanged<R>(
   sent: Pick<Sendable<R>, "window" | "reserve" | "providerWindow" | "providerReserve">,
 ): Sendable<R> {
   return { kind: "send", request, sentTokens: tokens, ...sent };
+}
+
+/**
+ * A request with no window sent as it is: what `assessRequest` would have measured, the window
+ * and reserves unknown (the provider stated none in the history: `RequestMeter.learned`).
+ */
+export function sentUnmeasured<R extends ModelRequestLike>(request: R, meter: RequestMeter): Sendable<R> {
+  const tokens =
+    meter.fixed(request.systemMessage, request.tools) + meter.summary(request.messages ?? [], providerWindowIn).tokens;
+  return unchanged(request, tokens, {
+    window: undefined,
+    reserve: 0,
+    providerWindow: undefined,
+    providerReserve: undefined,
+  });
 }
 
 /** Tokens kept free for the answer: the `reserveTokens` option, else the model's own (window.ts). */

@@ -259,6 +259,8 @@ export class RequestMeter {
   private readonly sizes = new WeakMap<object, number>();
   /** Per message: the summary of the history up to and including it, at its position. */
   private readonly prefixes = new WeakMap<object, HistorySummary & { index: number }>();
+  /** Per message: what `learned` found in the history up to and including it, at its position. */
+  private readonly learnedPrefixes = new WeakMap<object, { index: number; learnedWindow: number | undefined }>();
 
   constructor(readonly count: CountTokens = estimateTokens) {}
 
@@ -310,6 +312,37 @@ export class RequestMeter {
     const last = messages[end - 1];
     if (last !== null && typeof last === "object") this.prefixes.set(last, { index: end - 1, tokens, learnedWindow });
     return { tokens, learnedWindow };
+  }
+
+  /**
+   * `summary(messages, learnedAt).learnedWindow` without measuring a message: for a request with
+   * no window to measure it against. The same walk from the newest message, stopped where
+   * `learnedAt` finds something or an earlier walk (this one's or `summary`'s) covered the rest.
+   */
+  learned(
+    messages: readonly unknown[],
+    learnedAt: (message: unknown) => number | undefined | null,
+  ): number | undefined {
+    let learnedWindow: number | undefined;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i];
+      if (message !== null && typeof message === "object") {
+        const known = this.prefixes.get(message) ?? this.learnedPrefixes.get(message);
+        if (known && known.index === i) {
+          learnedWindow = known.learnedWindow;
+          break;
+        }
+      }
+      const found = learnedAt(message);
+      if (found !== null) {
+        learnedWindow = found;
+        break;
+      }
+    }
+    const last = messages[messages.length - 1];
+    if (last !== null && typeof last === "object")
+      this.learnedPrefixes.set(last, { index: messages.length - 1, learnedWindow });
+    return learnedWindow;
   }
 
   messages(messages: readonly unknown[], from = 0, to = messages.length): number {

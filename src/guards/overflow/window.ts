@@ -27,7 +27,7 @@ export function answerReserve(model: unknown, window: number): number {
 }
 
 /** How far the provider's count may exceed the estimate before the guard trusts the provider. */
-const MAX_CALIBRATION = 4;
+export const MAX_CALIBRATION = 4;
 /**
  * How far below the estimate the provider's count may fall. The estimate overcounts by at most
  * 1.37× on the bench's corpus (emoji under o200k_base; 1.06× on English prose), so a provider that
