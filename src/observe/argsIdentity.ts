@@ -166,13 +166,21 @@ export function argsShapeOf(args: unknown): ArgsShape {
  */
 const MAX_TEXT_CHARS = 1500;
 
+/**
+ * Text `normaliseText` returns as it is: printable ASCII without capitals, words separated by
+ * single spaces (no line to hold a comment, no whitespace to squeeze or trim, nothing to
+ * lower-case). Most values (ids, paths, keys) are: they need not be normalised.
+ */
+export const ALREADY_NORMAL = /^(?:[!-@[-~]+(?: [!-@[-~]+)*)?$/;
+
 function collect(value: unknown, path: string, shape: ArgsShape, depth: number): void {
   if (depth > 8) {
     shape.leaves.add(`${path}=${canonicalJson(value)}`);
     return;
   }
   if (typeof value === "string") {
-    const text = normaliseText(value.length > MAX_TEXT_CHARS ? value.slice(0, MAX_TEXT_CHARS) : value);
+    const read = value.length > MAX_TEXT_CHARS ? value.slice(0, MAX_TEXT_CHARS) : value;
+    const text = ALREADY_NORMAL.test(read) ? read : normaliseText(read);
     const words = text.match(WORD) ?? [];
     if (words.length >= FREE_TEXT_WORDS && hasWordsWithLetters(words, FREE_TEXT_WORDS - 1)) {
       const prose = isProse(text, words);

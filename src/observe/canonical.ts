@@ -87,19 +87,18 @@ function dataKind(value: unknown, depth: number): typeof NOT_DATA | typeof SORTE
   const record = value as Record<string, unknown>;
   const own = Object.keys(record);
   let sorted = true;
-  let indexLike = false;
   for (let i = 0; i < own.length; i++) {
     const key = own[i]!;
     if (key === "__proto__") return NOT_DATA;
     // Sorted as `write` sorts them (by UTF-16 code units).
     if (i > 0 && !(own[i - 1]! < key)) sorted = false;
-    if (!indexLike && isIndexLike(key)) indexLike = true;
     const item = dataKind(record[key], depth + 1);
     if (item === NOT_DATA) return NOT_DATA;
     if (item === UNSORTED) kind = UNSORTED;
   }
   if (sorted) return kind;
-  return indexLike ? NOT_DATA : UNSORTED;
+  // Only keys out of order need copying, and an index-like key is the one a copy cannot reorder.
+  return own.some(isIndexLike) ? NOT_DATA : UNSORTED;
 }
 
 function write(value: unknown, path: object[]): string {

@@ -29,6 +29,20 @@ const NONE_FOUND: readonly number[] = Object.freeze([]);
 /** How many earlier calls of the same tool a near-duplicate is looked for among. */
 export const NEAR_SCAN = 12;
 
+/**
+ * Calls of one tool whose structured values are counted (`mayRepeat`): the NEAR_SCAN a scan
+ * visits, plus the newest, for the scan made for that newest call itself.
+ */
+const COUNTED_CALLS = NEAR_SCAN + 1;
+
+/** How often each structured value (an `ArgsShape` leaf) occurs among the last COUNTED_CALLS calls of one tool. */
+interface RecentLeaves {
+  /** The tool's positions counted, as a range of its list in `byTool`. */
+  from: number;
+  to: number;
+  counts: Map<string, number>;
+}
+
 /** An error names an argument's value within its first characters, if at all. */
 const FAILURE_SCAN_CHARS = 2000;
 /** A value this short ("1", "no") may be in any error by chance. */
@@ -53,6 +67,7 @@ export class NearRepeats {
   private readonly repeatOf = new Map<number, number | null>();
   private readonly results = new Map<number, ResultLines>();
   private readonly failureNames = new Map<number, readonly string[]>();
+  private readonly leavesByTool = new Map<string, RecentLeaves>();
 
   constructor(private readonly list: readonly StoredObservation[]) {}
 
@@ -83,6 +98,54 @@ export class NearRepeats {
   hasCode(index: number): boolean {
     for (const text of this.shapeAt(index).texts.values()) if (!text.prose) return true;
     return false;
+  }
+
+  /**
+   * Whether `similarBefore` or `sameFailureBefore` can find anything for a call of `tool` with
+   * `shape` before `before`; false proves both would find nothing, without comparing a single
+   * call. Both need an earlier call sharing a structured value (a leaf) with this one: the leaves
+   * of near-duplicates nest (`nearSameArgs`; the smaller set is empty only when both are), and a
+   * repeated failure keeps every leaf its error named (`repeatsFailureOf`; at least one). So
+   * unless this call has no leaf at all, one lookup per leaf in the counts of the tool's last
+   * calls tells. The usual new call (a new id, path or query) shares none and is done here.
+   */
+  mayRepeat(tool: string, shape: ArgsShape, before: number): boolean {
+    if (shape.leaves.size === 0) return true;
+    const positions = this.positionsOf(tool);
+    const last = positions.length - 1;
+    // The counts cover the calls a scan visits only when at most the newest call is not before `before`.
+    if (last >= 1 && positions[last - 1]! >= before) return true;
+    const counts = this.recentLeaves(tool, positions);
+    const newest = last >= 0 && positions[last]! >= before ? this.shapeAt(positions[last]!).leaves : undefined;
+    for (const leaf of shape.leaves) {
+      const n = counts.get(leaf) ?? 0;
+      if (n > (newest?.has(leaf) ? 1 : 0)) return true;
+    }
+    return false;
+  }
+
+  /** The leaf counts of the last COUNTED_CALLS calls of `tool` (its `positions`), brought up to date. */
+  private recentLeaves(tool: string, positions: readonly number[]): Map<string, number> {
+    let recent = this.leavesByTool.get(tool);
+    if (!recent) this.leavesByTool.set(tool, (recent = { from: 0, to: 0, counts: new Map() }));
+    const { counts } = recent;
+    const to = positions.length;
+    const from = Math.max(0, to - COUNTED_CALLS);
+    // Far behind (a history rebuilt in one go): count only the calls that matter, not every one in between.
+    if (from >= recent.to) {
+      counts.clear();
+      recent.from = recent.to = from;
+    }
+    for (; recent.to < to; recent.to++)
+      for (const leaf of this.shapeAt(positions[recent.to]!).leaves) counts.set(leaf, (counts.get(leaf) ?? 0) + 1);
+    for (; recent.from < from; recent.from++) {
+      for (const leaf of this.shapeAt(positions[recent.from]!).leaves) {
+        const n = counts.get(leaf)! - 1;
+        if (n === 0) counts.delete(leaf);
+        else counts.set(leaf, n);
+      }
+    }
+    return counts;
   }
 
   /**
@@ -170,8 +233,8 @@ export class NearRepeats {
     if (cached !== undefined) return cached ?? undefined;
     const o = this.list[index]!;
     let found: number | undefined;
-    if (o.ran) {
-      const shape = this.shapeAt(index);
+    const shape = o.ran ? this.shapeAt(index) : undefined;
+    if (shape && this.mayRepeat(o.toolName, shape, index)) {
       for (const j of this.similarBefore(o.toolName, o.argsKey, shape, index)) {
         const earlier = this.list[j]!;
         if (!earlier.ran || earlier.status !== o.status) continue;

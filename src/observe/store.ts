@@ -279,6 +279,12 @@ export class ObservationStore {
     return this.groups.get(callKey)?.positions ?? NO_OCCURRENCES;
   }
 
+  /** Answered calls with this tool + normalised arguments (`argsKey`) so far. */
+  answeredWith(argsKey: string): number {
+    // A tool with a delta override counts its arguments apart; any other's call key is its args key.
+    return this.argsCounts.get(argsKey) ?? this.groups.get(argsKey)?.answered ?? 0;
+  }
+
   /** The beginning of the user message that started user turn `turn` (1-based), lower-cased; "" if none. */
   userMessage(turn: number): string {
     return this.userTexts[turn - 1] ?? "";
@@ -339,7 +345,8 @@ export class ObservationStore {
     const stampedTurn = isStampedTurn(message);
     for (const call of toolCallsOf(message)) {
       if (this.pending.has(call.id)) continue;
-      const aliased = this.withStoredContent(call.args);
+      // Nothing stored yet (the usual case): the arguments are as called.
+      const aliased = this.storedContent.size === 0 ? call.args : this.withStoredContent(call.args);
       const identity = argsIdentity(call.name, aliased, this.hash);
       const { argsKey, digest } = identity;
       const exact = identity.exact && aliased === call.args;
@@ -363,7 +370,7 @@ export class ObservationStore {
    * calls, each stored under its own key) is the same call for the loop guards.
    */
   private withStoredContent(args: unknown): unknown {
-    if (this.storedContent.size === 0 || args === null || typeof args !== "object") return args;
+    if (args === null || typeof args !== "object") return args;
     const key = (args as { key?: unknown }).key;
     const content = typeof key === "string" ? this.storedContent.get(key) : undefined;
     return content === undefined ? args : { ...(args as Record<string, unknown>), key: `stored content ${content}` };
