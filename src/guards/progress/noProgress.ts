@@ -122,9 +122,17 @@ export function decideNoProgress(
     } else if (batchChangesState) {
       decision = ALLOW;
     } else {
-      decision = judgeChain(call.name, chainOf(history, keyed, options), options);
+      // Most calls have no earlier occurrence, nor a near-duplicate: nothing to walk.
+      const members = membersOf(history, keyed);
+      decision = judgeChain(
+        call.name,
+        members.length === 0 ? NO_REPEATS : chainOf(history, keyed, members, options),
+        options,
+      );
     }
     decisions.push({ call, decision });
+    // What a call tells the calls after it in its batch: the last one (most often the only one) has none to tell.
+    if (decisions.length === batch.length) break;
     const isNew = history.occurrencesOf(key).length === 0;
     if (!earlierInBatch.has(key) && changesStateOf(call.name, call.args, options) && isNew) batchChangesState = true;
     earlierInBatch.add(key);
@@ -142,20 +150,22 @@ interface Chain {
   errorClass?: string;
 }
 
+/** The chain of a call that repeats nothing. */
+const NO_REPEATS: Readonly<Chain> = Object.freeze({ wasted: 0, refused: 0, occurrences: 0, near: 0 });
+
 /**
- * This call's repeats since the world last changed, newest first. It visits only the call's own
- * occurrences and the few recent near-duplicates, so a long run of reads costs no more to judge
- * than a short one.
+ * This call's repeats since the world last changed, newest first, among its `members` (not
+ * empty). It visits only the call's own occurrences and the few recent near-duplicates, so a
+ * long run of reads costs no more to judge than a short one.
  */
 function chainOf(
   history: ObservedHistory,
   { call, key, argsKey }: ProgressKeyedCall,
+  members: readonly number[],
   options: NoProgressOptions,
 ): Chain {
   const { observations, userTurn } = history;
   const chain: Chain = { wasted: 0, refused: 0, occurrences: 0, near: 0 };
-  const members = membersOf(history, call, key, argsKey);
-  if (members.length === 0) return chain;
   const judge = judgeOf(history, options);
   const heard = new UserTurns(history, call);
   const changedAt = judge.lastLastingChange(members);
@@ -262,12 +272,12 @@ const MAX_USER_TURNS_READ = 8;
 const MIN_NAMED_VALUE_CHARS = 3;
 
 /** Positions of the earlier calls that count as this call, newest first. */
-function membersOf(history: ObservedHistory, call: ToolCallView, key: string, argsKey: string): number[] {
+function membersOf(history: ObservedHistory, { call, key, argsKey }: ProgressKeyedCall): number[] {
   const exact = history.occurrencesOf(key);
   let near: readonly number[] = [];
-  if (!groupsWholeTool(key)) {
-    const shape = history.near.shapeOf(call.args);
-    const end = history.observations.length;
+  const end = history.observations.length;
+  const shape = groupsWholeTool(key) ? undefined : history.near.shapeOf(call.args);
+  if (shape && history.near.mayRepeat(call.name, shape, end)) {
     near = history.near.similarBefore(call.name, argsKey, shape, end);
     // An earlier failure this call would repeat (only fields the error was not about changed).
     const failures = history.near.sameFailureBefore(call.name, argsKey, shape, end);
@@ -478,7 +488,7 @@ function weight(o: ToolCallObservation): number {
   return o.status === "error" ? ERROR_WEIGHT : 1;
 }
 
-function judgeChain(tool: string, chain: Chain, options: NoProgressOptions): Decision {
+function judgeChain(tool: string, chain: Readonly<Chain>, options: NoProgressOptions): Decision {
   const patience = options.pollingTools?.has(tool) ? (options.pollPatience ?? 1) : 1;
   if (chain.wasted < patience) return ALLOW;
   const detail = {
