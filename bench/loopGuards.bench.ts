@@ -56,10 +56,7 @@ async function storeNumbers(rows: string[]): Promise<void> {
   };
   const identical = { warnAt: 3, stopAt: 5, window: undefined, ignoreTools: new Set(["think"]), progressFloor: 0.02 };
   const progressDecision = await measure(() => decideNoProgress(store, pending, noProgress), 20_000);
-  const identicalDecision = await measure(
-    () => decideIdenticalCalls(store.observations, store.userTurn, pending, identical),
-    20_000,
-  );
+  const identicalDecision = await measure(() => decideIdenticalCalls(store, pending, identical), 20_000);
   rows.push(
     `| ProgressAwareLoopGuard decision, 1,000 calls of history | p50 ${fmt(progressDecision.p50)} (p95 ${fmt(progressDecision.p95)}) | p50 ≤ 20 µs | ${verdict(progressDecision.p50 <= 20)} |`,
   );

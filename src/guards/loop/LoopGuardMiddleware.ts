@@ -49,6 +49,6 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
       call,
       key: store.pendingKeys(call.id)?.argsKey ?? argsKeyOf(call.name, call.args, hash),
     }));
-    return decideIdenticalCalls(store.observations, store.userTurn, batch, this.settings);
+    return decideIdenticalCalls(store, batch, this.settings);
   }
 }

@@ -9,7 +9,7 @@ export const LOOP_GUARD = "LoopGuardMiddleware";
 export interface IdenticalCallsOptions {
   warnAt: number;
   stopAt: number;
-  /** Count among the last `window` calls; undefined counts only consecutive identical calls. */
+  /** Count among the last `window` (at least 1) calls; undefined counts only consecutive identical calls. */
   window: number | undefined;
   ignoreTools: ReadonlySet<string>;
   /** A result whose newInformationDelta is above this brought something new, and the count starts over. */
@@ -22,6 +22,18 @@ export interface KeyedCall {
   key: string;
 }
 
+/** What the loop guard reads of a history (an `ObservationStore`). */
+export interface CallHistory {
+  readonly observations: readonly ToolCallObservation[];
+  /** Number of human messages in the history. */
+  readonly userTurn: number;
+  /** Answered calls with this tool + normalised arguments (`argsKey`) in the whole history. */
+  answeredWith(argsKey: string): number;
+}
+
+/** The count of a call made for the first time: itself. */
+const FIRST_CALL = 1;
+
 /**
  * LoopGuard's decision: how many times this call (name + normalised arguments) was just made
  * since its result last brought something new. It defers to progress evidence: a poll whose
@@ -30,18 +42,29 @@ export interface KeyedCall {
  * ignored tools and calls that did not run neither count nor break a streak.
  */
 export function decideIdenticalCalls(
-  observations: readonly ToolCallObservation[],
-  userTurn: number,
+  history: CallHistory,
   batch: readonly KeyedCall[],
   options: IdenticalCallsOptions,
 ): CallDecision[] {
-  const recent = recentKeys(observations, userTurn, options);
+  let recent: string[] | undefined;
   const decisions: CallDecision[] = [];
+  /** Keys of this batch's counted calls so far, oldest first. */
+  const batchKeys: string[] = [];
   for (const { call, key } of batch) {
     if (options.ignoreTools.has(call.name)) {
       decisions.push({ call, decision: ALLOW });
       continue;
     }
+    // A call made for the first time, in the history and in its batch, counts itself alone
+    // (however the window reads it): no need to read the history back.
+    const firstTime = history.answeredWith(key) === 0 && !batchKeys.includes(key);
+    batchKeys.push(key);
+    if (firstTime) {
+      recent?.push(key);
+      decisions.push({ call, decision: judge(call, FIRST_CALL, options) });
+      continue;
+    }
+    recent ??= [...recentKeys(history.observations, history.userTurn, options), ...batchKeys.slice(0, -1)];
     recent.push(key);
     decisions.push({ call, decision: judge(call, countRepeats(recent, options.window), options) });
   }
