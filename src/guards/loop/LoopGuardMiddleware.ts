@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { parseOptions } from "../../core/baseOptions.js";
 import type { CallDecision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import { decideIdenticalCalls, LOOP_GUARD, type IdenticalCallsOptions } from "./identicalCalls.js";
+import { decideIdenticalCalls, LOOP_GUARD, type IdenticalCallsOptions, type KeyedCall } from "./identicalCalls.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
@@ -45,10 +45,10 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
     withObservations(messages, DEFAULT_OBSERVATION_OPTIONS, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
-    const batch = pending.map((call) => ({
-      call,
-      key: store.pendingKeys(call.id)?.argsKey ?? argsKeyOf(call.name, call.args, hash),
-    }));
+    // A loop, not a callback per call: this runs on every step.
+    const batch: KeyedCall[] = [];
+    for (const call of pending)
+      batch.push({ call, key: store.pendingKeys(call.id)?.argsKey ?? argsKeyOf(call.name, call.args, hash) });
     return decideIdenticalCalls(store, batch, this.settings);
   }
 }

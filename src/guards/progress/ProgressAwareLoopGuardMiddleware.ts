@@ -2,7 +2,13 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { parseOptions } from "../../core/baseOptions.js";
 import type { CallDecision } from "../../core/decision.js";
 import type { ToolCallView } from "../../core/messages.js";
-import { changesStateByName, decideNoProgress, PROGRESS_GUARD, type NoProgressOptions } from "./noProgress.js";
+import {
+  changesStateByName,
+  decideNoProgress,
+  PROGRESS_GUARD,
+  type NoProgressOptions,
+  type ProgressKeyedCall,
+} from "./noProgress.js";
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { callKeyOf, type ObservationOptions } from "../../observe/store.js";
@@ -74,14 +80,16 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
     withObservations(messages, this.observation, (observed) => this.decideWith(observed, pending));
 
   private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
-    const batch = pending.map((call) => {
+    // A loop, not a callback per call: this runs on every step.
+    const batch: ProgressKeyedCall[] = [];
+    for (const call of pending) {
       const keys = store.pendingKeys(call.id);
-      return {
+      batch.push({
         call,
         key: keys?.callKey ?? callKeyOf(call.name, call.args, hash, this.observation.deltaOverrides),
         argsKey: keys?.argsKey ?? argsKeyOf(call.name, call.args, hash),
-      };
-    });
+      });
+    }
     return decideNoProgress(store, batch, this.settings);
   }
 }
