@@ -154,12 +154,25 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     promised(() => {
       if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
         return handler(request);
-      // A loop, not a filter: its callback would be one more function every step runs.
-      const offered: unknown[] = [];
-      for (const tool of request.tools)
-        if ((tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) offered.push(tool);
-      return handler({ ...request, tools: offered });
+      return handler({ ...request, tools: this.withoutRetrieval(request.tools) });
     });
+
+  /**
+   * `tools` without the retrieval tool, the same array for the same list at every step: caches
+   * keyed by the request's tools (the repair guard's specs, a model's bound tools) keep working.
+   */
+  private withoutRetrieval(tools: readonly unknown[]): unknown[] {
+    let offered = this.offered.get(tools);
+    if (!offered) {
+      // A loop, not a filter: its callback would be one more function every step runs.
+      offered = [];
+      for (const tool of tools) if ((tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) offered.push(tool);
+      this.offered.set(tools, offered);
+    }
+    return offered;
+  }
+
+  private readonly offered = new WeakMap<object, unknown[]>();
 
   /** The tool's limit, lowered to an equal share of `turnLimit` among the calls of its turn. */
   private limitFor(request: ToolRequest): number {
