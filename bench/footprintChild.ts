@@ -7,6 +7,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards } from "../src/index.js";
 import { ComposedGuards } from "../src/stack/composeGuards.js";
 import { lookupScript } from "./agentOverhead.js";
+import { loadHasher } from "../src/observe/hash.js";
 
 const TURNS = 20;
 /** The step measured: from the tool of this turn to the tool of the next. */
@@ -59,6 +60,9 @@ async function oneRun(): Promise<Coverage | undefined> {
   return window;
 }
 
+// A real agent waits on its model long enough for the hasher to load before its first results;
+// these scripted runs never yield to the event loop, so a guard alone would judge without it.
+await loadHasher();
 await session.post("Profiler.enable");
 await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
 const groups: Record<string, { functions: number; calls: number }> = {};
