@@ -142,6 +142,42 @@ export function toolRan(answer: unknown, stampedTurn: boolean): boolean {
   return reachedGuards(answer, stampedTurn);
 }
 
+/** What the observation store reads from one answer: whether the tool ran, and what the marks say. */
+export interface AnswerFacts {
+  ran: boolean;
+  /** Set when the tool did not run and a guard answered in its place (`markOf`). */
+  answeredBy: HarnessMark | undefined;
+  /** For a tool that ran: the guards that would have refused it (`wouldBeRefusalsOf`); else none. */
+  wouldRefuse: readonly WouldBeRefusal[];
+  original: OriginalResult | undefined;
+}
+
+/**
+ * `toolRan`, `markOf`, `wouldBeRefusalsOf` and `originalOf` of one answer, read together. An
+ * answer stamped as run that holds neither a mark nor would-be refusals (nearly every result)
+ * is answered from that one look at its metadata: a run stamp makes `toolRan` true, no mark means
+ * no `original`, and no refusal list means none.
+ */
+export function answerFacts(answer: unknown, stampedTurn: boolean): AnswerFacts {
+  const metadata = fields(fields(answer).response_metadata);
+  if (metadata[RAN_KEY] === true && metadata[MARK_KEY] === undefined && metadata[WOULD_REFUSE_KEY] === undefined)
+    return RAN_UNMARKED;
+  const ran = toolRan(answer, stampedTurn);
+  return {
+    ran,
+    answeredBy: ran ? undefined : markOf(answer),
+    wouldRefuse: ran ? wouldBeRefusalsOf(answer) : [],
+    original: originalOf(answer),
+  };
+}
+
+const RAN_UNMARKED: AnswerFacts = Object.freeze({
+  ran: true,
+  answeredBy: undefined,
+  wouldRefuse: Object.freeze([]),
+  original: undefined,
+});
+
 /** What a middleware that replaced a result (e.g. with a preview) recorded about the original. */
 export interface OriginalResult {
   fingerprint: string;

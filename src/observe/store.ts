@@ -6,7 +6,7 @@ import { loadHasher, type Hasher } from "./hash.js";
 import { addLines, noveltyThenRemember, type CallResultView, type DeltaFunction } from "./novelty.js";
 import { DEFAULT_VOLATILE_PATTERNS, volatileNormaliser } from "./volatile.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf, toolCallsOf } from "../core/messages.js";
-import { isStampedTurn, markOf, originalOf, toolRan, wouldBeRefusalsOf, type HarnessMark } from "../core/marks.js";
+import { answerFacts, isStampedTurn, type HarnessMark } from "../core/marks.js";
 import { HistoryPrefix } from "../core/historyPrefix.js";
 
 /** Whether `guard` would have refused this call, which ran (see `wouldRefuse`). */
@@ -384,13 +384,10 @@ export class ObservationStore {
 
     const raw = contentText(contentOf(message));
     // A result replaced in history (a budget preview) is judged by what the tool really returned.
-    const original = originalOf(message);
+    const { ran, answeredBy, wouldRefuse: refusals, original } = answerFacts(message, call.stampedTurn);
     if (original?.offloadKey !== undefined) this.storedContent.set(original.offloadKey, original.fingerprint);
     const result = new ResultText(raw, this.normalise, this.hash, original?.fingerprint);
     const status = statusOf(message) === "error" || ERROR_PREFIX.test(raw) ? "error" : "success";
-    const ran = toolRan(message, call.stampedTurn);
-    const answeredBy = ran ? undefined : markOf(message);
-    const refusals = ran ? wouldBeRefusalsOf(message) : [];
     let group = this.groups.get(call.callKey);
     if (!group) this.groups.set(call.callKey, (group = { answered: 0 }));
     let sameArgsRepeatCount = group.answered++;
