@@ -74,6 +74,7 @@ export function inspectToolResult(result: ToolResultView, options: BinaryInspect
 
 function reviewContent(result: ToolResultView, options: BinaryInspectOptions): ResultReview | undefined {
   const content = result.content;
+  let size = 0;
   if (typeof content === "string") {
     const review = reviewText(content);
     if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, content.length) };
@@ -84,51 +85,47 @@ function reviewContent(result: ToolResultView, options: BinaryInspectOptions): R
         removed: review.removed,
         encodings: review.encoding ? [review.encoding] : [],
       };
-    return declaredFinding(result, options, content.length);
+    size = content.length;
+  } else if (Array.isArray(content)) {
+    let changed = false;
+    const blocks: unknown[] = [];
+    const removed: BinaryRegion[] = [];
+    const encodings: EncodingFinding[] = [];
+    for (const block of content) {
+      const media = mediaBlockOf(block);
+      if (media && media.text === undefined) {
+        const finding = judgeMediaBlock(media, options);
+        if (finding) return { kind: "binary", finding };
+        blocks.push(block);
+        continue;
+      }
+      const text = typeof block === "string" ? block : (media?.text ?? textOfBlock(block));
+      if (text === undefined) {
+        blocks.push(block);
+        continue;
+      }
+      size += text.length;
+      const review = reviewText(text);
+      if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, text.length) };
+      if (!review) {
+        blocks.push(block);
+        continue;
+      }
+      changed = true;
+      removed.push(...review.removed);
+      if (review.encoding) encodings.push(review.encoding);
+      blocks.push(withText(block, review.text, media !== undefined));
+    }
+    if (changed) return { kind: "cleaned", content: blocks, removed, encodings };
   }
-  if (!Array.isArray(content)) return declaredFinding(result, options, 0);
-  let changed = false;
-  const blocks: unknown[] = [];
-  const removed: BinaryRegion[] = [];
-  const encodings: EncodingFinding[] = [];
-  let textSize = 0;
-  for (const block of content) {
-    const media = mediaBlockOf(block);
-    if (media && media.text === undefined) {
-      const finding = judgeMediaBlock(media, options);
-      if (finding) return { kind: "binary", finding };
-      blocks.push(block);
-      continue;
-    }
-    const text = typeof block === "string" ? block : (media?.text ?? textOfBlock(block));
-    if (text === undefined) {
-      blocks.push(block);
-      continue;
-    }
-    textSize += text.length;
-    const review = reviewText(text);
-    if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, text.length) };
-    if (!review) {
-      blocks.push(block);
-      continue;
-    }
-    changed = true;
-    removed.push(...review.removed);
-    if (review.encoding) encodings.push(review.encoding);
-    blocks.push(withText(block, review.text, media !== undefined));
-  }
-  if (changed) return { kind: "cleaned", content: blocks, removed, encodings };
-  return declaredFinding(result, options, textSize);
+  // Nearly every result declares no media type: the finding is built only for one that does.
+  const declared = declaredMediaType(result);
+  return declared === undefined ? undefined : declaredFinding(declared, options, size);
 }
 
 /** A non-text media type declared in the message metadata marks the whole result. */
-function declaredFinding(
-  result: ToolResultView,
-  options: BinaryInspectOptions,
-  size: number,
-): ResultReview | undefined {
-  const declared = declaredMediaType(result);
-  if (!declared || isTextMediaType(declared) || mediaTypeAllowed(declared, options.allowedMediaTypes)) return undefined;
+function declaredFinding(declared: string, options: BinaryInspectOptions, size: number): ResultReview | undefined {
+  if (isTextMediaType(declared) || mediaTypeAllowed(declared, options.allowedMediaTypes)) return undefined;
   return {
     kind: "binary",
     finding: {
@@ -187,17 +184,16 @@ function withText(block: unknown, text: string, isFileBlock: boolean): unknown {
 
 const DECLARED_KEYS = ["mimeType", "mime_type", "mediaType", "media_type", "contentType", "content_type"];
 
+/** The media type the metadata declares, read from `response_metadata` before `additional_kwargs`. */
 function declaredMediaType(result: ToolResultView): string | undefined {
-  return declaredIn(result.response_metadata) ?? declaredIn(result.additional_kwargs);
-}
-
-function declaredIn(source: unknown): string | undefined {
-  if (source === null || typeof source !== "object") return undefined;
-  for (const key of DECLARED_KEYS) {
-    const value = (source as Record<string, unknown>)[key];
-    // Only a string can name a media type (normaliseMediaType): nearly every key is absent.
-    const type = typeof value === "string" ? normaliseMediaType(value) : undefined;
-    if (type) return type;
+  for (const source of [result.response_metadata, result.additional_kwargs]) {
+    if (source === null || typeof source !== "object") continue;
+    for (const key of DECLARED_KEYS) {
+      const value = (source as Record<string, unknown>)[key];
+      // Only a string can name a media type (normaliseMediaType): nearly every key is absent.
+      const type = typeof value === "string" ? normaliseMediaType(value) : undefined;
+      if (type) return type;
+    }
   }
   return undefined;
 }
