@@ -82,15 +82,19 @@ interface PendingCall {
  * repeat, so most results are never normalised, which keeps a full rebuild cheap.
  */
 class ResultText {
-  private normalised?: string;
-  private fingerprintCache?: string;
+  // Assigned in the constructor, not as class fields: class fields make V8 run an initializer
+  // function for every instance, one more function of ours on every step (bench/README.md).
+  declare readonly raw: string;
+  declare private readonly normalise: (text: string) => string;
+  declare private readonly hash: Hasher;
+  declare private normalised: string | undefined;
+  declare private fingerprintCache: string | undefined;
 
-  constructor(
-    readonly raw: string,
-    private readonly normalise: (text: string) => string,
-    private readonly hash: Hasher,
-    recordedFingerprint?: string,
-  ) {
+  constructor(raw: string, normalise: (text: string) => string, hash: Hasher, recordedFingerprint?: string) {
+    this.raw = raw;
+    this.normalise = normalise;
+    this.hash = hash;
+    this.normalised = undefined;
     this.fingerprintCache = recordedFingerprint;
   }
 
@@ -382,7 +386,9 @@ export class ObservationStore {
     if (id === undefined || call === undefined) return;
     this.pending.delete(id);
 
-    const raw = contentText(contentOf(message));
+    const content = contentOf(message);
+    // Nearly every result is a string, which is its own text.
+    const raw = typeof content === "string" ? content : contentText(content);
     // A result replaced in history (a budget preview) is judged by what the tool really returned.
     const { ran, answeredBy, wouldRefuse: refusals, original } = answerFacts(message, call.stampedTurn);
     if (original?.offloadKey !== undefined) this.storedContent.set(original.offloadKey, original.fingerprint);
