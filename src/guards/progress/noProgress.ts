@@ -122,13 +122,17 @@ export function decideNoProgress(
     } else if (batchChangesState) {
       decision = ALLOW;
     } else {
-      // Most calls have no earlier occurrence, nor a near-duplicate: nothing to walk.
+      // Most calls have no earlier occurrence, nor a near-duplicate: nothing to walk, and nothing
+      // wasted, which judgeChain allows (its patience is 1 but for a polling tool's, which may be less).
       const members = membersOf(history, keyed);
-      decision = judgeChain(
-        call.name,
-        members.length === 0 ? NO_REPEATS : chainOf(history, keyed, members, options),
-        options,
-      );
+      decision =
+        members.length === 0 && !options.pollingTools?.has(call.name)
+          ? ALLOW
+          : judgeChain(
+              call.name,
+              members.length === 0 ? NO_REPEATS : chainOf(history, keyed, members, options),
+              options,
+            );
     }
     decisions.push({ call, decision });
     // What a call tells the calls after it in its batch: the last one (most often the only one) has none to tell.

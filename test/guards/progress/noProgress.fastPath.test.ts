@@ -103,4 +103,33 @@ describe("ProgressAwareLoopGuard's fast path (no occurrence, no near-duplicate c
     const [allowed] = await new ProgressAwareLoopGuardMiddleware().evaluate(fresh, pendingToolCalls(fresh));
     expect(allowed!.decision.action).toBe("allow");
   });
+
+  it("lets a call with no earlier occurrence through as a chain of nothing does, polling tools and patience at the boundary included", async () => {
+    const hash = await loadHasher();
+    await fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 6 }), { maxLength: 8 }),
+        fc.constantFrom("read_log", "poll_job", "write_file"),
+        fc.boolean(),
+        fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }),
+        (earlier, tool, polled, pollPatience) => {
+          // Earlier reads of other keys, then a call of `tool` with a key never used before.
+          const steps = earlier.map((n) => ({ tool: "read_log", args: { key: `k${n}` }, result: `log ${n}` }));
+          const messages = history([...steps, { tool, args: { key: "new" }, result: "" }], { pendingLast: true });
+          const store = new ObservationStore(hash);
+          store.update(messages);
+          const batch = pendingToolCalls(messages).map((call) => {
+            const keys = store.pendingKeys(call.id)!;
+            return { call, key: keys.callKey, argsKey: keys.argsKey };
+          });
+          const options = { ...settings(), pollingTools: new Set(polled ? [tool] : []), pollPatience };
+          const [decided] = decideNoProgress(store, batch, options);
+          // A chain of nothing wastes 0: allowed below a patience of 1, or of the polling tool's own.
+          const patience = polled ? (pollPatience ?? 1) : 1;
+          expect(decided!.decision.action).toBe(0 < patience ? "allow" : "directive");
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
