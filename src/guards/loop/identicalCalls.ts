@@ -61,7 +61,9 @@ export function decideIdenticalCalls(
     batchKeys.push(key);
     if (firstTime) {
       recent?.push(key);
-      decisions.push({ call, decision: judge(call, FIRST_CALL, options) });
+      // With both thresholds above 1 (the usual settings), judge would allow it: no need to ask.
+      const allowed = FIRST_CALL < options.warnAt && FIRST_CALL < options.stopAt;
+      decisions.push({ call, decision: allowed ? ALLOW : judge(call, FIRST_CALL, options) });
       continue;
     }
     recent ??= [...recentKeys(history.observations, history.userTurn, options), ...batchKeys.slice(0, -1)];

@@ -42,9 +42,10 @@ const repeating = fc.oneof(
   },
 );
 
+// Thresholds of 1 included: then even a first call is warned about or stopped (the fast path's boundary).
 const settings = fc.record({
-  warnAt: fc.integer({ min: 1, max: 3 }),
-  stopAt: fc.integer({ min: 3, max: 5 }),
+  warnAt: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant(1)),
+  stopAt: fc.oneof(fc.integer({ min: 3, max: 5 }), fc.constant(1)),
   window: fc.constantFrom(undefined, 1, 2, 4),
   ignoreTools: fc.constant(new Set(["think"])),
   progressFloor: fc.constant(0.02),
