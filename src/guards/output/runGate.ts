@@ -1,6 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { guardToolMessage, rewriteToolMessage, stopNotice, type ToolMessageMark } from "../../core/answers.js";
 import type { ToolCallView } from "../../core/messages.js";
+import { readMark } from "../../core/marks.js";
 import { validatorMarkOf } from "./marks.js";
 import { runStateOf, trailingToolBatchStart, type RunStateSettings } from "./runState.js";
 import { invalidOutputStopText } from "./texts.js";
@@ -70,8 +71,11 @@ export class RunGate {
    */
   afterBatch(messages: readonly BaseMessage[]): Promise<AIMessage | undefined> | undefined {
     const start = trailingToolBatchStart(messages);
+    const { guard } = this.settings;
+    // A message with no mark of this guard (nearly every one) holds no validator mark either.
     for (let i = start; i < messages.length; i++)
-      if (validatorMarkOf(messages[i], this.settings.guard) !== undefined) return this.judgeBatch(messages, start);
+      if (readMark(messages[i])?.guard === guard && validatorMarkOf(messages[i], guard) !== undefined)
+        return this.judgeBatch(messages, start);
     return undefined;
   }
 
