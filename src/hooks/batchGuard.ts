@@ -5,7 +5,7 @@ import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
-import { andThen, promised, type MaybePromise } from "../core/maybePromise.js";
+import { andThen, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
 import { messageKind, toolCallIdOf, type ToolCallView } from "../core/messages.js";
@@ -167,7 +167,14 @@ export function batchGuard(settings: BatchGuardSettings) {
   ): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
     if (stop) return Promise.resolve(stopNotice(settings.guard, stop.reason));
-    return promised(() => handler(request)).then(stampTurn, (error: unknown) => {
+    // `promised(() => handler(request))` written out: every batch guard runs this on every model call.
+    let called: Promise<AIMessage | Command>;
+    try {
+      called = Promise.resolve(handler(request));
+    } catch (error) {
+      called = Promise.reject(error);
+    }
+    return called.then(stampTurn, (error: unknown) => {
       if (!isGraphBubbleUp(error) && !GuardStopError.in(error))
         warnOnce("model-error-outside", modelErrorOutsideText, true);
       throw error;

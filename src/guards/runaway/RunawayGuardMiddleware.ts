@@ -1,8 +1,9 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { stopNotice } from "../../core/answers.js";
 import type { CallDecision, Decision } from "../../core/decision.js";
-import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
+import { andThen, type MaybePromise } from "../../core/maybePromise.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { messageKind, toolCallsOf, type ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
@@ -11,6 +12,7 @@ import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
 import { runawayGuardOptions, type RunawayGuardOptions } from "./options.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
+import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { readyHistory } from "../../hooks/summaryRemovals.js";
 
 export type { RunawayGuardOptions };
@@ -122,34 +124,51 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
         throw error;
       });
 
-    this.wrapModelCall = (request, handler) =>
-      promised(() =>
-        andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (messages) => {
-          // Inside the batch guard's hook, whose stop comes first: a turn none of whose calls it judged is judged here.
-          return batch
-            .wrapModelCall(request, (checked: typeof request) => {
-              const judged = batch.judgedLatestBatch(messages);
-              // The common step knows at once: the batch guard judged the turn's calls.
-              if (judged === true) return handler(checked);
-              return andThen(judged, (settled) =>
-                settled
-                  ? handler(checked)
-                  : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
-              );
-            })
-            .then(
-              // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
-              (response) =>
-                AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
-                  ? report([...messages, response], response).then(() => response)
-                  : response,
-              async (error: unknown) => {
-                if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
-                throw error;
-              },
-            );
-        }),
-      );
+    /** The model call of a run whose history is ready: inside the batch guard's hook, whose stop comes first. */
+    const modelCall = <R extends ModelRequestLike>(
+      request: R,
+      handler: ModelHandler<R>,
+      messages: readonly BaseMessage[],
+    ): Promise<AIMessage | Command> => {
+      // The common step knows at once that the batch guard judged the turn's calls: the model is
+      // called as it is (the judgement reads only the verdict cache, so asking before the stop check changes nothing).
+      const judged = batch.judgedLatestBatch(messages);
+      return batch
+        .wrapModelCall(
+          request,
+          judged === true
+            ? handler
+            : (checked: R) =>
+                // A turn none of whose calls the batch guard judged is judged here.
+                andThen(judged, (settled) =>
+                  settled
+                    ? handler(checked)
+                    : andThen(this.turnStop(messages, observeOnly, onSignal), (stop) => stop ?? handler(checked)),
+                ),
+        )
+        .then(
+          // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
+          (response) =>
+            AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
+              ? report([...messages, response], response).then(() => response)
+              : response,
+          async (error: unknown) => {
+            if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
+            throw error;
+          },
+        );
+    };
+
+    this.wrapModelCall = (request, handler) => {
+      // `promised(() => andThen(readyHistory(…), …))` written out: a step runs no thunk of ours.
+      try {
+        const ready = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
+        if (!(ready instanceof Promise)) return modelCall(request, handler, ready);
+        return ready.then((messages) => modelCall(request, handler, messages));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
   }
 
   /**
