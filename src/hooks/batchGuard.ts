@@ -41,6 +41,12 @@ export interface BatchGuardSettings {
     messages: readonly BaseMessage[],
     batch: readonly ToolCallView[],
   ) => CallDecision[] | Promise<CallDecision[]>;
+  /**
+   * Reviews the model's response to `request` before it is stamped and enters state (the repair
+   * guard's review), in the model call's own promise step; what it throws goes where the model's
+   * error would.
+   */
+  review?(response: AIMessage | Command, request: ModelRequestLike): MaybePromise<AIMessage | Command>;
 }
 
 /** The part of LangChain's model request the stop check reads. */
@@ -174,11 +180,24 @@ export function batchGuard(settings: BatchGuardSettings) {
     } catch (error) {
       called = Promise.reject(error);
     }
-    return called.then(stampTurn, (error: unknown) => {
-      if (!isGraphBubbleUp(error) && !GuardStopError.in(error))
-        warnOnce("model-error-outside", modelErrorOutsideText, true);
-      throw error;
-    });
+    const { review } = settings;
+    if (!review) return called.then(stampTurn, modelError);
+    return called.then((response) => {
+      let reviewed: MaybePromise<AIMessage | Command>;
+      try {
+        reviewed = review.call(settings, response, request);
+      } catch (error) {
+        return modelError(error);
+      }
+      return reviewed instanceof Promise ? reviewed.then(stampTurn, modelError) : stampTurn(reviewed);
+    }, modelError);
+  };
+
+  /** An exception on the way back from the model, thrown on; one that is not the guards' is warned of once. */
+  const modelError = (error: unknown): never => {
+    if (!isGraphBubbleUp(error) && !GuardStopError.in(error))
+      warnOnce("model-error-outside", modelErrorOutsideText, true);
+    throw error;
   };
 
   /**

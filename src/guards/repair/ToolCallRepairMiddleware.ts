@@ -1,11 +1,10 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler, ToolCallRequest } from "langchain";
-import { andThen } from "../../core/maybePromise.js";
 import { reviewedCallsDecider } from "./decideReviewedCalls.js";
 import { readableToolCall } from "./readableToolCall.js";
 import type { RepairGuard } from "./repairGuard.js";
-import { responseReviewer } from "./reviewResponse.js";
+import { responseReviewer, type ReviewedRequest } from "./reviewResponse.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../../hooks/batchGuard.js";
@@ -17,11 +16,8 @@ type AgentState = { messages: BaseMessage[] };
 
 export type { ToolCallRepairOptions };
 
-/** A model request as the review reads it: the tools it offers, and the response format whose tools createAgent adds. */
-interface ReviewRequest extends ModelRequestLike {
-  tools?: readonly unknown[];
-  responseFormat?: unknown;
-}
+/** A model request as the review reads it (reviewResponse.ts), and as the batch guard's hook does. */
+interface ReviewRequest extends ModelRequestLike, ReviewedRequest {}
 
 /**
  * Makes bad tool calls visible to the model instead of fatal or silent:
@@ -52,7 +48,15 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
   stateSchema?: typeof carryStateSchema = carryStateSchema;
   private readonly batch: BatchGuardHooks;
-  private readonly reviewResponse: ReturnType<typeof responseReviewer>;
+  /**
+   * Reviews the model's turn where the tools are known, before it enters state (reviewResponse.ts),
+   * in the batch guard's own promise step. After a batch this guard stopped, the run's final
+   * message is returned instead of calling the model.
+   */
+  readonly wrapModelCall: <R extends ReviewRequest>(
+    request: R,
+    handler: ModelHandler<R>,
+  ) => Promise<AIMessage | Command>;
   private readonly readableCall: ReturnType<typeof readableToolCall>;
 
   constructor(options: ToolCallRepairOptions = {}) {
@@ -63,7 +67,6 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       options,
     );
     const guard: RepairGuard = { guard: this.name, observeOnly, onSignal };
-    this.reviewResponse = responseReviewer(guard);
     this.readableCall = readableToolCall(guard, formatToolError);
     this.batch = batchGuard({
       guard: this.name,
@@ -72,22 +75,10 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       onSignal,
       judgesUnusableCalls: true,
       decide: reviewedCallsDecider({ stopAt }),
+      review: responseReviewer<ReviewRequest>(guard),
     });
+    this.wrapModelCall = this.batch.wrapModelCall;
   }
-
-  /**
-   * Reviews the model's turn where the tools are known, before it enters state (reviewResponse.ts).
-   * After a batch this guard stopped, the run's final message is returned instead of calling the model.
-   */
-  readonly wrapModelCall = <R extends ReviewRequest>(
-    request: R,
-    handler: ModelHandler<R>,
-  ): Promise<AIMessage | Command> =>
-    this.batch.wrapModelCall(request, (checked) =>
-      andThen(handler(checked), (response) =>
-        this.reviewResponse(response, checked.tools ?? [], checked.responseFormat),
-      ),
-    );
 
   /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
   readonly wrapToolCall = (

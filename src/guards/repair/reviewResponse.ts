@@ -8,6 +8,12 @@ import { toolSpecsCache } from "./toolSpecs.js";
 import type { MaybePromise } from "../../core/maybePromise.js";
 import type { Signal } from "../../core/signals.js";
 
+/** A model request as the review reads it: the tools it offers, and the response format whose tools createAgent adds. */
+export interface ReviewedRequest {
+  tools?: readonly unknown[];
+  responseFormat?: unknown;
+}
+
 /**
  * The model side of the repair guard: reviews the tool calls of a model's response where the
  * offered tools are known, before the response enters state, so every other guard judges the
@@ -16,22 +22,22 @@ import type { Signal } from "../../core/signals.js";
  * `stopAt` follow from those verdicts (decideReviewedCalls.ts). A review that fails leaves the
  * response as it came, with a `guard_failed` warn.
  */
-export function responseReviewer(
+export function responseReviewer<Q extends ReviewedRequest>(
   guard: RepairGuard,
-): <T>(response: T, tools: readonly unknown[], responseFormat: unknown) => MaybePromise<T | AIMessage> {
+): <T>(response: T, request: Q) => MaybePromise<T | AIMessage> {
   // Caches, not state: keyed by the request's tool list and response format (toolSpecs.ts).
   const specsOf = toolSpecsCache();
   const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
   const structuredOutput = (format: unknown): StructuredOutputTools =>
     format !== null && typeof format === "object" ? structuredOf(format) : structuredOutputTools(format);
 
-  return (response, tools, responseFormat) => {
+  return (response, request) => {
     if (!AIMessage.isInstance(response)) return response;
     const invalid = response.invalid_tool_calls ?? [];
     const calls = response.tool_calls ?? [];
     if (invalid.length === 0 && calls.length === 0) return response;
     try {
-      const specs = specsOf(tools);
+      const specs = specsOf(request.tools ?? []);
       // Nearly every turn: known to need nothing without the review (plainTurn.ts).
       if (invalid.length === 0 && isPlainTurn(calls, specs, response)) return response;
       const reviewing = reviewTurn(
@@ -40,7 +46,7 @@ export function responseReviewer(
         specs,
         (index) => `${response.id ?? "call"}_invalid_${index}`,
         rawArgumentsOf(response),
-        structuredOutput(responseFormat),
+        structuredOutput(request.responseFormat),
       );
       // A review with nothing to repair needs no promise.
       return reviewing instanceof Promise
