@@ -20,6 +20,7 @@ import {
   signalCall,
   type CallAnswer,
   type PendingCall,
+  type RunCall,
   type ToolHandler,
   type ToolRequestLike,
 } from "./pendingCall.js";
@@ -47,6 +48,11 @@ export interface BatchGuardSettings {
    * error would.
    */
   review?(response: AIMessage | Command, request: ModelRequestLike): MaybePromise<AIMessage | Command>;
+  /**
+   * Runs the calls the guard lets through in place of `runToolSafely` (pendingCall.ts `RunCall`):
+   * the repair guard's wrapper next to the tool, called with the tool's own handler.
+   */
+  run?: RunCall;
 }
 
 /** The part of LangChain's model request the stop check reads. */
@@ -79,6 +85,7 @@ export function batchGuard(settings: BatchGuardSettings) {
   // A cache, not state: keyed by the AIMessage, so a thread another process resumes decides again.
   // A verdict decided at once is kept as it is: most batches need no promise at all.
   const verdicts = new WeakMap<object, MaybePromise<Verdict>>();
+  const run: RunCall = settings.run ?? runToolSafely;
 
   const verdictOf = (messages: readonly BaseMessage[], at: number): MaybePromise<Verdict> => {
     const asking = messages[at] as object;
@@ -102,7 +109,7 @@ export function batchGuard(settings: BatchGuardSettings) {
   const wrapToolCall = <R extends ToolRequestLike>(
     request: R,
     handler: ToolHandler<R>,
-  ): Promise<ToolMessage | Command> => judgePendingCall(request, handler, judged);
+  ): Promise<ToolMessage | Command> => judgePendingCall(request, handler, judged, run);
 
   /** The call's answer: the guard's, or the tool's when the guard lets it run. */
   const judged = <R extends ToolRequestLike>(
@@ -127,7 +134,7 @@ export function batchGuard(settings: BatchGuardSettings) {
           },
           settings.onSignal,
         );
-        return runToolSafely(request, handler);
+        return run(request, handler);
       },
     );
   };
@@ -141,7 +148,7 @@ export function batchGuard(settings: BatchGuardSettings) {
   ): MaybePromise<ToolMessage | Command> => {
     const own = verdict.byId.get(call.id);
     // The common case, the call runs: no outcome to work out (a step runs less of our code).
-    if (!verdict.stop && (own === undefined || own.action === "allow")) return runToolSafely(request, handler);
+    if (!verdict.stop && (own === undefined || own.action === "allow")) return run(request, handler);
     if (own && own.action !== "allow")
       return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);
@@ -157,7 +164,7 @@ export function batchGuard(settings: BatchGuardSettings) {
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
     if (outcome.kind === "stopped" && settings.exitBehavior === "throw")
       throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard));
+    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard), run);
     // An observe-only guard's refusal is written on the answer of the call it let run: its next
     // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
     if (settings.observeOnly && refuses(own, false))

@@ -20,6 +20,21 @@ export interface ToolRequestLike {
 
 export type { ToolHandler };
 
+/**
+ * How a call the guard lets through runs: `runToolSafely`, or a guard's own wrapper next to the
+ * tool that does what it does and more (the repair guard's readableToolCall.ts), in its place.
+ */
+export type RunCall = <
+  R extends {
+    toolCall: { id?: string; name: string; args: unknown };
+    tool?: unknown;
+    state?: { messages?: readonly BaseMessage[] };
+  },
+>(
+  request: R,
+  handler: ToolHandler<R>,
+) => Promise<ToolMessage | Command>;
+
 /** Who decides, as the per-call flow reads it. */
 export interface CallGuard {
   guard: string;
@@ -55,14 +70,16 @@ export function judgePendingCall<R extends ToolRequestLike>(
   request: R,
   handler: ToolHandler<R>,
   judge: (request: R, handler: ToolHandler<R>, pending: PendingCall) => MaybePromise<ToolMessage | Command>,
+  run: RunCall = runToolSafely,
 ): Promise<ToolMessage | Command> {
   const id = request.toolCall.id;
-  if (id === undefined) return runToolSafely(request, handler);
+  if (id === undefined) return run(request, handler);
   // `promised(() => andThen(...))` written out: no closure per call when the history is at hand.
   try {
     const history = readyHistory(request.state);
-    if (history instanceof Promise) return history.then((messages) => judgeIn(request, handler, judge, id, messages));
-    return Promise.resolve(judgeIn(request, handler, judge, id, history));
+    if (history instanceof Promise)
+      return history.then((messages) => judgeIn(request, handler, judge, id, messages, run));
+    return Promise.resolve(judgeIn(request, handler, judge, id, history, run));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -75,10 +92,11 @@ function judgeIn<R extends ToolRequestLike>(
   judge: (request: R, handler: ToolHandler<R>, pending: PendingCall) => MaybePromise<ToolMessage | Command>,
   id: string,
   messages: readonly BaseMessage[],
+  run: RunCall,
 ): MaybePromise<ToolMessage | Command> {
   const at = lastAiIndex(messages);
   const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
-  const answer = at < 0 ? runToolSafely(request, handler) : judge(request, handler, { call, messages, at });
+  const answer = at < 0 ? run(request, handler) : judge(request, handler, { call, messages, at });
   return carriesNothing(request.state) ? answer : andThen(answer, (settled) => withCarry(request.state, id, settled));
 }
 
@@ -112,10 +130,11 @@ export function answerCall<R extends { toolCall: { id?: string; name: string; ar
   request: R,
   handler: ToolHandler<R>,
   answer: CallAnswer<R>,
+  run: RunCall = runToolSafely,
 ): Promise<ToolMessage | Command> | ToolMessage | Command {
   if (answer.kind === "answered") return answer.result;
-  if (answer.kind === "run") return runToolSafely(guard.observeOnly ? request : (answer.request ?? request), handler);
-  if (guard.observeOnly) return runToolSafely(request, handler);
+  if (answer.kind === "run") return run(guard.observeOnly ? request : (answer.request ?? request), handler);
+  if (guard.observeOnly) return run(request, handler);
   const call: ToolCallView = {
     id: request.toolCall.id ?? "",
     name: request.toolCall.name,

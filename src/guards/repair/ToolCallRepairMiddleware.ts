@@ -57,7 +57,6 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     request: R,
     handler: ModelHandler<R>,
   ) => Promise<AIMessage | Command>;
-  private readonly readableCall: ReturnType<typeof readableToolCall>;
 
   constructor(options: ToolCallRepairOptions = {}) {
     super();
@@ -67,7 +66,6 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       options,
     );
     const guard: RepairGuard = { guard: this.name, observeOnly, onSignal };
-    this.readableCall = readableToolCall(guard, formatToolError);
     this.batch = batchGuard({
       guard: this.name,
       exitBehavior,
@@ -76,6 +74,9 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       judgesUnusableCalls: true,
       decide: reviewedCallsDecider({ stopAt }),
       review: responseReviewer<ReviewRequest>(guard),
+      // Next to the tool, the calls it lets through run in its readable wrapper, which contains
+      // and stamps them as runToolSafely would (the same probe) and makes their answers readable.
+      run: readableToolCall(guard, formatToolError),
     });
     this.wrapModelCall = this.batch.wrapModelCall;
   }
@@ -84,6 +85,5 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   readonly wrapToolCall = (
     request: ToolCallRequest<AgentState>,
     handler: ToolCallHandler<AgentState>,
-  ): Promise<ToolMessage | Command> =>
-    this.batch.wrapToolCall(request, (checked) => this.readableCall(checked, handler));
+  ): Promise<ToolMessage | Command> => this.batch.wrapToolCall(request, handler);
 }

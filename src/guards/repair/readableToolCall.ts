@@ -19,7 +19,7 @@ import { checkArguments } from "./validateArguments.js";
 interface ToolRequestLike {
   toolCall: { id?: string; name: string; args: unknown };
   tool?: unknown;
-  state?: { messages?: BaseMessage[] };
+  state?: { messages?: readonly BaseMessage[] };
 }
 
 export type FormatToolError = (error: unknown, call: ToolCallView) => string;
