@@ -48,6 +48,11 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
   /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
   stateSchema?: typeof carryStateSchema = carryStateSchema;
   private readonly batch: BatchGuardHooks;
+  /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
+  readonly wrapToolCall: (
+    request: ToolCallRequest<AgentState>,
+    handler: ToolCallHandler<AgentState>,
+  ) => Promise<ToolMessage | Command>;
   /**
    * Reviews the model's turn where the tools are known, before it enters state (reviewResponse.ts),
    * in the batch guard's own promise step. After a batch this guard stopped, the run's final
@@ -78,12 +83,7 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       // and stamps them as runToolSafely would (the same probe) and makes their answers readable.
       run: readableToolCall(guard, formatToolError),
     });
-    this.wrapModelCall = this.batch.wrapModelCall;
+    // The batch guard's hooks themselves: the review and the readable wrapper are its settings.
+    ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = this.batch);
   }
-
-  /** Answers the calls the review rejected (and stops at `stopAt`); runs the others next to the tool (readableToolCall.ts). */
-  readonly wrapToolCall = (
-    request: ToolCallRequest<AgentState>,
-    handler: ToolCallHandler<AgentState>,
-  ): Promise<ToolMessage | Command> => this.batch.wrapToolCall(request, handler);
 }
