@@ -10,6 +10,7 @@ import { toolErrorOutsideText, warnOnce } from "../../core/composition.js";
 import { probedRequest, stampRan, type RunProbe } from "../../core/ranStamps.js";
 import { defaultToolErrorMessage, leftToOthers, type ToolHandler } from "../../core/toolErrors.js";
 import { observedDetail } from "../../core/signals.js";
+import { toolsThatAnswered } from "./answeredTools.js";
 import { degradedResult, type DegradedResult } from "./degradedResult.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
@@ -205,15 +206,5 @@ function isInputParsingError(error: unknown): boolean {
  * empty answer is taken as normal too: there is nothing yet to contrast it with.
  */
 function emptyIsNews(tool: string, history: readonly BaseMessage[] | undefined): boolean {
-  if (!history) return false;
-  const silent = emptyResultText(tool);
-  return history.some(
-    (m) => ToolMessage.isInstance(m) && m.name === tool && m.status !== "error" && !isEmptyContent(m.content, silent),
-  );
-}
-
-/** No text at all, or the stand-in this guard (or withSafeResults) wrote for an empty answer. */
-function isEmptyContent(content: ToolMessage["content"], silent: string): boolean {
-  if (typeof content === "string") return content === "" || content === silent;
-  return content.length === 0;
+  return history !== undefined && toolsThatAnswered(history).has(tool);
 }
