@@ -18,3 +18,12 @@ export function promised<T>(run: () => MaybePromise<T>): Promise<T> {
     return Promise.reject(error);
   }
 }
+
+/** `promised(() => run(argument))` without the thunk: the hooks call it on every step. */
+export function promisedCall<A, T>(run: (argument: A) => MaybePromise<T>, argument: A): Promise<T> {
+  try {
+    return Promise.resolve(run(argument));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

@@ -3,6 +3,7 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { Command } from "@langchain/langgraph";
 import { toolErrorOutsideText, warnOnce } from "./composition.js";
 import { GuardStopError } from "./errors.js";
+import { promisedCall } from "./maybePromise.js";
 import { probedRequest, stampRan, type RunProbe } from "./ranStamps.js";
 
 /** What a tool call comes back as: its ToolMessage, or a Command that also updates state (deepagents' tools). */
@@ -37,15 +38,8 @@ export function runToolSafely<R extends CallLike>(
   then?: (answer: ToolCallResult) => unknown,
 ): Promise<unknown> {
   const { request: probed, probe } = probedRequest(request);
-  // `promised(() => handler(probed))` written out: every guard runs this on every call.
-  let ran: Promise<ToolCallResult>;
-  try {
-    ran = Promise.resolve(handler(probed));
-  } catch (error) {
-    ran = Promise.reject(error);
-  }
   // One promise per guard on the way back, not an async function's two.
-  return ran.then(
+  return promisedCall(handler, probed).then(
     (result) => {
       const stamped = stampRan(result, probe, request.toolCall.id);
       return then ? then(stamped) : stamped;

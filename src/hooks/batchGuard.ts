@@ -5,7 +5,7 @@ import type { CallDecision, Decision, ExitBehavior } from "../core/decision.js";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
-import { andThen, type MaybePromise } from "../core/maybePromise.js";
+import { andThen, promisedCall, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
 import { messageKind, toolCallIdOf, type ToolCallView } from "../core/messages.js";
@@ -180,13 +180,7 @@ export function batchGuard(settings: BatchGuardSettings) {
   ): Promise<AIMessage | Command> => {
     const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
     if (stop) return Promise.resolve(stopNotice(settings.guard, stop.reason));
-    // `promised(() => handler(request))` written out: every batch guard runs this on every model call.
-    let called: Promise<AIMessage | Command>;
-    try {
-      called = Promise.resolve(handler(request));
-    } catch (error) {
-      called = Promise.reject(error);
-    }
+    const called = promisedCall(handler, request);
     const { review } = settings;
     if (!review) return called.then(stampTurn, modelError);
     return called.then((response) => {
