@@ -154,6 +154,7 @@ export async function replayThread(
   const unreproduced: UnreproducedAnswer[] = [];
   const stops: ReplayStop[] = [];
   let stopped: ReplayStop | undefined;
+  const sizes = new HistorySizes(messages);
   for (const batch of batches) {
     // A user message after the stop starts a new run.
     if (stopped && userMessageBetween(messages, stopped.messageIndex, batch.messageIndex)) stopped = undefined;
@@ -161,7 +162,7 @@ export async function replayThread(
     for (const decision of acted) decisions.push(replayedDecision(batch, decision, stopped?.guard));
     if (stopped) continue;
     if (batch.answeredLive.size > 0) unreproduced.push(...unreproducedAnswers(batch, answers, replayed));
-    if (stop) stops.push((stopped = replayStop(messages, batch, stop)));
+    if (stop) stops.push((stopped = replayStop(messages, sizes, batch, stop)));
   }
   return {
     toolCalls,
@@ -411,6 +412,26 @@ function replayedDecision(
   };
 }
 
+/**
+ * The estimated characters of a thread's history up to each message, summed once, at the first
+ * stop (most threads have none): every stop reads its context from them, so a thread with many
+ * stopped runs is not summed again from its start at each one.
+ */
+class HistorySizes {
+  private sums: number[] | undefined;
+
+  constructor(private readonly messages: readonly BaseMessage[]) {}
+
+  /** Estimated characters of `messages[0..end]`. */
+  through(end: number): number {
+    if (!this.sums) {
+      let total = 0;
+      this.sums = this.messages.map((message) => (total += estimatedChars(message)));
+    }
+    return this.sums[end] ?? 0;
+  }
+}
+
 function callIndexOf(batch: JudgedBatch, call: ToolCallView): number {
   return (
     batch.firstCallIndex +
@@ -432,11 +453,11 @@ function userMessageBetween(messages: readonly BaseMessage[], from: number, to: 
  */
 function replayStop(
   messages: readonly BaseMessage[],
+  sizes: HistorySizes,
   batch: JudgedBatch,
   { guard, call, decision }: BatchDecision,
 ): ReplayStop {
-  let context = 0;
-  for (let i = 0; i <= batch.messageIndex; i++) context += estimatedChars(messages[i]);
+  let context = sizes.through(batch.messageIndex);
   let modelCallsAfter = 0;
   let toolCallsAfter = 0;
   let tokensAfter = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import {
@@ -10,6 +10,8 @@ import {
   type Signal,
 } from "../../src/index.js";
 import { wouldBeRefusalsOf } from "../../src/core/marks.js";
+import { CHARS_PER_TOKEN } from "../../src/core/tokens.js";
+import { estimatedChars } from "../../src/guards/runaway/ledger.js";
 import { toolCallIdOf, toolCallsOf } from "../../src/core/messages.js";
 import { buildReplaySetup } from "../../src/replay/config.js";
 import { replayThread } from "../../src/replay/replayThread.js";
@@ -41,6 +43,13 @@ function repeatingModel(times: number): ScriptedChatModel {
 }
 
 type Middleware = NonNullable<Parameters<typeof createAgent>[0]["middleware"]>;
+
+/** The unguarded agent's run after `history` (a thread whose last message is the user's request). */
+async function runFrom(history: BaseMessage[]): Promise<BaseMessage[]> {
+  const agent = createAgent({ model: repeatingModel(7), tools: [booking()] });
+  const { messages } = await agent.invoke({ messages: history }, { recursionLimit: 200 });
+  return messages;
+}
 
 async function run(middleware: Middleware, times = 7): Promise<BaseMessage[]> {
   const agent = createAgent({ model: repeatingModel(times), tools: [booking()], middleware });
@@ -135,6 +144,36 @@ describe("replay of an unguarded thread stops where a live guard stops", () => {
     expect(await runCli(["inspect", thread], inspected)).toBe(0);
     expect(inspected.stdout()).toContain("(after ProgressAwareLoopGuardMiddleware stopped the run)");
     expect(inspected.stdout()).toContain("stops the run at call 3");
+  });
+
+  it("every stopped run of a long thread counts what it spent after its stop from its own context", async () => {
+    // Three runs of the same failing booking, one after another in one thread: each stops, and
+    // what it spent after its stop is estimated from the whole thread before it.
+    const messages: BaseMessage[] = [];
+    for (let runIndex = 0; runIndex < 3; runIndex++) {
+      messages.push(new HumanMessage(`book HAT00${runIndex} for me`));
+      const run = await runFrom(messages);
+      messages.push(...run.slice(messages.length));
+    }
+    const replay = await replayThread(messages, buildReplaySetup().stack);
+    expect(replay.stops).toHaveLength(3);
+    const runStarts = messages.flatMap((m, i) => (HumanMessage.isInstance(m) ? [i] : []));
+    expect(replay.stops.map((stop) => runStarts.filter((start) => start < stop.messageIndex).length)).toEqual([
+      1, 2, 3,
+    ]);
+    for (const stop of replay.stops) {
+      let context = 0;
+      for (let i = 0; i <= stop.messageIndex; i++) context += estimatedChars(messages[i]);
+      let expected = 0;
+      for (let i = stop.messageIndex + 1; i < messages.length && !HumanMessage.isInstance(messages[i]); i++) {
+        const chars = estimatedChars(messages[i]);
+        if (AIMessage.isInstance(messages[i])) expected += Math.round((context + chars) / CHARS_PER_TOKEN);
+        context += chars;
+      }
+      expect(stop.tokenSource).toBe("estimate");
+      expect(stop.modelCallsAfter).toBeGreaterThan(0);
+      expect(stop.tokensAfter).toBe(expected);
+    }
   });
 
   it("a thread that ends before the call a live guard would stop at shows no stop", async () => {
