@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { ToolCallRepairMiddleware, type Signal } from "../../../src/index.js";
 import { ScriptedChatModel } from "../../../src/testing/index.js";
@@ -20,6 +21,21 @@ const searchAnswers = (answers: string[]) => {
     description: "Search",
     schema: z.object({ q: z.string() }),
   });
+};
+/** A tool that answers inside a Command (as a tool that also updates state does), with nothing in its answer. */
+const saveAnswers = (answers: Array<string | []>) => {
+  let n = 0;
+  return tool(
+    async (_input: { key: string }, runtime) =>
+      new Command({
+        update: {
+          messages: [
+            new ToolMessage({ content: answers[n++] ?? "", tool_call_id: runtime.toolCall?.id ?? "", name: "save" }),
+          ],
+        },
+      }),
+    { name: "save", description: "Saves a key", schema: z.object({ key: z.string() }) },
+  );
 };
 const chart = tool(async () => ["", { png: "..." }], {
   name: "chart",
@@ -105,5 +121,14 @@ describe("empty_result in a createAgent graph", () => {
     const { empties, results } = await run([findOrders], [{ name: "find_orders", args: { q: "late" } }]);
     expect(results).toEqual(["[]"]);
     expect(empties).toEqual([]);
+  });
+
+  it("an answer inside a tool's Command is made readable as a plain one is, and warned of when it is news", async () => {
+    const { empties, results } = await run(
+      [saveAnswers(["", "saved a", "", []])],
+      ["a", "b", "c", "d"].map((key) => ({ name: "save", args: { key } })),
+    );
+    expect(results).toEqual(["(save returned no output)", "saved a", "(save returned no output)", "[]"]);
+    expect(empties.map((s) => [s.tool, s.action])).toEqual([["save", "warn"]]);
   });
 });
