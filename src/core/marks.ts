@@ -184,6 +184,8 @@ export interface OriginalResult {
   size: number;
   /** The key the budget stored the original under, when it did. */
   offloadKey?: string;
+  /** How to read it back with the agent's own tools, as the store worded it (deepagents' `read_file`). */
+  readHint?: string;
 }
 
 export function originalOf(message: unknown): OriginalResult | undefined {
@@ -191,6 +193,7 @@ export function originalOf(message: unknown): OriginalResult | undefined {
   if (typeof original.fingerprint !== "string" || typeof original.size !== "number") return undefined;
   const result: OriginalResult = { fingerprint: original.fingerprint, size: original.size };
   if (typeof original.offloadKey === "string") result.offloadKey = original.offloadKey;
+  if (typeof original.readHint === "string") result.readHint = original.readHint;
   return result;
 }
 

@@ -359,7 +359,9 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     const original = {
       fingerprint: resultFingerprint(message.content, hash),
       size: contentText(message.content).length,
-      ...(outcome.kind === "stored" ? { offloadKey: key } : {}),
+      ...(outcome.kind === "stored"
+        ? { offloadKey: key, ...(outcome.readHint !== undefined ? { readHint: outcome.readHint } : {}) }
+        : {}),
     };
     const budget = {
       action,

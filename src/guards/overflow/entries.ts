@@ -5,6 +5,7 @@ import { MESSAGE_OVERHEAD, type RequestMeter } from "./estimate.js";
 import { groupsOf, type PlanEntry } from "./plan.js";
 import {
   PLACEHOLDER_WHERE,
+  previewOrigin,
   readBackOrigin,
   resultParts,
   stubMessage,
@@ -70,7 +71,9 @@ export class EntrySizer {
       calls ??= callsById(messages);
       this.origins.set(
         message,
-        readBackOrigin(message, calls.get(message.tool_call_id), this.retrievalName, this.store) ?? null,
+        previewOrigin(message) ??
+          readBackOrigin(message, calls.get(message.tool_call_id), this.retrievalName, this.store) ??
+          null,
       );
     }
   }

@@ -6,6 +6,7 @@ import { splitContent, type Measure } from "../budget/measure.js";
 import { assessContent, planBudget, renderBudgeted } from "../budget/plan.js";
 import { readBackSource } from "../budget/readBack.js";
 import { retrievalToolHint } from "../budget/texts.js";
+import { originalOf } from "../../core/marks.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { type KeptWhere, readBackStubText, resultStubText, shortenedArgument, shortenedMessageText } from "./texts.js";
 
@@ -41,6 +42,24 @@ export interface ReadBackOrigin {
   offset: number;
   /** Read by the model after "It is still stored there; ". */
   again: string;
+  /**
+   * Set when the message is the budget's preview of a result stored whole under `key`: that
+   * result's length, and how to read it (read by the model after "to read it, ").
+   */
+  previewOf?: { chars: number; howToRead: string };
+}
+
+/**
+ * Whether `message` is the budget's preview of a result it stored whole: the request then points
+ * to that copy rather than store the preview again. A preview that kept media blocks in the
+ * request is shortened as any result is, so that its media go to the store as text.
+ */
+export function previewOrigin(message: ToolMessage): ReadBackOrigin | undefined {
+  const original = originalOf(message);
+  const key = original?.offloadKey;
+  if (key === undefined || resultParts(message).media.length > 0) return undefined;
+  const howToRead = original!.readHint ?? retrievalToolHint(key, 0);
+  return { key, offset: 0, again: `to read it, ${howToRead}`, previewOf: { chars: original!.size, howToRead } };
 }
 
 /** The lines deepagents' `read_file` reads when a call gives no limit. */
@@ -79,12 +98,16 @@ export function readBackOrigin(
   };
 }
 
-/** A read back in the request, shortened: a notice that points to where it was read, nothing stored again. */
+/**
+ * A read back (or a budget's preview) in the request, shortened: a notice that points to where
+ * the whole is stored, nothing stored again.
+ */
 export function stubReadBack(message: ToolMessage, origin: ReadBackOrigin): ToolMessage {
-  const { text } = resultParts(message);
-  return rewriteToolMessage(message, {
-    content: readBackStubText(text.length, origin.key, origin.offset, origin.again),
-  });
+  const { previewOf } = origin;
+  const content = previewOf
+    ? resultStubText(message.name, previewOf.chars, 0, { key: origin.key, howToRead: previewOf.howToRead })
+    : readBackStubText(resultParts(message).text.length, origin.key, origin.offset, origin.again);
+  return rewriteToolMessage(message, { content });
 }
 
 /** String arguments longer than this are replaced in a shortened AI message. */
