@@ -101,8 +101,9 @@ function ours(name: string, config: ReplayConfig, describe: string): Detector {
         .filter((d) => !d.shadowedBy && !d.afterStop)
         .map(({ callIndex, toolCallId, tool, action, guard, reason }) => ({
           callIndex,
-          toolCallId,
-          tool,
+          // A stop at a run's start whose run made no call is on none.
+          toolCallId: toolCallId ?? "",
+          tool: tool ?? "",
           action,
           guard,
           reason,

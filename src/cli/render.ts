@@ -222,7 +222,10 @@ export function renderThreadNotes(threadId: string, replay: ReplayResult, p: Pal
 /** Where a run would have stopped, and what the recorded run spent after that. */
 export function stopLine(threadId: string, stop: ReplayStop): string {
   const estimated = stop.tokenSource === "estimate" ? "about " : "";
-  return `stop: thread ${threadId}: ${stop.guard} stops the run at call ${stop.callIndex} (${stop.tool}, message ${stop.messageIndex}); after it the run made ${plural(stop.modelCallsAfter, "model call")} and ${plural(stop.toolCallsAfter, "tool call")}, ${estimated}${number.format(stop.tokensAfter)} tokens`;
+  const where = stop.atRunStart
+    ? `at its start, before the model call of message ${stop.messageIndex}`
+    : `at call ${stop.callIndex} (${stop.tool}, message ${stop.messageIndex})`;
+  return `stop: thread ${threadId}: ${stop.guard} stops the run ${where}; after it the run made ${plural(stop.modelCallsAfter, "model call")} and ${plural(stop.toolCallsAfter, "tool call")}, ${estimated}${number.format(stop.tokensAfter)} tokens`;
 }
 
 function plural(n: number, noun: string): string {

@@ -102,7 +102,9 @@ export async function inspectThread(thread: LoadedThread, setup: ReplaySetup): P
       });
     }
   });
-  for (const { callIndex, guard, action, reason, shadowedBy, afterStop } of replay.decisions) {
+  for (const { toolCallId, callIndex, guard, action, reason, shadowedBy, afterStop } of replay.decisions) {
+    // A stop at a run's start that made no call is on no row: the stops list shows it.
+    if (toolCallId === undefined) continue;
     rows[callIndex]?.decisions.push({
       guard,
       action,

@@ -24,8 +24,8 @@ export interface ReplayGuard {
   readonly evaluate: (messages: readonly BaseMessage[], pending: readonly ToolCallView[]) => Promise<CallDecision[]>;
   /**
    * For a guard that judges model turns (the runaway guard): its decision on a turn none of whose
-   * calls it judged, which live it makes before the next model call. Replay shows it on the
-   * turn's first call.
+   * calls it judged, which live it makes before the next model call, and on a run's start (a
+   * stop only). Replay shows it on the turn's first call.
    */
   readonly evaluateTurn?: (messages: readonly BaseMessage[]) => Promise<Decision>;
 }
@@ -41,13 +41,19 @@ export interface ReplayedDecision {
   action: GuardAction;
   /** The decision's signal code, e.g. `runaway_factor`. */
   code: SignalCode;
-  toolCallId: string;
-  tool: string;
+  /** The call it is on; absent for a stop at a run's start whose recorded run made no call (see `atRunStart`). */
+  toolCallId?: string;
+  tool?: string;
   reason: string;
-  /** Position of the call among all tool calls of the thread, from 0. */
+  /** Position of the call among all tool calls of the thread, from 0 (of the next call, when there is none). */
   callIndex: number;
   /** Index of the AI message that made the call. */
   messageIndex: number;
+  /**
+   * A stop before the first model call of a run (the runaway guard's thread cap): the model call
+   * at `messageIndex` is one the run would not have made, and the decision is on its first call.
+   */
+  atRunStart?: true;
   detail?: Record<string, unknown>;
   /**
    * Set when an outer guard had already answered the call (refused it, or stopped the run):
@@ -67,12 +73,15 @@ export interface ReplayStop {
   /** The guard whose stop ends the run. */
   guard: string;
   reason: string;
-  toolCallId: string;
-  tool: string;
-  /** Position of the stopped call among all tool calls of the thread, from 0. */
+  /** The stopped call; absent for a stop at a run's start whose recorded run made no call. */
+  toolCallId?: string;
+  tool?: string;
+  /** Position of the stopped call among all tool calls of the thread, from 0 (of the next call, when there is none). */
   callIndex: number;
-  /** Index of the AI message that made the call. */
+  /** Index of the AI message that made the call: at a run's start, the model call the run would not have made. */
   messageIndex: number;
+  /** A stop before the run's first model call (see `ReplayedDecision.atRunStart`). */
+  atRunStart?: true;
   /** Model calls the recorded run made after the stop, up to the next user message (the run's end). */
   modelCallsAfter: number;
   /** Tool calls the recorded run made after the stopped turn, up to the run's end. */
@@ -125,6 +134,11 @@ export interface JudgedBatch {
   answeredLive: ReadonlyMap<string, string>;
   /** Calls answered before the tools node (a call limit, a reviewer's reject): no guard met them live. */
   answeredBeforeGuards: ReadonlySet<string>;
+  /**
+   * The run's start, judged before its first model call (the AI message at `messageIndex`): live,
+   * a turn-judging guard decides there whether the thread may go on at all (its thread cap).
+   */
+  atRunStart?: true;
 }
 
 /**
@@ -188,9 +202,17 @@ async function judgeBatches(
   // first one is: most turns have none), and whether a guard saw that turn live.
   let refusals: Map<string, WouldBeRefusal[]> = NO_REFUSALS;
   let stamped = false;
+  const turnGuards = stack.filter(({ guard }) => guard.evaluateTurn);
+  let runStart = false;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     const kind = messageKind(message);
+    if (kind === "human") runStart = true;
+    else if (kind === "ai" && runStart) {
+      runStart = false;
+      const start = await judgeRunStart(history, turnGuards, i, toolCalls, message);
+      if (start) batches.push(start);
+    }
     history.push(kind === "tool" ? asJudged(message, refusals, names, stamped) : message);
     if (kind !== "ai") continue;
     const calls = toolCallsOf(message);
@@ -235,6 +257,37 @@ async function judgeBatches(
 }
 
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
+
+/**
+ * The start of a run, as a turn-judging guard judges it live before the run's first model call
+ * (`aiIndex`, with `history` the messages before it): only a stop is decided there. Undefined
+ * when every guard lets the run go on.
+ */
+async function judgeRunStart(
+  history: readonly BaseMessage[],
+  turnGuards: readonly StackedGuard[],
+  aiIndex: number,
+  firstCallIndex: number,
+  firstModelCall: BaseMessage,
+): Promise<JudgedBatch | undefined> {
+  const turnJudgements = new Map<string, Decision>();
+  for (const { guard } of turnGuards) {
+    const turn = await guard.evaluateTurn!(history);
+    if (turn.action === "stop") turnJudgements.set(guard.name, turn);
+  }
+  if (turnJudgements.size === 0) return undefined;
+  return {
+    messageIndex: aiIndex,
+    firstCallIndex,
+    calls: toolCallsOf(firstModelCall),
+    judgements: new Map(),
+    judged: [],
+    turnJudgements,
+    answeredLive: NO_ANSWERS,
+    answeredBeforeGuards: NO_IDS,
+    atRunStart: true,
+  };
+}
 
 /**
  * A recorded answer as the replayed guards read it. A call a guard would have refused, but
@@ -306,7 +359,8 @@ type NonAllow = Exclude<CallDecision["decision"], { action: "allow" }>;
 
 interface BatchDecision {
   guard: string;
-  call: ToolCallView;
+  /** Absent for a stop at a run's start that the recorded run made no call after. */
+  call: ToolCallView | undefined;
   decision: NonAllow;
   shadowedBy?: string;
 }
@@ -343,13 +397,13 @@ function actOn(
       if (turn.action !== "allow")
         acted.push({
           guard: guard.name,
-          call: batch.calls[0]!,
+          call: batch.calls[0],
           decision: turn,
           ...(stoppedBy ? { shadowedBy: stoppedBy } : {}),
         });
       if (!stoppedBy && stopsRun(turn, mode)) {
         stoppedBy = guard.name;
-        stop = { guard: guard.name, call: batch.calls[0]!, decision: turn };
+        stop = { guard: guard.name, call: batch.calls[0], decision: turn };
         for (const call of batch.calls) if (!answers.has(call.id)) answers.set(call.id, guard.name);
       }
       continue;
@@ -357,7 +411,8 @@ function actOn(
     // Live, a guard judges the whole batch once, at the first call that reaches it. Its stop rides
     // only on a call that reaches it (batchGuard.ts); one about the turn (the runaway guard's)
     // moves there. No call reaches it after a stop, or when outer guards answered them all.
-    const judged = batch.judgements.get(guard.name)!;
+    const judged = batch.judgements.get(guard.name);
+    if (!judged) continue; // a run's start: only turn-judging guards judge it
     const decisions = guard.evaluateTurn ? onReachingCall(judged, open) : judged;
     const reaching = guard.evaluateTurn ? decisions : decisions.filter(({ call }) => open(call));
     const stopping = batchStop(reaching, mode) !== undefined;
@@ -401,11 +456,8 @@ function replayedDecision(
     guard,
     action: decision.action,
     code: decision.code,
-    toolCallId: call.id,
-    tool: call.name,
+    ...callOf(batch, call),
     reason: decision.reason,
-    callIndex: callIndexOf(batch, call),
-    messageIndex: batch.messageIndex,
     ...(decision.detail ? { detail: decision.detail } : {}),
     ...(shadowedBy ? { shadowedBy } : {}),
     ...(afterStop ? { afterStop } : {}),
@@ -447,9 +499,23 @@ function userMessageBetween(messages: readonly BaseMessage[], from: number, to: 
   return false;
 }
 
+/** Where a decision is: its call, and the model turn that made it (or would have, at a run's start). */
+function callOf(
+  batch: JudgedBatch,
+  call: ToolCallView | undefined,
+): Pick<ReplayedDecision, "toolCallId" | "tool" | "callIndex" | "messageIndex" | "atRunStart"> {
+  return {
+    ...(call ? { toolCallId: call.id, tool: call.name } : {}),
+    callIndex: call ? callIndexOf(batch, call) : batch.firstCallIndex,
+    messageIndex: batch.messageIndex,
+    ...(batch.atRunStart ? { atRunStart: true as const } : {}),
+  };
+}
+
 /**
  * The stop of `batch` with what the recorded run spent after it: every model call after the
- * stopped turn, up to the next user message, which a live stop would have saved.
+ * stopped turn (from the run's first, for a stop at its start), up to the next user message,
+ * which a live stop would have saved.
  */
 function replayStop(
   messages: readonly BaseMessage[],
@@ -457,12 +523,13 @@ function replayStop(
   batch: JudgedBatch,
   { guard, call, decision }: BatchDecision,
 ): ReplayStop {
-  let context = sizes.through(batch.messageIndex);
+  const from = batch.atRunStart ? batch.messageIndex : batch.messageIndex + 1;
+  let context = sizes.through(from - 1);
   let modelCallsAfter = 0;
   let toolCallsAfter = 0;
   let tokensAfter = 0;
   let estimated = false;
-  for (let i = batch.messageIndex + 1; i < messages.length; i++) {
+  for (let i = from; i < messages.length; i++) {
     const message = messages[i];
     const kind = messageKind(message);
     if (kind === "human") break;
@@ -483,10 +550,7 @@ function replayStop(
   return {
     guard,
     reason: decision.reason,
-    toolCallId: call.id,
-    tool: call.name,
-    callIndex: callIndexOf(batch, call),
-    messageIndex: batch.messageIndex,
+    ...callOf(batch, call),
     modelCallsAfter,
     toolCallsAfter,
     tokensAfter,

@@ -167,8 +167,9 @@ export async function suggestThresholds(
   };
 }
 
-/** What made a stop: the runaway guard's token cap or its factor, or the loop guard that stopped. */
+/** What made a stop: one of the runaway guard's token caps or its factor, or the loop guard that stopped. */
 export function stopperOf(stop: Pick<ReplayStop, "guard" | "reason">): string {
   if (stop.guard !== "RunawayGuardMiddleware") return stop.guard;
-  return stop.reason.includes("(maxRunTokens)") ? "maxRunTokens" : "runaway factor";
+  const cap = /\((maxRunTokens|maxThreadTokens)\)/.exec(stop.reason);
+  return cap ? cap[1]! : "runaway factor";
 }

@@ -69,7 +69,7 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
     for (const episode of episodes.stuck) {
       const decisions = await decisionsOn(episode.thread);
       const firstThree = new Set(episode.calls.slice(0, 3));
-      if (!decisions.some((d) => intervenes(d) && firstThree.has(d.toolCallId))) late.push(episode.thread);
+      if (!decisions.some((d) => intervenes(d) && firstThree.has(d.toolCallId ?? ""))) late.push(episode.thread);
     }
     expect(late.length / episodes.stuck.length, late.join(", ")).toBeLessThanOrEqual(0.1);
   });
@@ -78,7 +78,9 @@ describe.runIf(existsSync(EVALDATA))("loop guards on ../shared/evaldata, default
     const hit: string[] = [];
     for (const episode of episodes.legitimate) {
       const calls = new Set(episode.calls);
-      const decisions = (await decisionsOn(episode.thread)).filter((d) => calls.has(d.toolCallId) && intervenes(d));
+      const decisions = (await decisionsOn(episode.thread)).filter(
+        (d) => calls.has(d.toolCallId ?? "") && intervenes(d),
+      );
       if (decisions.length > 0)
         hit.push(`${episode.thread}: ${decisions.map((d) => `${d.guard} ${d.action} ${d.toolCallId}`).join(", ")}`);
     }

@@ -150,7 +150,9 @@ describe.runIf(existsSync(EVALDATA))("RunawayGuard on ../shared/evaldata with si
     for (const episode of episodes.stuck) {
       const firstThree = new Set(episode.calls.slice(0, 3));
       const decisions = await replayWithUsage(threadOf(episode.thread), stack(), 8_000);
-      if (!decisions.some((d) => (d.action === "directive" || d.action === "stop") && firstThree.has(d.toolCallId)))
+      if (
+        !decisions.some((d) => (d.action === "directive" || d.action === "stop") && firstThree.has(d.toolCallId ?? ""))
+      )
         late.push(episode.thread);
     }
     expect(late.length / episodes.stuck.length, late.join(", ")).toBeLessThanOrEqual(0.1);

@@ -3,9 +3,11 @@ import { createAgent, createMiddleware } from "langchain";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { MemorySaver } from "@langchain/langgraph";
 import type { Signal } from "../../../src/core/signals.js";
 import { RunawayGuardMiddleware } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
 import type { RunawayReport } from "../../../src/guards/runaway/report.js";
+import { stopLine } from "../../../src/cli/render.js";
 import { buildReplaySetup } from "../../../src/replay/config.js";
 import { replayThread, type StackedGuard } from "../../../src/replay/replayThread.js";
 import { recommendedGuards } from "../../../src/stack/recommendedGuards.js";
@@ -162,5 +164,80 @@ describe("the runaway guard judges every model turn, whatever its calls", () => 
     await invoke(createAgent({ model, tools: [search], middleware: [runaway] }));
 
     expect(signals.map((s) => `${s.action}:${s.toolCallId === undefined ? "turn" : "call"}`)).toEqual(["stop:call"]);
+  });
+});
+
+describe("a thread already at its cap stops the next run at its start, live and in replay", () => {
+  const CAP = 10_000;
+  /** Two runs in one thread: three turns of 4,000 tokens (the cap is met after the run's last), then a new request. */
+  async function twoRuns(middleware: Parameters<typeof createAgent>[0]["middleware"]) {
+    const model = new ScriptedChatModel({
+      turns: [
+        { toolCalls: [{ name: "search", args: { q: "a" } }], usage },
+        { toolCalls: [{ name: "search", args: { q: "b" } }], usage },
+        { text: "found nothing", usage },
+        { toolCalls: [{ name: "search", args: { q: "c" } }], usage },
+        { text: "still nothing", usage },
+      ],
+    });
+    const agent = createAgent({ model, tools: [search], middleware, checkpointer: new MemorySaver() });
+    const config = { recursionLimit: 200, configurable: { thread_id: "capped" } };
+    await agent.invoke({ messages: [new HumanMessage("look for a")] }, config);
+    const { messages } = await agent.invoke({ messages: [new HumanMessage("and for c?")] }, config);
+    return { messages: messages as BaseMessage[], model };
+  }
+  const replayStack = () => buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxThreadTokens: CAP } } }).stack;
+
+  it("live: the second run ends before its first model call; replay shows that stop where it was made", async () => {
+    const signals: Signal[] = [];
+    const runaway = new RunawayGuardMiddleware({ maxThreadTokens: CAP, onSignal: (s) => signals.push(s) });
+    const { messages, model } = await twoRuns([runaway]);
+
+    expect(model.callCount).toBe(3);
+    expect(guardOf(messages.at(-1)!)).toBe("RunawayGuardMiddleware");
+    const stop = signals.find((s) => s.action === "stop")!;
+    expect(stop).toMatchObject({ code: "thread_token_cap" });
+    expect(stop.toolCallId).toBeUndefined();
+
+    const replayed = await replayThread(messages, replayStack());
+    expect(replayed.stops).toEqual([
+      expect.objectContaining({
+        guard: "RunawayGuardMiddleware",
+        reason: stop.reason,
+        atRunStart: true,
+        messageIndex: messages.length - 1,
+        modelCallsAfter: 0,
+        toolCallsAfter: 0,
+      }),
+    ]);
+    expect(replayed.stops[0]!.toolCallId).toBeUndefined();
+    expect(replayed.decisions.map((d) => `${d.guard}:${d.action}:${d.code}:${d.toolCallId}`)).toEqual([
+      "RunawayGuardMiddleware:stop:thread_token_cap:undefined",
+    ]);
+  });
+
+  it("replayed over an unguarded thread: the stop is at the second run's first model call, which it saves", async () => {
+    const { messages } = await twoRuns([]);
+    const secondRun = messages.map((m) => HumanMessage.isInstance(m)).lastIndexOf(true);
+    const replayed = await replayThread(messages, replayStack());
+
+    expect(replayed.stops).toEqual([
+      expect.objectContaining({
+        guard: "RunawayGuardMiddleware",
+        atRunStart: true,
+        messageIndex: secondRun + 1,
+        tool: "search",
+        modelCallsAfter: 2,
+        toolCallsAfter: 1,
+        tokensAfter: 8_000,
+        tokenSource: "usage_metadata",
+      }),
+    ]);
+    expect(replayed.stops[0]!.reason).toMatch(/the thread consumed 12,000 tokens, reaching its cap of 10,000/);
+    expect(stopLine("capped", replayed.stops[0]!)).toContain(
+      `RunawayGuardMiddleware stops the run at its start, before the model call of message ${secondRun + 1}; after it the run made 2 model calls and 1 tool call, 8,000 tokens`,
+    );
+    // The second run's calls are ones it would never have made.
+    expect(replayed.decisions.filter((d) => d.messageIndex > secondRun + 1).every((d) => d.afterStop)).toBe(true);
   });
 });
