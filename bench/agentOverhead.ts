@@ -72,8 +72,17 @@ async function timeSideBySide<C extends string>(
 }
 
 const ROUNDS = 11;
+/**
+ * Steps each config runs in the measured rounds, at least: a short run's rounds are many, so that
+ * every row's median rests on as many steps as a 200-step run's 11 rounds (a 20-step round alone
+ * spreads from 0.9× to 1.5×).
+ */
+const MEASURED_STEPS = ROUNDS * STEPS;
 
-/** A warm-up round, then ROUNDS rounds of `configs` side by side, the order rotated each round. */
+/** How many rounds a run of `steps` steps is measured over. */
+const roundsFor = (steps: number) => Math.max(ROUNDS, Math.ceil(MEASURED_STEPS / steps) | 1);
+
+/** A warm-up round, then `roundsFor(steps)` rounds of `configs` side by side, the order rotated each round. */
 async function rounds<C extends string>(
   kind: AgentKind,
   configs: Record<C, () => AgentMiddleware[]>,
@@ -82,7 +91,7 @@ async function rounds<C extends string>(
   const names = Object.keys(configs) as C[];
   await timeSideBySide(kind, configs, names, steps);
   const measured: Record<C, number>[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < roundsFor(steps); round++) {
     measured.push(
       await timeSideBySide(
         kind,
@@ -95,7 +104,7 @@ async function rounds<C extends string>(
   return measured;
 }
 
-const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[ROUNDS >> 1]!;
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 /**
  * What a user pays for `guards`: a 200-step run with them against the same agent without any
@@ -112,9 +121,9 @@ export async function againstBareRows(
 ): Promise<AgainstBare> {
   const measured = await rounds(kind, { bare: () => [], guarded: guards }, steps);
   const ratios = measured.map((r) => r.guarded / r.bare).sort((a, b) => a - b);
-  const ratio = ratios[ROUNDS >> 1]!;
+  const ratio = medianOf(ratios);
   const [bare, guarded] = [medianOf(measured.map((r) => r.bare)), medianOf(measured.map((r) => r.guarded))];
-  const spread = `rounds from ${ratios[0]!.toFixed(3)}× to ${ratios[ROUNDS - 1]!.toFixed(3)}× over ${ROUNDS} rounds`;
+  const spread = `rounds from ${ratios[0]!.toFixed(3)}× to ${ratios.at(-1)!.toFixed(3)}× over ${ratios.length} rounds`;
   rows.push(
     `| ${steps}-step ${kind}: bare / with ${label} | ${fmt(bare / steps)} / ${fmt(guarded / steps)} per step | | |`,
   );
@@ -149,11 +158,11 @@ export async function overheadRows(
     guarded: guards,
   });
   const ratios = measured.map((r) => r.guarded / r.passThrough - 1).sort((a, b) => a - b);
-  const beyond = ratios[ROUNDS >> 1]!;
+  const beyond = medianOf(ratios);
   const [bare, pass, guarded] = (["bare", "passThrough", "guarded"] as const).map((config) =>
     medianOf(measured.map((r) => r[config])),
   ) as [number, number, number];
-  const spread = `${(ratios[0]! * 100).toFixed(1)}% to ${(ratios[ROUNDS - 1]! * 100).toFixed(1)}% over ${ROUNDS} rounds`;
+  const spread = `${(ratios[0]! * 100).toFixed(1)}% to ${(ratios.at(-1)! * 100).toFixed(1)}% over ${ratios.length} rounds`;
   rows.push(`| 200-step ${kind}: bare | ${fmt(bare / STEPS)} per step | | |`);
   rows.push(
     `| … with pass-through hooks of the same kinds | ${fmt(pass / STEPS)} per step (${(pass / bare).toFixed(3)}× bare) | | |`,
