@@ -12,7 +12,7 @@ import {
 import { fields, type Loose } from "../core/fields.js";
 import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import { estimatedChars, usageOf } from "../guards/runaway/ledger.js";
-import { messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { isSummary, messageKind, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import type { GuardAction } from "../core/signals.js";
 import type { SignalCode } from "../core/signalCodes.js";
 import { batchStop, judgedCalls, onReachingCall, refuses, stopsRun, type GuardMode } from "../core/verdict.js";
@@ -207,7 +207,7 @@ async function judgeBatches(
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     const kind = messageKind(message);
-    if (kind === "human") runStart = true;
+    if (isUserMessage(message)) runStart = true;
     else if (kind === "ai" && runStart) {
       runStart = false;
       const start = await judgeRunStart(history, turnGuards, i, toolCalls, message);
@@ -495,8 +495,13 @@ function callIndexOf(batch: JudgedBatch, call: ToolCallView): number {
 }
 
 function userMessageBetween(messages: readonly BaseMessage[], from: number, to: number): boolean {
-  for (let i = from + 1; i < to; i++) if (messageKind(messages[i]) === "human") return true;
+  for (let i = from + 1; i < to; i++) if (isUserMessage(messages[i])) return true;
   return false;
+}
+
+/** A message that starts a run: the user's, not a summary (LangChain writes those as human messages too). */
+function isUserMessage(message: BaseMessage | undefined): boolean {
+  return messageKind(message) === "human" && !isSummary(message);
 }
 
 /** Where a decision is: its call, and the model turn that made it (or would have, at a run's start). */
@@ -531,8 +536,8 @@ function replayStop(
   let estimated = false;
   for (let i = from; i < messages.length; i++) {
     const message = messages[i];
+    if (isUserMessage(message)) break;
     const kind = messageKind(message);
-    if (kind === "human") break;
     const chars = estimatedChars(message);
     // A guard's own final message (a live stop's) is no model call.
     if (kind === "ai" && markOf(message) === undefined) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, createMiddleware } from "langchain";
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { MemorySaver } from "@langchain/langgraph";
@@ -240,4 +240,35 @@ describe("a thread already at its cap stops the next run at its start, live and 
     // The second run's calls are ones it would never have made.
     expect(replayed.decisions.filter((d) => d.messageIndex > secondRun + 1).every((d) => d.afterStop)).toBe(true);
   });
+
+  it("a summary in the middle of a run is no run's start: the run it is in stays stopped", async () => {
+    const turn = (q: string, id: string) =>
+      new AIMessage({ content: "", tool_calls: [{ id, name: "search", args: { q } }], usage_metadata: tokens(6_000) });
+    const answer = (id: string) =>
+      new ToolMessage({ content: `nothing about ${id}`, tool_call_id: id, name: "search" });
+    const summary = new HumanMessage({
+      content: "Here is a summary of the conversation so far: searched for a.",
+      additional_kwargs: { lc_source: "summarization" },
+    });
+    const messages: BaseMessage[] = [
+      new HumanMessage("look for a and b"),
+      turn("a", "call_a"),
+      answer("call_a"),
+      summary,
+      turn("b", "call_b"),
+      answer("call_b"),
+      new AIMessage({ content: "nothing", usage_metadata: tokens(6_000) }),
+    ];
+    const { stack } = buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxThreadTokens: 5_000 } } });
+    const replayed = await replayThread(messages, stack);
+
+    expect(replayed.stops).toEqual([
+      expect.objectContaining({ messageIndex: 1, modelCallsAfter: 2, toolCallsAfter: 1, tokensAfter: 12_000 }),
+    ]);
+    expect(replayed.decisions.filter((d) => d.messageIndex > 1).every((d) => d.afterStop)).toBe(true);
+  });
 });
+
+function tokens(total: number) {
+  return { input_tokens: total - 100, output_tokens: 100, total_tokens: total };
+}
