@@ -31,79 +31,84 @@ const fetchSource = tool(async ({ n }: { n: number }) => source(n), {
   schema: z.object({ n: z.number() }),
 });
 
-async function run(): Promise<{ messages: BaseMessage[]; model: ScriptedChatModel; keys: string[] }> {
-  const model = new ScriptedChatModel({
+/** A model that fetches every source, one a turn, then answers; `reusedIds`: every call has the same id, as some providers send. */
+function readingModel(reusedIds: boolean): ScriptedChatModel {
+  return new ScriptedChatModel({
     turns: [
-      ...Array.from({ length: SOURCES }, (_, n) => ({ toolCalls: [{ name: "fetch_source", args: { n } }] })),
+      ...Array.from({ length: SOURCES }, (_, n) => ({
+        toolCalls: [{ name: "fetch_source", args: { n }, ...(reusedIds ? { id: "call_1" } : {}) }],
+      })),
       { text: "done" },
     ],
   });
+}
+
+/** The notes in place of results in the model's last request: each names a key and the whole result's size. */
+function notesSentLast(model: ScriptedChatModel): string[] {
+  const notes = model.seen
+    .at(-1)!
+    .filter(ToolMessage.isInstance)
+    .map((m) => contentText(m.content))
+    .filter((text) => text.startsWith("[The result of fetch_source ("));
+  expect(notes.length).toBeGreaterThan(0);
+  return notes;
+}
+
+// At LangGraph's default recursionLimit, with ids unique or reused.
+async function run(reusedIds: boolean) {
+  const model = readingModel(reusedIds);
   const store = new MemoryOffloadStore();
   const guards = recommendedGuards({ offloadStore: store, contextOverflow: { maxInputTokens: 16_384 } });
   const agent = createAgent({ model, tools: [fetchSource], middleware: guards.agent });
   const { messages } = await agent.invoke(
     { messages: [new HumanMessage("read the sources")] },
-    { recursionLimit: 100, configurable: { thread_id: "previews" } },
+    { configurable: { thread_id: "previews" } },
   );
   const threads = (store as unknown as { threads: Map<string, Map<string, string>> }).threads;
-  return { messages, model, keys: [...(threads.get("thread:previews")?.keys() ?? [])] };
+  return { messages: messages as BaseMessage[], model, keys: [...(threads.get("thread:previews")?.keys() ?? [])] };
 }
 
 describe("a budget's preview in a request over the window", () => {
-  it("is shortened to a note naming the budget's key and the whole result's size; nothing is stored again", async () => {
-    const { messages, model, keys } = await run();
-    expect(messages.at(-1)!.content).toBe("done");
-    const previews = messages.filter(ToolMessage.isInstance);
-    expect(previews).toHaveLength(SOURCES);
-    const originals = previews.map((m) => originalOf(m)!);
-    for (const [n, original] of originals.entries()) {
-      expect(original.offloadKey).toBeDefined();
-      expect(original.size).toBe(source(n).length);
-    }
-    // The store holds the budget's copies and nothing else.
-    expect(keys.sort()).toEqual(originals.map((o) => o.offloadKey!).sort());
+  it.each([false, true])(
+    "is shortened to a note naming the budget's key and the whole result's size; nothing is stored again (ids reused: %s)",
+    async (reusedIds) => {
+      const { messages, model, keys } = await run(reusedIds);
+      expect(messages.at(-1)!.content).toBe("done");
+      const previews = messages.filter(ToolMessage.isInstance);
+      expect(previews).toHaveLength(SOURCES);
+      const originals = previews.map((m) => originalOf(m)!);
+      for (const [n, original] of originals.entries()) {
+        expect(original.offloadKey).toBeDefined();
+        expect(original.size).toBe(source(n).length);
+      }
+      // The store holds the budget's copies and nothing else.
+      expect(keys.sort()).toEqual(originals.map((o) => o.offloadKey!).sort());
 
-    // The last request could not hold every preview: the older ones went out as notes.
-    const sent = model.seen
-      .at(-1)!
-      .filter(ToolMessage.isInstance)
-      .map((m) => contentText(m.content));
-    const notes = sent.filter((text) => text.startsWith("[The result of fetch_source ("));
-    expect(notes.length).toBeGreaterThan(0);
-    for (const note of notes) {
-      const [, chars, key] =
-        /^\[The result of fetch_source \((\d+) characters\).*the key "([^"]+)"; to read it, call read_stored_result with key "\2" and offset 0/.exec(
-          note,
-        ) ?? [];
-      const original = originals.find((o) => o.offloadKey === key);
-      expect(original, note).toBeDefined();
-      expect(Number(chars)).toBe(original!.size);
-    }
-  });
+      // The last request could not hold every preview: the older ones went out as notes.
+      for (const note of notesSentLast(model)) {
+        const [, chars, key] =
+          /^\[The result of fetch_source \((\d+) characters\).*the key "([^"]+)"; to read it, call read_stored_result with key "\2" and offset 0/.exec(
+            note,
+          ) ?? [];
+        const original = originals.find((o) => o.offloadKey === key);
+        expect(original, note).toBeDefined();
+        expect(Number(chars)).toBe(original!.size);
+      }
+    },
+  );
 
   it("in a deep agent, names the agent's own file of the whole result, as the budget's store worded it", async () => {
-    const model = new ScriptedChatModel({
-      turns: [
-        ...Array.from({ length: SOURCES }, (_, n) => ({ toolCalls: [{ name: "fetch_source", args: { n } }] })),
-        { text: "done" },
-      ],
-    });
+    const model = readingModel(false);
     const guards = recommendedGuards({ contextOverflow: { maxInputTokens: 24_000 } });
     const agent = createDeepAgent({ model, tools: [fetchSource], middleware: guards.deepAgent });
-    const result = await agent.invoke({ messages: [new HumanMessage("read the sources")] }, { recursionLimit: 100 });
+    const result = await agent.invoke({ messages: [new HumanMessage("read the sources")] });
     const messages = result.messages as BaseMessage[];
     const originals = messages.filter(ToolMessage.isInstance).flatMap((m) => originalOf(m) ?? []);
     expect(originals).toHaveLength(SOURCES);
     // The agent's files hold the budget's copies and nothing else.
     expect(Object.keys((result as { files?: object }).files ?? {})).toHaveLength(SOURCES);
 
-    const sent = model.seen
-      .at(-1)!
-      .filter(ToolMessage.isInstance)
-      .map((m) => contentText(m.content));
-    const notes = sent.filter((text) => text.startsWith("[The result of fetch_source ("));
-    expect(notes.length).toBeGreaterThan(0);
-    for (const note of notes) {
+    for (const note of notesSentLast(model)) {
       const original = originals.find((o) => note.includes(`the key "${o.offloadKey}"`));
       expect(original, note).toBeDefined();
       expect(note).toContain(`(${original!.size} characters)`);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
+import { createDeepAgent } from "deepagents";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { ToolCallRepairMiddleware, type Signal } from "../../../src/index.js";
+import { recommendedGuards, ToolCallRepairMiddleware, type Signal } from "../../../src/index.js";
 import { ScriptedChatModel } from "../../../src/testing/index.js";
 
 /** empty_result through a real createAgent graph: news only from a tool that has said something before. */
@@ -44,18 +45,27 @@ const chart = tool(async () => ["", { png: "..." }], {
   responseFormat: "content_and_artifact",
 });
 
+/** The guard alone, or the whole stack in `createAgent` or `createDeepAgent`; at LangGraph's default recursionLimit. */
+type Setting = "alone" | "createAgent" | "createDeepAgent";
+
 async function run(
   tools: Parameters<typeof createAgent>[0]["tools"],
-  calls: Array<{ name: string; args: Record<string, unknown> }>,
+  calls: Array<{ name: string; args: Record<string, unknown>; id?: string }>,
+  setting: Setting = "alone",
 ) {
   const signals: Signal[] = [];
+  const onSignal = (s: Signal) => signals.push(s);
   const model = new ScriptedChatModel({ turns: [...calls.map((call) => ({ toolCalls: [call] })), { text: "done" }] });
-  const agent = createAgent({
-    model,
-    tools,
-    middleware: [new ToolCallRepairMiddleware({ onSignal: (s) => signals.push(s) })],
+  const guards = recommendedGuards({ onSignal });
+  const agent =
+    setting === "alone"
+      ? createAgent({ model, tools, middleware: [new ToolCallRepairMiddleware({ onSignal })] })
+      : setting === "createAgent"
+        ? createAgent({ model, tools, middleware: guards.agent })
+        : createDeepAgent({ model, tools, middleware: guards.deepAgent });
+  const { messages } = await (agent as { invoke: (input: object) => Promise<{ messages: BaseMessage[] }> }).invoke({
+    messages: [new HumanMessage("go")],
   });
-  const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
   const results = (messages as BaseMessage[]).filter(ToolMessage.isInstance).map((m) => String(m.content));
   return { empties: signals.filter((s) => s.code === "empty_result"), results };
 }
@@ -123,12 +133,16 @@ describe("empty_result in a createAgent graph", () => {
     expect(empties).toEqual([]);
   });
 
-  it("an answer inside a tool's Command is made readable as a plain one is, and warned of when it is news", async () => {
-    const { empties, results } = await run(
-      [saveAnswers(["", "saved a", "", []])],
-      ["a", "b", "c", "d"].map((key) => ({ name: "save", args: { key } })),
-    );
-    expect(results).toEqual(["(save returned no output)", "saved a", "(save returned no output)", "[]"]);
-    expect(empties.map((s) => [s.tool, s.action])).toEqual([["save", "warn"]]);
-  });
+  it.each<Setting>(["alone", "createAgent", "createDeepAgent"])(
+    "an answer inside a tool's Command is made readable as a plain one is, and warned of when it is news (%s, ids reused)",
+    async (setting) => {
+      const { empties, results } = await run(
+        [saveAnswers(["", "saved a", "", []])],
+        ["a", "b", "c", "d"].map((key) => ({ name: "save", args: { key }, id: "call_1" })),
+        setting,
+      );
+      expect(results).toEqual(["(save returned no output)", "saved a", "(save returned no output)", "[]"]);
+      expect(empties.map((s) => [s.tool, s.action])).toEqual([["save", "warn"]]);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, createMiddleware } from "langchain";
+import { createAgent, createMiddleware, summarizationMiddleware } from "langchain";
+import { createDeepAgent } from "deepagents";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -170,21 +171,25 @@ describe("the runaway guard judges every model turn, whatever its calls", () => 
 describe("a thread already at its cap stops the next run at its start, live and in replay", () => {
   const CAP = 10_000;
   /** Two runs in one thread: three turns of 4,000 tokens (the cap is met after the run's last), then a new request. */
-  async function twoRuns(middleware: Parameters<typeof createAgent>[0]["middleware"]) {
-    const model = new ScriptedChatModel({
-      turns: [
-        { toolCalls: [{ name: "search", args: { q: "a" } }], usage },
-        { toolCalls: [{ name: "search", args: { q: "b" } }], usage },
-        { text: "found nothing", usage },
-        { toolCalls: [{ name: "search", args: { q: "c" } }], usage },
-        { text: "still nothing", usage },
-      ],
+  /** `id`: the id every call gets, as a provider that reuses ids sends them; unique ids when absent. */
+  function cappedModel(id?: string) {
+    const call = (q: string) => ({ toolCalls: [{ name: "search", args: { q }, ...(id ? { id } : {}) }], usage });
+    return new ScriptedChatModel({
+      turns: [call("a"), call("b"), { text: "found nothing", usage }, call("c"), { text: "still nothing", usage }],
     });
-    const agent = createAgent({ model, tools: [search], middleware, checkpointer: new MemorySaver() });
-    const config = { recursionLimit: 200, configurable: { thread_id: "capped" } };
+  }
+  /** Two requests in one thread, at LangGraph's default recursionLimit. */
+  async function twoRequests(agent: {
+    invoke: (input: { messages: BaseMessage[] }, config: object) => Promise<{ messages: BaseMessage[] }>;
+  }) {
+    const config = { configurable: { thread_id: "capped" } };
     await agent.invoke({ messages: [new HumanMessage("look for a")] }, config);
-    const { messages } = await agent.invoke({ messages: [new HumanMessage("and for c?")] }, config);
-    return { messages: messages as BaseMessage[], model };
+    return (await agent.invoke({ messages: [new HumanMessage("and for c?")] }, config)).messages;
+  }
+  async function twoRuns(middleware: Parameters<typeof createAgent>[0]["middleware"]) {
+    const model = cappedModel();
+    const agent = createAgent({ model, tools: [search], middleware, checkpointer: new MemorySaver() });
+    return { messages: await twoRequests(agent as never), model };
   }
   const replayStack = () => buildReplaySetup({ guards: { RunawayGuardMiddleware: { maxThreadTokens: CAP } } }).stack;
 
@@ -266,6 +271,54 @@ describe("a thread already at its cap stops the next run at its start, live and 
       expect.objectContaining({ messageIndex: 1, modelCallsAfter: 2, toolCallsAfter: 1, tokensAfter: 12_000 }),
     ]);
     expect(replayed.decisions.filter((d) => d.messageIndex > 1).every((d) => d.afterStop)).toBe(true);
+  });
+  it.each(["createAgent", "createDeepAgent"] as const)(
+    "with the whole stack in %s, ids reused every turn: the second run ends at its start, and replay agrees",
+    async (kind) => {
+      const signals: Signal[] = [];
+      const guards = recommendedGuards({ runaway: { maxThreadTokens: CAP }, onSignal: (s) => signals.push(s) });
+      const model = cappedModel("call_1");
+      const checkpointer = new MemorySaver();
+      const agent =
+        kind === "createAgent"
+          ? createAgent({ model, tools: [search], middleware: guards.agent, checkpointer })
+          : createDeepAgent({ model, tools: [search], middleware: guards.deepAgent, checkpointer });
+      const messages = await twoRequests(agent as never);
+
+      expect(model.callCount).toBe(3);
+      assertToolCallPairing(messages);
+      expect(guardOf(messages.at(-1)!)).toBe("RunawayGuardMiddleware");
+      const stops = signals.filter((s) => s.action === "stop");
+      expect(stops.map((s) => [s.code, s.toolCallId])).toEqual([["thread_token_cap", undefined]]);
+      const replayed = await replayThread(messages, replayStack());
+      expect(replayed.stops).toEqual([
+        expect.objectContaining({ reason: stops[0]!.reason, atRunStart: true, messageIndex: messages.length - 1 }),
+      ]);
+    },
+  );
+
+  it("with the whole stack and a summary in the middle of the first run: the second run still ends at its start", async () => {
+    const signals: Signal[] = [];
+    const summariser = new ScriptedChatModel({
+      turns: Array.from({ length: 20 }, () => ({ text: "Earlier: searched for a." })),
+    });
+    const model = cappedModel("call_1");
+    const agent = createAgent({
+      model,
+      tools: [search],
+      middleware: [
+        summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } }),
+        ...recommendedGuards({ runaway: { maxThreadTokens: CAP }, onSignal: (s) => signals.push(s) }).agent,
+      ],
+      checkpointer: new MemorySaver(),
+    });
+    const messages = await twoRequests(agent as never);
+
+    expect(messages.some((m) => m.additional_kwargs?.lc_source === "summarization")).toBe(true);
+    expect(model.callCount).toBe(3);
+    assertToolCallPairing(messages);
+    expect(guardOf(messages.at(-1)!)).toBe("RunawayGuardMiddleware");
+    expect(signals.filter((s) => s.action === "stop").map((s) => s.code)).toEqual(["thread_token_cap"]);
   });
 });
 
