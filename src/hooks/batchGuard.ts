@@ -93,11 +93,19 @@ export function batchGuard(settings: BatchGuardSettings) {
     if (!verdict) {
       const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
       try {
-        const decided = settings.decide(history, judgedCalls(asking, settings.judgesUnusableCalls));
+        // The guard decides the calls that reach it: a sibling answered on its way in did not run,
+        // so it is no earlier call of the batch (an identical call, a duplicate, a change of the
+        // world). A guard whose stops are about the turn judges every call: its caps apply whatever
+        // happened to them.
+        const outside = answeredOutside(asking, messages, at);
+        const calls = judgedCalls(asking, settings.judgesUnusableCalls);
+        const reaching =
+          outside.size === 0 || settings.stopsTurns ? calls : calls.filter((call) => !outside.has(call.id));
+        const decided = settings.decide(history, reaching);
         verdict =
           decided instanceof Promise
-            ? decided.then((decisions) => verdictFrom(decisions, settings, answeredOutside(asking, messages, at)))
-            : verdictFrom(decided, settings, answeredOutside(asking, messages, at));
+            ? decided.then((decisions) => verdictFrom(decisions, settings, outside))
+            : verdictFrom(decided, settings, outside);
       } catch (error) {
         verdict = Promise.reject(error);
       }
@@ -254,9 +262,8 @@ function verdictFrom(judged: readonly CallDecision[], settings: BatchGuardSettin
   }
   // Nothing but allows (nearly every batch): no stop, no refusal to note.
   if (!acts) return { byId, stop: undefined };
-  const reaching =
-    outside.size > 0 && !settings.stopsTurns ? decisions.filter(({ call }) => !outside.has(call.id)) : decisions;
-  const stop = batchStop(reaching, settings);
+  // Every call decided reaches the guard, a turn's stop moved to one that does.
+  const stop = batchStop(decisions, settings);
   if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
   return { byId, stop };
 }

@@ -124,7 +124,7 @@ export interface JudgedBatch {
   firstCallIndex: number;
   /** Every call of the turn, those no guard judges included: a stop answers them too. */
   calls: readonly ToolCallView[];
-  /** Each guard's decisions, by name. A decision does not depend on the stack's order, only what it does. */
+  /** Each guard's decisions, by name: on the calls that reached it in the order judged, and on the whole batch for the others. */
   judgements: Map<string, CallDecision[]>;
   /** The calls the guards judge (the repair middleware answers the others). */
   judged: readonly ToolCallView[];
@@ -147,9 +147,9 @@ export interface JudgedBatch {
  * to that message and the batch it would judge live (calls the repair middleware found unusable
  * are left to it), exactly as its live `wrapToolCall` does.
  *
- * Wrap hooks nest first middleware outermost, so a later guard only acts on the calls an earlier
- * one let through, and on none after a stop; its judgement of the others is still reported,
- * marked `shadowedBy`. The order is the stack's, except where the thread's recorded answers prove
+ * Wrap hooks nest first middleware outermost, so a later guard only judges and acts on the calls
+ * an earlier one let through, and on none after a stop; its judgement of the others is still
+ * reported, marked `shadowedBy`. The order is the stack's, except where the thread's recorded answers prove
  * the live stack had another (`liveOrder`): the guard a call's answer names was outside every
  * guard that would have answered it too.
  *
@@ -161,8 +161,10 @@ export async function replayThread(
   messages: readonly BaseMessage[],
   stack: readonly StackedGuard[],
 ): Promise<ReplayResult> {
-  const { toolCalls, batches } = await judgeBatches(messages, stack);
-  const { order, evidence } = liveOrder(batches, stack);
+  const judged = await judgeBatches(messages, stack);
+  const { order, evidence } = liveOrder(judged.batches, stack);
+  // Each guard judged the calls that reached it in the stack's order: judged again in the live one.
+  const { toolCalls, batches } = evidence.length > 0 ? await judgeBatches(messages, order) : judged;
   const replayed = new Set(order.map(({ guard }) => guard.name));
   const decisions: ReplayedDecision[] = [];
   const unreproduced: UnreproducedAnswer[] = [];
@@ -222,23 +224,32 @@ async function judgeBatches(
     const turnJudgements = new Map<string, Decision>();
     refusals = NO_REFUSALS;
     stamped = isStampedTurn(message);
+    const answered = recordedAnswers(messages, i, calls);
+    // The calls answered on their way to the guard judging: before the tools node, then by the guards before it.
+    let answeredBefore = answered.answeredBeforeGuards;
     let acted = false;
-    for (const { guard } of stack) {
-      const decisions = await guard.evaluate(history, judged);
+    for (const { guard, ...mode } of stack) {
+      const decisions = await judgeReaching(guard, history, judged, answeredBefore);
       judgements.set(guard.name, decisions);
       if (guard.evaluateTurn) {
         const turn = await guard.evaluateTurn(history);
         turnJudgements.set(guard.name, turn);
         if (turn.action !== "allow") acted = true;
       }
+      // As live, a stop on a call that reached the guard answers the whole batch: no call goes on inside it.
+      const missed = answeredBefore;
+      const stops = decisions.some(
+        ({ call, decision }) => (guard.evaluateTurn || !missed.has(call.id)) && stopsRun(decision, mode),
+      );
       for (const { call, decision } of decisions) {
         if (decision.action !== "allow") acted = true;
         if (!refuses(decision, false)) continue;
         if (refusals === NO_REFUSALS) refusals = new Map();
         refusals.set(call.id, [...(refusals.get(call.id) ?? []), { guard: guard.name, action: decision.action }]);
+        if (!stops && !missed.has(call.id) && refuses(decision, mode.observeOnly))
+          answeredBefore = new Set(answeredBefore).add(call.id);
       }
     }
-    const answered = recordedAnswers(messages, i, calls);
     // A turn every guard allows, which no guard answered live, changes nothing the replay
     // reports: it is not kept, so a long thread's turns do not all stay in memory to the end.
     if (acted || answered.answeredLive.size > 0)
@@ -257,6 +268,26 @@ async function judgeBatches(
 }
 
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
+
+/**
+ * A guard's decisions on a batch, as live (hooks/batchGuard.ts `verdictOf`): a guard that
+ * judges calls decides on those that reach it, and a sibling answered on the way is no earlier
+ * call of the batch for it; a turn-judging guard judges every call. Its judgement of a call that
+ * did not reach it (reported shadowed) is the one it makes of the whole batch.
+ */
+async function judgeReaching(
+  guard: ReplayGuard,
+  history: readonly BaseMessage[],
+  judged: readonly ToolCallView[],
+  answeredBefore: ReadonlySet<string>,
+): Promise<CallDecision[]> {
+  const whole = await guard.evaluate(history, judged);
+  if (guard.evaluateTurn || answeredBefore.size === 0) return whole;
+  const reaching = judged.filter((call) => !answeredBefore.has(call.id));
+  if (reaching.length === judged.length || reaching.length === 0) return whole;
+  const own = new Map((await guard.evaluate(history, reaching)).map((d) => [d.call.id, d]));
+  return whole.map((d) => own.get(d.call.id) ?? d);
+}
 
 /**
  * The start of a run, as a turn-judging guard judges it live before the run's first model call

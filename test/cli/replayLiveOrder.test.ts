@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, type AgentMiddleware } from "langchain";
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
@@ -12,7 +12,10 @@ import {
 } from "../../src/index.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { buildReplaySetup, type ReplayConfig } from "../../src/replay/config.js";
-import { replayThread, type ReplayResult } from "../../src/replay/replayThread.js";
+import { replayThread, type ReplayGuard, type ReplayResult } from "../../src/replay/replayThread.js";
+import { guardToolMessage } from "../../src/core/answers.js";
+import { ALLOW, type Decision } from "../../src/core/decision.js";
+import type { SignalCode } from "../../src/core/signalCodes.js";
 import { runCli } from "../../src/cli/cli.js";
 import { tempFiles } from "../helpers/tempFiles.js";
 import { captureIo } from "./io.js";
@@ -120,6 +123,47 @@ describe("replaying a checkpointed thread gives the decisions made live, in the 
       { outer: "LoopGuardMiddleware", inner: "ProgressAwareLoopGuardMiddleware", toolCallId: stop.toolCallId },
     ]);
     expect(acted(replay)).toEqual(signalled(signals));
+  });
+
+  it("judges each guard's batch again in the live order: a sibling the outer guard refused is no earlier call for the inner one", async () => {
+    const [first, second] = [
+      { id: "c1", name: "search", args: { q: "flights" } },
+      { id: "c2", name: "search", args: { q: "flights" } },
+    ];
+    const directive = (code: SignalCode): Decision => ({ action: "directive", code, reason: code, message: code });
+    // Each guard refuses the first call; the inner one refuses the second only beside the first.
+    const outer: ReplayGuard = {
+      name: "Outer",
+      evaluate: async (_, pending) =>
+        pending.map((call) => ({ call, decision: call.id === "c1" ? directive("identical_calls") : ALLOW })),
+    };
+    const inner: ReplayGuard = {
+      name: "Inner",
+      evaluate: async (_, pending) =>
+        pending.map((call) => ({
+          call,
+          decision: call.id === "c1" || pending.some((p) => p.id === "c1") ? directive("duplicate_in_batch") : ALLOW,
+        })),
+    };
+    // Live, the outer guard refused the first call and the second ran.
+    const messages = [
+      new HumanMessage("find flights"),
+      new AIMessage({ content: "", tool_calls: [first, second] }),
+      guardToolMessage(first, "Outer", "directive", "identical_calls"),
+      new ToolMessage({ content: "results for flights", tool_call_id: "c2", name: "search" }),
+      new AIMessage("done"),
+    ];
+    const mode = { observeOnly: false, exitBehavior: "end" as const };
+    // Given inner first: the outer guard's recorded answer moves it out.
+    const replay = await replayThread(messages, [
+      { guard: inner, ...mode },
+      { guard: outer, ...mode },
+    ]);
+
+    expect(replay.order).toEqual(["Outer", "Inner"]);
+    expect(acted(replay)).toEqual([{ guard: "Outer", action: "directive", toolCallId: "c1" }]);
+    expect(replay.decisions.find((d) => d.guard === "Inner" && d.toolCallId === "c1")?.shadowedBy).toBe("Outer");
+    expect(replay.unreproduced).toEqual([]);
   });
 
   it("eval and inspect say which order they replayed, and where it came from", async () => {

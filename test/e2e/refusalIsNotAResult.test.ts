@@ -23,6 +23,7 @@ import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidat
 import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+import { stackMembers } from "../helpers/stackMembers.js";
 import { accountSchema, BAD_OUTPUTS, readAccount, VALID_ACCOUNT, writeAccount } from "../guards/output/fixtures.js";
 
 /**
@@ -98,7 +99,7 @@ const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMi
 
 /** The stack's loop guards, which `harness-kit eval` replays. */
 function replayGuards(middleware: readonly AgentMiddleware[]): ReplayGuard[] {
-  return middleware.filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
+  return stackMembers(middleware).filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
 }
 
 /**
@@ -361,6 +362,28 @@ describe("toolCallLimitMiddleware: calls blocked in one run run in the next, whe
     await expectNoRepeatClaims(run);
     await expectReplayAgrees(run);
   });
+});
+
+describe("a sibling answered before the tools node is no earlier call of its batch", () => {
+  const read = { name: "get_account", args: { id: 7 } };
+  const write = { name: "update_account", args: { id: 7, seats: 4 } };
+  const noWrites = () => toolCallLimitMiddleware({ toolName: "update_account", runLimit: 0, exitBehavior: "continue" });
+
+  it.each(ORDERS.slice(1))(
+    "%s: a blocked write changes nothing, so the re-read beside it is the wasted repeat it would be alone",
+    async (_, order) => {
+      const run = agentFor({
+        turns: [{ toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [write, read] }, { text: "done" }],
+        middleware: (signals) => order(noWrites(), signals),
+      });
+      await run.say("add a seat");
+      expect(run.ran).toEqual(['get_account {"id":7}', 'get_account {"id":7}']);
+      expect(run.signals.map((s) => `${s.guard}:${s.action}:${s.code}`)).toEqual([
+        "ProgressAwareLoopGuardMiddleware:directive:no_progress",
+      ]);
+      await expectReplayAgrees(run);
+    },
+  );
 });
 
 describe("a guard's stop never rides on a parallel call that did not reach it", () => {
