@@ -8,12 +8,12 @@ import { GuardStopError } from "../core/errors.js";
 import { andThen, promisedCall, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
-import { messageKind, toolCallIdOf, type ToolCallView } from "../core/messages.js";
+import { messageKind, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, onReachingCall, refuses, type CallOutcome } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
-import { refusedCallsOf } from "./refusedCalls.js";
+import { answeredOutside } from "./refusedCalls.js";
 import {
   answerCall,
   judgePendingCall,
@@ -32,11 +32,6 @@ export interface BatchGuardSettings {
   onSignal?: SignalHandler;
   /** Whether this guard judges calls the repair review found unusable; other guards leave them to it. */
   judgesUnusableCalls?: boolean;
-  /**
-   * Whether its stops are about the model turn, whatever call they ride on (the runaway guard's
-   * caps): such a stop ends the run even when that call never reached the guard.
-   */
-  stopsTurns?: boolean;
   /** Decisions for a batch, given the history that ends with the AIMessage that asked for it. */
   decide: (
     messages: readonly BaseMessage[],
@@ -95,12 +90,10 @@ export function batchGuard(settings: BatchGuardSettings) {
       try {
         // The guard decides the calls that reach it: a sibling answered on its way in did not run,
         // so it is no earlier call of the batch (an identical call, a duplicate, a change of the
-        // world). A guard whose stops are about the turn judges every call: its caps apply whatever
-        // happened to them.
+        // world). A stop about the turn (a token cap) rides on the first of them.
         const outside = answeredOutside(asking, messages, at);
         const calls = judgedCalls(asking, settings.judgesUnusableCalls);
-        const reaching =
-          outside.size === 0 || settings.stopsTurns ? calls : calls.filter((call) => !outside.has(call.id));
+        const reaching = outside.size === 0 ? calls : calls.filter((call) => !outside.has(call.id));
         const decided = settings.decide(history, reaching);
         verdict =
           decided instanceof Promise
@@ -235,25 +228,8 @@ export function batchGuard(settings: BatchGuardSettings) {
 
 export type BatchGuardHooks = ReturnType<typeof batchGuard>;
 
-/**
- * The calls of a model turn that never reach the guard deciding it: those answered before the
- * tools node, and those a guard outside it refused (refusedCalls.ts). A stop cannot ride on
- * such a call: it did not run, and is no repeat for any other guard.
- */
-function answeredOutside(asking: object, messages: readonly BaseMessage[], at: number): Set<string> {
-  const ids = refusedCallsOf(asking);
-  // A call limit's block or a reviewer's reject is in the state the tools node runs with.
-  for (let i = at + 1; i < messages.length; i++) {
-    const id = toolCallIdOf(messages[i]);
-    if (id !== undefined) ids.add(id);
-  }
-  return ids;
-}
-
 /** The verdict on a batch; the calls this guard refuses are noted in `outside` for the guards inside it. */
-function verdictFrom(judged: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
-  const decisions =
-    outside.size > 0 && settings.stopsTurns ? onReachingCall(judged, (call) => !outside.has(call.id)) : judged;
+function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSettings, outside: Set<string>): Verdict {
   const byId = new Map<string, Decision>();
   let acts = false;
   for (const { call, decision } of decisions) {
@@ -262,7 +238,7 @@ function verdictFrom(judged: readonly CallDecision[], settings: BatchGuardSettin
   }
   // Nothing but allows (nearly every batch): no stop, no refusal to note.
   if (!acts) return { byId, stop: undefined };
-  // Every call decided reaches the guard, a turn's stop moved to one that does.
+  // Every call decided reaches the guard.
   const stop = batchStop(decisions, settings);
   if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
   return { byId, stop };

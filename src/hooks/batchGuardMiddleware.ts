@@ -36,14 +36,12 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
   /**
    * Builds the wrap hooks and attaches them; called by the subclass's constructor once `decide`
    * can run. Returns them for a subclass that wraps them in hooks of its own. `defaultExit` is
-   * for a guard without the `exitBehavior` option; `stopsTurns` for one whose stops are about the
-   * model turn (batchGuard.ts).
+   * for a guard without the `exitBehavior` option.
    */
   protected attach(
     options: BatchGuardOptions,
     defaultExit: ExitBehavior,
     decide: BatchGuardSettings["decide"],
-    stopsTurns = false,
   ): BatchGuardHooks {
     this.decideBatch = decide;
     const hooks = batchGuard({
@@ -51,7 +49,6 @@ export abstract class BatchGuardMiddleware extends MiddlewareBase {
       exitBehavior: options.exitBehavior ?? defaultExit,
       observeOnly: options.observeOnly ?? false,
       onSignal: options.onSignal,
-      stopsTurns,
       decide,
     });
     ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = hooks);

@@ -238,9 +238,7 @@ async function judgeBatches(
       }
       // As live, a stop on a call that reached the guard answers the whole batch: no call goes on inside it.
       const missed = answeredBefore;
-      const stops = decisions.some(
-        ({ call, decision }) => (guard.evaluateTurn || !missed.has(call.id)) && stopsRun(decision, mode),
-      );
+      const stops = decisions.some(({ call, decision }) => !missed.has(call.id) && stopsRun(decision, mode));
       for (const { call, decision } of decisions) {
         if (decision.action !== "allow") acted = true;
         if (!refuses(decision, false)) continue;
@@ -270,10 +268,10 @@ async function judgeBatches(
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
 
 /**
- * A guard's decisions on a batch, as live (hooks/batchGuard.ts `verdictOf`): a guard that
- * judges calls decides on those that reach it, and a sibling answered on the way is no earlier
- * call of the batch for it; a turn-judging guard judges every call. Its judgement of a call that
- * did not reach it (reported shadowed) is the one it makes of the whole batch.
+ * A guard's decisions on a batch, as live (hooks/batchGuard.ts `verdictOf`): it decides on the
+ * calls that reach it, and a sibling answered on the way is no earlier call of the batch for it.
+ * Its judgement of a call that did not reach it (reported shadowed) is the one it makes of the
+ * whole batch.
  */
 async function judgeReaching(
   guard: ReplayGuard,
@@ -282,7 +280,7 @@ async function judgeReaching(
   answeredBefore: ReadonlySet<string>,
 ): Promise<CallDecision[]> {
   const whole = await guard.evaluate(history, judged);
-  if (guard.evaluateTurn || answeredBefore.size === 0) return whole;
+  if (answeredBefore.size === 0) return whole;
   const reaching = judged.filter((call) => !answeredBefore.has(call.id));
   if (reaching.length === judged.length || reaching.length === 0) return whole;
   const own = new Map((await guard.evaluate(history, reaching)).map((d) => [d.call.id, d]));

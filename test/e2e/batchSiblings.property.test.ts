@@ -31,6 +31,8 @@ const turnsArb = fc.array(
   fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
   { minLength: 2, maxLength: 6 },
 );
+// The runaway guard's tiers low enough to block repeats in these short runs, or its defaults.
+const runawayArb = fc.constantFrom(undefined, { warnAt: 1, blockAt: 1.5, stopAt: 1000, minInputTokens: 10 });
 const limitArb = fc.record({
   toolName: fc.constantFrom("get_account", "update_account"),
   runLimit: fc.integer({ min: 0, max: 2 }),
@@ -52,9 +54,13 @@ const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMi
 describe("parallel siblings answered on their way in, live and replayed", () => {
   it("replay gives the loop guards' live decisions, whatever the call limit blocked", async () => {
     await fc.assert(
-      fc.asyncProperty(turnsArb, limitArb, async (turns, { toolName, runLimit, before }) => {
+      fc.asyncProperty(turnsArb, limitArb, runawayArb, async (turns, { toolName, runLimit, before }, runaway) => {
         const signals: Signal[] = [];
-        const stack = recommendedGuards({ writeTools: ["update_account"], onSignal: (s) => signals.push(s) }).agent;
+        const stack = recommendedGuards({
+          writeTools: ["update_account"],
+          runaway,
+          onSignal: (s) => signals.push(s),
+        }).agent;
         const limit = toolCallLimitMiddleware({ toolName, runLimit, exitBehavior: "continue" });
         const middleware: AgentMiddleware[] = before ? [limit, ...stack] : [...stack, limit];
         const agent = createAgent({

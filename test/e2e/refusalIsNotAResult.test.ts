@@ -384,6 +384,35 @@ describe("a sibling answered before the tools node is no earlier call of its bat
       await expectReplayAgrees(run);
     },
   );
+
+  it.each([
+    ["before the stack", (limit: AgentMiddleware, stack: AgentMiddleware[]) => [limit, ...stack]],
+    ["after the stack", (limit: AgentMiddleware, stack: AgentMiddleware[]) => [...stack, limit]],
+  ])("%s: a policy counting the messages sent lets the one message beside a blocked one through", async (_, order) => {
+    const oneMessage: PolicyRules = {
+      rules: [deny("one-message", { tool: "send_*", when: callsOf("send_*", 1), reason: "one message per thread" })],
+    };
+    const sendSms = tool(async () => "sms sent", {
+      name: "send_sms",
+      description: "send_sms",
+      schema: z.object({ to: z.string(), body: z.string() }),
+    });
+    const sms = { name: "send_sms", args: { to: "ana", body: "Hi" } };
+    const email = { name: "send_email", args: { to: "ana@example.com", body: "Hi" } };
+    const run = agentFor({
+      turns: [{ toolCalls: [sms, email] }, { text: "done" }],
+      middleware: (signals) =>
+        order(
+          toolCallLimitMiddleware({ toolName: "send_sms", runLimit: 0, exitBehavior: "continue" }),
+          stackSignals(signals, { policy: oneMessage }),
+        ),
+      extraTools: [sendSms],
+    });
+    await run.say("tell Ana");
+    expect(run.ran).toEqual(['send_email {"to":"ana@example.com","body":"Hi"}']);
+    expect(run.signals).toEqual([]);
+    await expectReplayAgrees(run);
+  });
 });
 
 describe("a guard's stop never rides on a parallel call that did not reach it", () => {

@@ -5,7 +5,7 @@ import { guardToolMessage } from "../../core/answers.js";
 import type { CallDecision } from "../../core/decision.js";
 import { unusableCallIds } from "../../core/marks.js";
 import { parseOptions } from "../../core/baseOptions.js";
-import { toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import type { ToolCallView } from "../../core/messages.js";
 import type { GuardAction, SignalCode } from "../../core/signals.js";
 import { runToolSafely } from "../../core/toolErrors.js";
 import { compilePolicy, POLICY_GUARD, type CompiledPolicy } from "./compile.js";
@@ -17,7 +17,8 @@ import { askDescription, deniedText, policyFailedText, rejectedText, unreadableR
 import { carryStateSchema } from "../../hooks/carry.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { answerCall, judgePendingCall, signalCall, type CallGuard, type PendingCall } from "../../hooks/pendingCall.js";
-import { refusedCallsOf } from "../../hooks/refusedCalls.js";
+import { answeredOutside } from "../../hooks/refusedCalls.js";
+import { judgedCalls } from "../../core/verdict.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
 type AgentState = { messages: BaseMessage[] };
@@ -217,16 +218,19 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     const cached = this.verdicts.get(asking);
     if (cached && cached.context === context) return cached.verdicts;
     const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
-    const verdicts = decideBatch(this.policy, context, history, toolCallsOf(asking));
+    // The calls that reach it: one the repair middleware, a guard outside or a middleware before
+    // the tools node answered did not run, and is no earlier call of the batch for a rule.
+    const outside = answeredOutside(asking, messages, at);
+    const verdicts = decideBatch(
+      this.policy,
+      context,
+      history,
+      judgedCalls(asking).filter((call) => !outside.has(call.id)),
+    );
     this.verdicts.set(asking, { context, verdicts });
-    // The batch guards inside this one decide the turn once a call reaches them: the calls it
-    // denies never will (hooks/refusedCalls.ts).
-    if (!this.observeOnly) {
-      const unusable = unusableCallIds(asking);
-      const refused = refusedCallsOf(asking);
-      for (const { call, verdict } of verdicts)
-        if (verdict.decision === "deny" && !unusable.has(call.id)) refused.add(call.id);
-    }
+    // The guards inside this one decide the turn once a call reaches them: the calls it denies never will.
+    if (!this.observeOnly)
+      for (const { call, verdict } of verdicts) if (verdict.decision === "deny") outside.add(call.id);
     return verdicts;
   }
 

@@ -24,7 +24,7 @@ export interface CallFacts {
   context: unknown;
   /** Earlier calls of the thread, computed once per batch and only if a flow condition asks. */
   past: () => readonly PastCall[];
-  /** Calls earlier in the same batch that this policy lets through (allowed or asked). */
+  /** Calls earlier in the same batch that reach this policy and that it lets through (allowed or asked). */
   batchBefore: readonly ToolCallView[];
 }
 

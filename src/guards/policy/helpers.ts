@@ -74,7 +74,7 @@ export const after = (
   return { after: { tool, ...pattern }, ...(scope ? { scope } : {}) };
 };
 
-/** At least `atLeast` earlier calls to `tool` ran (calls earlier in the same batch count too). */
+/** At least `atLeast` earlier calls to `tool` ran (earlier calls of the same batch that reach the policy count too). */
 export const callsOf = (
   tool: ToolPattern,
   atLeast: number,

@@ -97,7 +97,7 @@ const scope = z.enum(["run", "thread"]).optional();
  * - `args` / `context`: predicates by path;
  * - `after`: some earlier call matching the pattern ran and has its result in the thread;
  * - `count`: at least `atLeast` earlier calls match (those that ran, plus calls earlier in the
- *   same batch that this policy lets through, so a batch cannot split a limit);
+ *   same batch that reach this policy and that it lets through, so a batch cannot split a limit);
  * - `all` / `any` / `not`.
  */
 export type Condition =

@@ -90,7 +90,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     this.delegationTools = new Set(delegationTools);
 
     // Its own hooks wrap the batch guard's, to report each run as it ends.
-    const batch = this.attach({ observeOnly, onSignal }, "end", this.decideNow, true);
+    const batch = this.attach({ observeOnly, onSignal }, "end", this.decideNow);
     const reported = new WeakSet<object>();
     /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
     const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
