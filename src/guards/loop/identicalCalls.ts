@@ -38,8 +38,9 @@ const FIRST_CALL = 1;
  * LoopGuard's decision: how many times this call (name + normalised arguments) was just made
  * since its result last brought something new. It defers to progress evidence: a poll whose
  * answer moves on every time, or a log that grows on every read, is never counted past its
- * latest new result. Earlier calls of the same batch count; a new user message starts over;
- * ignored tools and calls that did not run neither count nor break a streak.
+ * latest new result. Earlier calls of the same batch count (the batch holds the calls that reach
+ * the guard: hooks/batchGuard.ts); a new user message starts over; ignored tools and calls that
+ * did not run neither count nor break a streak.
  */
 export function decideIdenticalCalls(
   history: CallHistory,

@@ -94,7 +94,8 @@ export interface ProgressKeyedCall extends KeyedCall {
  * chain: the world it made is one already seen. One wasted
  * repeat proves the next call will bring nothing either: it gets a directive and is not run
  * (a polling tool gets `pollPatience` of them). Once a directive was ignored and the waste
- * reaches `stopAt`, the run stops. A duplicate inside the same batch is refused outright.
+ * reaches `stopAt`, the run stops. A duplicate inside the same batch (the calls that reach the
+ * guard) is refused outright.
  */
 export function decideNoProgress(
   history: ObservedHistory,

@@ -23,9 +23,9 @@ export interface RunawaySettings {
  * RunawayGuard's decision on a batch of pending calls, made after the model call that asked for
  * them. A token cap or the stop tier stops the run (the stop rides on the first call; its
  * siblings are answered as not run). In the block tier, a call that repeats one this run already
- * made (same tool, same arguments), or one earlier in the same batch, gets a directive; new calls
- * pass, since they are how the run can learn something again. Crossing `warnAt` with this model
- * call emits one warning.
+ * made (same tool, same arguments), or one earlier in the same batch (of the calls that reach
+ * the guard), gets a directive; new calls pass, since they are how the run can learn something
+ * again. Crossing `warnAt` with this model call emits one warning.
  */
 export function decideRunaway(
   ledger: RunawayLedger,
