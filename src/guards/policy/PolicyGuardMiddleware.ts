@@ -61,7 +61,10 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
   private readonly policy: CompiledPolicy;
   private readonly callGuard: CallGuard;
   // A cache, not state: keyed by the asking AIMessage, recomputed for another context or process.
-  private readonly verdicts = new WeakMap<object, { context: unknown; verdicts: CallVerdict[] }>();
+  private readonly verdicts = new WeakMap<
+    object,
+    { context: unknown; verdicts: CallVerdict[]; reaching: readonly ToolCallView[] }
+  >();
 
   constructor(options: PolicyGuardOptions) {
     super();
@@ -219,15 +222,12 @@ export class PolicyGuardMiddleware extends MiddlewareBase {
     if (cached && cached.context === context) return cached.verdicts;
     const history = at === messages.length - 1 ? messages : messages.slice(0, at + 1);
     // The calls that reach it: one the repair middleware, a guard outside or a middleware before
-    // the tools node answered did not run, and is no earlier call of the batch for a rule.
+    // the tools node answered did not run, and is no earlier call of the batch for a rule. Read
+    // once per turn: the refusals noted since include this guard's own.
     const outside = answeredOutside(asking, messages, at);
-    const verdicts = decideBatch(
-      this.policy,
-      context,
-      history,
-      judgedCalls(asking).filter((call) => !outside.has(call.id)),
-    );
-    this.verdicts.set(asking, { context, verdicts });
+    const reaching = cached?.reaching ?? judgedCalls(asking).filter((call) => !outside.has(call.id));
+    const verdicts = decideBatch(this.policy, context, history, reaching);
+    this.verdicts.set(asking, { context, verdicts, reaching });
     // The guards inside this one decide the turn once a call reaches them: the calls it denies never will.
     if (!this.observeOnly)
       for (const { call, verdict } of verdicts) if (verdict.decision === "deny") outside.add(call.id);
