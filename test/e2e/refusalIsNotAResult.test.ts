@@ -385,6 +385,35 @@ describe("a sibling answered before the tools node is no earlier call of its bat
     },
   );
 
+  it("createDeepAgent with guards.deepAgent: a blocked write_file changes nothing for the re-read beside it", async () => {
+    const reads: number[] = [];
+    const getAccount = tool(async ({ id }: { id: number }) => (reads.push(id), VALID_ACCOUNT), {
+      name: "get_account",
+      description: "Reads an account.",
+      schema: z.object({ id: z.number() }),
+    });
+    const note = { name: "write_file", args: { file_path: "/seats.md", content: "4 seats" } };
+    const signals: Signal[] = [];
+    const guards = recommendedGuards({ writeTools: ["write_file"], onSignal: (s) => signals.push(s) });
+    const model = new ScriptedChatModel({
+      turns: [{ toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [note, read] }, { text: "done" }],
+    });
+    const result = await createDeepAgent({
+      model,
+      tools: [getAccount],
+      middleware: [
+        toolCallLimitMiddleware({ toolName: "write_file", runLimit: 0, exitBehavior: "continue" }),
+        ...guards.deepAgent,
+      ],
+    }).invoke({ messages: [new HumanMessage("note the seats")] });
+    assertToolCallPairing(result.messages);
+    expect(reads).toEqual([7, 7]);
+    expect(result.files ?? {}).toEqual({});
+    expect(signals.map((s) => `${s.guard}:${s.action}:${s.code}`)).toEqual([
+      "ProgressAwareLoopGuardMiddleware:directive:no_progress",
+    ]);
+  });
+
   it.each([
     ["before the stack", (limit: AgentMiddleware, stack: AgentMiddleware[]) => [limit, ...stack]],
     ["after the stack", (limit: AgentMiddleware, stack: AgentMiddleware[]) => [...stack, limit]],
