@@ -6,10 +6,9 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, toolCallLimitMiddleware, type AgentMiddleware } from "langchain";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
-import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { stackMembers } from "../helpers/stackMembers.js";
+import { replayedBesideLive } from "../helpers/replayAgrees.js";
 
 /**
  * Parallel batches of reads, writes and repeats, some calls blocked by LangChain's call limit
@@ -49,8 +48,6 @@ function tools() {
   ];
 }
 
-const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"]);
-
 describe("parallel siblings answered on their way in, live and replayed", () => {
   it("replay gives the loop guards' live decisions, whatever the call limit blocked", async () => {
     await fc.assert(
@@ -74,18 +71,8 @@ describe("parallel siblings answered on their way in, live and replayed", () => 
         const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
         assertToolCallPairing(messages);
 
-        const guards = stackMembers(stack).filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
+        const { guards, decided, live } = await replayedBesideLive(messages, stack, signals);
         expect(guards).toHaveLength(3);
-        const replayed = await replayThread(
-          messages,
-          guards.map((guard) => ({ guard, observeOnly: false, exitBehavior: "end" as const })),
-        );
-        const live = signals
-          .filter((s) => LOOP_GUARDS.has(s.guard) && s.code !== "guard_failed")
-          .map((s) => `${s.guard}:${s.action}:${s.code}:${s.toolCallId}`);
-        const decided = replayed.decisions
-          .filter((d) => !d.shadowedBy && !d.afterStop)
-          .map((d) => `${d.guard}:${d.action}:${d.code}:${d.toolCallId}`);
         // Parallel calls signal in the order they happen to run.
         expect(decided.sort()).toEqual(live.sort());
       }),

@@ -20,10 +20,9 @@ import { PathGuardMiddleware } from "../../src/guards/path/PathGuardMiddleware.j
 import { ask, callsOf, deny, gt } from "../../src/guards/policy/helpers.js";
 import type { PolicyRules } from "../../src/guards/policy/rules.js";
 import { OutputValidatorMiddleware } from "../../src/guards/output/OutputValidatorMiddleware.js";
-import { replayThread, type ReplayGuard } from "../../src/replay/replayThread.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
-import { stackMembers } from "../helpers/stackMembers.js";
+import { replayedBesideLive } from "../helpers/replayAgrees.js";
 import { accountSchema, BAD_OUTPUTS, readAccount, VALID_ACCOUNT, writeAccount } from "../guards/output/fixtures.js";
 
 /**
@@ -95,13 +94,6 @@ function agentFor(scenario: Scenario) {
 const stackSignals = (signals: Signal[], options: RecommendedGuardsOptions = {}) =>
   recommendedGuards({ onSignal: (s) => signals.push(s), ...options }).agent;
 
-const LOOP_GUARDS = new Set(["RunawayGuardMiddleware", "ProgressAwareLoopGuardMiddleware", "LoopGuardMiddleware"]);
-
-/** The stack's loop guards, which `harness-kit eval` replays. */
-function replayGuards(middleware: readonly AgentMiddleware[]): ReplayGuard[] {
-  return stackMembers(middleware).filter((m): m is AgentMiddleware & ReplayGuard => LOOP_GUARDS.has(m.name));
-}
-
 /**
  * Replay of the thread through the stack's loop guards gives the decisions they signalled live;
  * `anyOrder` where a batch's parallel calls signal in the order they happen to run.
@@ -109,16 +101,7 @@ function replayGuards(middleware: readonly AgentMiddleware[]): ReplayGuard[] {
 async function expectReplayAgrees(run: ReturnType<typeof agentFor>, anyOrder = false) {
   const messages = await run.messages();
   assertToolCallPairing(messages);
-  const guards = replayGuards(run.middleware);
-  const names = new Set(guards.map((g) => g.name));
-  const replayed = await replayThread(
-    messages,
-    guards.map((guard) => ({ guard, observeOnly: false, exitBehavior: "end" as const })),
-  );
-  const live = run.signals
-    .filter((s) => names.has(s.guard) && s.code !== "guard_failed")
-    .map((s) => `${s.guard}:${s.action}:${s.toolCallId}`);
-  const decided = replayed.decisions.filter((d) => !d.shadowedBy).map((d) => `${d.guard}:${d.action}:${d.toolCallId}`);
+  const { replayed, decided, live } = await replayedBesideLive(messages, run.middleware, run.signals);
   if (anyOrder) expect(decided.sort()).toEqual(live.sort());
   else expect(decided).toEqual(live);
   return replayed;
