@@ -368,6 +368,34 @@ describe("a sibling answered before the tools node is no earlier call of its bat
     },
   );
 
+  it("createAgent at the default recursionLimit, with a summary mid-run and tool-call ids reused every turn", async () => {
+    const summariser = new ScriptedChatModel({
+      turns: Array.from({ length: 50 }, () => ({ text: "Earlier: the account was read twice." })),
+    });
+    const reused = (call: { name: string; args: Record<string, unknown> }, id: string) => ({ ...call, id });
+    const run = agentFor({
+      turns: [
+        { toolCalls: [reused(read, "call_0")] },
+        { toolCalls: [reused(read, "call_0")] },
+        { toolCalls: [reused(write, "call_0"), reused(read, "call_1")] },
+        { text: "done" },
+      ],
+      middleware: (signals) => [
+        noWrites(),
+        summarizationMiddleware({ model: summariser, trigger: { messages: 4 }, keep: { messages: 2 } }),
+        ...stackSignals(signals),
+      ],
+    });
+    await run.say("add a seat");
+    const messages = await run.messages();
+    expect(messages.some((m) => m.additional_kwargs?.lc_source === "summarization")).toBe(true);
+    assertToolCallPairing(messages);
+    expect(run.ran).toEqual(['get_account {"id":7}', 'get_account {"id":7}']);
+    expect(run.signals.map((s) => `${s.guard}:${s.action}:${s.code}`)).toEqual([
+      "ProgressAwareLoopGuardMiddleware:directive:no_progress",
+    ]);
+  });
+
   it("createDeepAgent with guards.deepAgent: a blocked write_file changes nothing for the re-read beside it", async () => {
     const reads: number[] = [];
     const getAccount = tool(async ({ id }: { id: number }) => (reads.push(id), VALID_ACCOUNT), {
