@@ -8,7 +8,7 @@ import {
   type RewriteToolMessage,
   type ToolCallResult,
   type ToolMessageRewrite,
-} from "./toolResults.js";
+} from "../core/toolResults.js";
 
 /** The request of a `wrapToolCall` hook. */
 export type ToolRequest = Parameters<ToolCallHandler>[0];

@@ -17,7 +17,7 @@ import { binaryReadGuardOptions, type BinaryReadGuardOptions } from "./options.j
 import { binaryReadDirective } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
-import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
+import type { ToolCallResult, ToolMessageRewrite } from "../../core/toolResults.js";
 
 export type { BinaryReadGuardOptions };
 

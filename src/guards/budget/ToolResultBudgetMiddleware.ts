@@ -35,7 +35,7 @@ import { resultFingerprint } from "../../observe/resultFingerprint.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { TOOL_RESULT_BUDGET_DEFAULTS, toolResultBudgetOptions, type ToolResultBudgetOptions } from "./options.js";
 import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
-import type { ToolCallResult, ToolMessageRewrite } from "../../hooks/toolResults.js";
+import type { ToolCallResult, ToolMessageRewrite } from "../../core/toolResults.js";
 
 export { TOOL_RESULT_BUDGET_DEFAULTS, type ToolResultBudgetOptions };
 

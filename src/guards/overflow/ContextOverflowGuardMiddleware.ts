@@ -12,7 +12,7 @@ import { MemoryOffloadStore } from "../../offload/MemoryOffloadStore.js";
 import { threadIdOf } from "../../offload/threads.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { currentTaskState } from "../../hooks/taskState.js";
-import { mergeValue } from "../../hooks/toolResults.js";
+import { mergeValue } from "../../core/toolResults.js";
 import { createMeasure, type Measure } from "../budget/measure.js";
 import { createRetrievalTool } from "../budget/retrievalTool.js";
 import { RETRIEVAL_TOOL_NAME } from "../budget/texts.js";

@@ -1,6 +1,6 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
-import { Command, isCommand } from "@langchain/langgraph";
+import { isCommand, type Command } from "@langchain/langgraph";
 import { guardToolMessage, rewriteToolMessage } from "../../core/answers.js";
 import { REPLACED_RESULT } from "../../core/marks.js";
 import type { ToolCallView } from "../../core/messages.js";
@@ -15,6 +15,7 @@ import { degradedResult, type DegradedResult } from "./degradedResult.js";
 import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { lostResultText, schemaMismatchText, shortErrorText, toolFailedText } from "./texts.js";
 import { checkArguments } from "./validateArguments.js";
+import { rewriteCommandMessages } from "../../core/toolResults.js";
 
 /** The part of LangChain's tool-call request the tool side reads. */
 interface ToolRequestLike {
@@ -169,35 +170,21 @@ export function readableToolCall(guard: RepairGuard, formatToolError: FormatTool
           if (degraded) return readableAnswer(result, degraded, probed, probe);
         } else if (isCommand(result)) {
           // A tool that updates state answers inside its Command: the same answer, made readable there.
-          const answer = answerIn(result, request.toolCall.id);
-          const degraded = answer && answer.status !== "error" ? degradedResult(answer.content) : undefined;
-          if (answer && degraded)
-            return readableAnswer(answer, degraded, probed, probe).then((readable) =>
-              withAnswer(result, answer, readable),
-            );
+          return rewriteCommandMessages(result, (answer) => {
+            if (answer.tool_call_id !== request.toolCall.id || answer.status === "error") return undefined;
+            const degraded = degradedResult(answer.content);
+            return degraded
+              ? readableAnswer(answer, degraded, probed, probe).then((readable) =>
+                  readable === answer ? undefined : { message: readable },
+                )
+              : undefined;
+          }).then((rewritten) => stampRan(rewritten, probe, request.toolCall.id));
         }
         return stampRan(result, probe, request.toolCall.id);
       },
       (error: unknown) => errorAnswer(error, probed, probe),
     );
   };
-}
-
-/** The ToolMessage a tool's Command answers the call `callId` with, if it holds one. */
-function answerIn(command: Command, callId: string | undefined): ToolMessage | undefined {
-  const messages = (command.update as { messages?: unknown } | undefined)?.messages;
-  if (!Array.isArray(messages)) return undefined;
-  return messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
-}
-
-/** `command` with `readable` in place of its answer `answer` (a new Command: the tool's stays as it was). */
-function withAnswer(command: Command, answer: ToolMessage, readable: ToolMessage): Command {
-  if (readable === answer) return command;
-  const update = command.update as Record<string, unknown> & { messages: unknown[] };
-  return new Command({
-    ...command,
-    update: { ...update, messages: update.messages.map((m) => (m === answer ? readable : m)) },
-  });
 }
 
 /** The call as the answers name it. */

@@ -1,6 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, isCommand } from "@langchain/langgraph";
-import type { ToolCallResult } from "../core/toolErrors.js";
+import type { ToolCallResult } from "./toolErrors.js";
 
 export type { ToolCallResult };
 
