@@ -22,15 +22,26 @@ export function modelErrorOutsideText(): string {
   );
 }
 
+/** A LangChain file of `agents/middleware/`, by its name: where a built-in's hook runs. */
+const builtinFile = (file: string) => new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`);
+
 /** LangChain's built-ins that need to be listed after the guards, by the file their hook runs in. */
 const NEED_INSIDE = {
   tool: [
-    { file: "toolRetry", name: "toolRetryMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
-    { file: "toolError", name: "toolErrorMiddleware", why: "it never sees a tool's exception (the guards answer it)" },
+    {
+      file: builtinFile("toolRetry"),
+      name: "toolRetryMiddleware",
+      why: "it never sees a tool's exception (the guards answer it)",
+    },
+    {
+      file: builtinFile("toolError"),
+      name: "toolErrorMiddleware",
+      why: "it never sees a tool's exception (the guards answer it)",
+    },
   ],
   model: [
     {
-      file: "modelRetry",
+      file: builtinFile("modelRetry"),
       name: "modelRetryMiddleware",
       why: "LangChain wraps a model error in a MiddlewareError at each middleware it leaves, so its retryOn classes cannot match",
     },
@@ -56,8 +67,7 @@ export function warnOfBuiltinsBefore(hook: keyof typeof NEED_INSIDE): void {
   const stack = callerFiles();
   if (/langchain[\\/](?:dist|src)[\\/]agents[\\/]/.test(stack)) callersVisible = true;
   for (const { file, name, why } of NEED_INSIDE[hook]) {
-    if (new RegExp(`[\\\\/]agents[\\\\/]middleware[\\\\/]${file}\\.[cm]?[jt]s`).test(stack))
-      warnOnce(name, () => listedBeforeText(name, why));
+    if (file.test(stack)) warnOnce(name, () => listedBeforeText(name, why));
   }
 }
 

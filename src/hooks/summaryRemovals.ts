@@ -36,7 +36,12 @@ const seenAt = new WeakMap<object, Seen>();
 export function readyHistory(state: GuardState): MaybePromise<readonly BaseMessage[]> {
   const { messages } = state;
   const summaryAt = summaryIndex(messages);
-  if (summaryAt >= 0 && !removalKnown(state, summaryAt)) {
+  if (summaryAt < 0) {
+    // Nearly every step: no summary, the messages are the history.
+    noteSeen(messages);
+    return messages;
+  }
+  if (!removalKnown(state, summaryAt)) {
     const summary = messages[summaryAt]!;
     const seen = removedBySeen(messages, summaryAt);
     if (!seen) {

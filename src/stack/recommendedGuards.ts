@@ -141,11 +141,17 @@ export function recommendedGuards(options: RecommendedGuardsOptions = {}): Recom
     return composeGuards("HarnessKitGuards", [...judges(), ...resultGuards(budget), ...callGuards(store, budget)]);
   };
 
-  const deepAgent = stackFor(new AgentFilesOffloadStore({ backend: options.backend }));
+  // Built when first read: most agents take only one of the two stacks.
+  let deepAgent: AgentMiddleware[] | undefined;
+  const deepStack = () => (deepAgent ??= stackFor(new AgentFilesOffloadStore({ backend: options.backend })));
   return {
     agent: stackFor(options.offloadStore ?? new MemoryOffloadStore()),
-    deepAgent,
-    subagent: deepAgent,
+    get deepAgent() {
+      return deepStack();
+    },
+    get subagent() {
+      return deepStack();
+    },
   };
 }
 

@@ -104,6 +104,15 @@ describe("recommendedGuards in createAgent", () => {
 });
 
 describe("recommendedGuards in createDeepAgent", () => {
+  it("builds the deep agent's stack once, when first read: deepAgent and subagent are the same middlewares", () => {
+    const guards = recommendedGuards();
+    const deep = guards.deepAgent;
+    expect(guards.deepAgent).toBe(deep);
+    expect(guards.subagent).toBe(deep);
+    expect(deep[0]).not.toBe(guards.agent[0]); // its own store: the agent's files
+    expect({ ...guards }.deepAgent).toBe(deep);
+  });
+
   it("offloads into the agent's files, and guards a task subagent given guards.subagent", async () => {
     const { tools, runs } = supportTools();
     const guards = recommendedGuards();
