@@ -65,11 +65,11 @@ export interface RecommendedGuardsOptions {
 
 export interface RecommendedGuards {
   /** `createAgent({ middleware: guards.agent })` */
-  agent: AgentMiddleware[];
+  readonly agent: AgentMiddleware[];
   /** `createDeepAgent({ middleware: guards.deepAgent })`: large results go to the agent's own files. */
-  deepAgent: AgentMiddleware[];
-  /** `subagents: [{ ..., middleware: guards.subagent }]`: deepagents does not pass its middleware down. */
-  subagent: AgentMiddleware[];
+  readonly deepAgent: AgentMiddleware[];
+  /** `subagents: [{ ..., middleware: guards.subagent }]`: deepagents does not pass its middleware down (the same stack as `deepAgent`). */
+  readonly subagent: AgentMiddleware[];
 }
 
 /**
