@@ -1,9 +1,8 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
-import { promised } from "./maybePromise.js";
+import { fields } from "./fields.js";
 import {
-  hasRanStamp,
   isStampedTurn,
   markOf,
   RAN_KEY,
@@ -77,8 +76,17 @@ function probingPrototype(tool: InvokableTool): object {
         },
       },
       invoke: {
-        value(this: ProbingTool, input: unknown, config?: unknown) {
-          return probedInvoke(tool, this[PROBE], input, config);
+        // The tool's invoke, noting that it ran; written out, as each function a step runs costs it.
+        value(this: ProbingTool, input: unknown, config?: unknown): Promise<unknown> {
+          const probe = this[PROBE];
+          probe.ran = true;
+          try {
+            return Promise.resolve(tool.invoke(input, config)).catch((error: unknown) => {
+              throw noteRefusal(error, probe);
+            });
+          } catch (error) {
+            return Promise.reject(noteRefusal(error, probe));
+          }
         },
       },
     }) as object;
@@ -89,14 +97,10 @@ function probingPrototype(tool: InvokableTool): object {
 
 const prototypes = new WeakMap<object, object>();
 
-/** The tool's invoke, noting that it ran; one promise step on the way back, not an async function's. */
-function probedInvoke(tool: InvokableTool, probe: RunProbe, input: unknown, config: unknown): Promise<unknown> {
-  probe.ran = true;
-  return promised(() => tool.invoke(input, config)).catch((error: unknown) => {
-    // Arguments the tool's schema refused: the tool itself never ran.
-    if (error instanceof ToolInputParsingException) probe.ran = false;
-    throw error;
-  });
+/** `error`, noted on the probe: arguments the tool's schema refused mean the tool itself never ran. */
+function noteRefusal(error: unknown, probe: RunProbe): unknown {
+  if (error instanceof ToolInputParsingException) probe.ran = false;
+  return error;
 }
 
 /**
@@ -163,8 +167,10 @@ export function stampTurn<T>(response: T): T {
  * with (`lc_kwargs`), so the stamp goes there too.
  */
 function stamp(message: BaseMessage, key: string, value: boolean): void {
-  if (key === RAN_KEY && hasRanStamp(message)) return;
-  setMetadata(message, { ...message.response_metadata, [key]: value });
+  const metadata = message.response_metadata;
+  // `hasRanStamp` read in place: each function a step runs costs it.
+  if (key === RAN_KEY && typeof fields(metadata)[RAN_KEY] === "boolean") return;
+  setMetadata(message, { ...metadata, [key]: value });
 }
 
 /** Replaces a new message's response_metadata in place, where serialisation reads it too. */

@@ -94,7 +94,9 @@ function judgeIn<R extends ToolRequestLike>(
   messages: readonly BaseMessage[],
   run: RunCall,
 ): MaybePromise<ToolMessage | Command> {
-  const at = lastAiIndex(messages);
+  // The AIMessage that asked, the latest (no helper: each function a step runs costs it).
+  let at = messages.length - 1;
+  while (at >= 0 && messageKind(messages[at]) !== "ai") at--;
   const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
   const answer = at < 0 ? run(request, handler) : judge(request, handler, { call, messages, at });
   return carriesNothing(request.state) ? answer : andThen(answer, (settled) => withCarry(request.state, id, settled));
@@ -142,9 +144,4 @@ export function answerCall<R extends { toolCall: { id?: string; name: string; ar
   };
   if (answer.kind === "refuse") return guardToolMessage(call, guard.guard, "directive", answer.text);
   return guardToolMessage(call, guard.guard, "stop", answer.text, answer.reason);
-}
-
-function lastAiIndex(messages: readonly BaseMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messageKind(messages[i]) === "ai") return i;
-  return -1;
 }

@@ -23,10 +23,11 @@ export interface ResultGuard {
   /** The reason on the `guard_failed` signal. Default `"guard_failed"`. */
   failureReason?: string;
   /**
-   * The rewrite of this call's ToolMessages, or undefined when the guard leaves the call alone.
-   * Answering synchronously when nothing changes keeps the common case free of promises.
+   * The rewrite of one of the call's ToolMessages, or undefined when the guard leaves it alone (every
+   * message of a call it does not judge). Answering synchronously when nothing changes keeps the
+   * common case free of promises.
    */
-  rewriterFor(request: ToolRequest): RewriteToolMessage | undefined;
+  rewrite(message: ToolMessage, request: ToolRequest): ReturnType<RewriteToolMessage>;
   /** What a message becomes after the rewrite failed on it. Default: the tool's message as it came. */
   afterFailure?(message: ToolMessage, request: ToolRequest): ToolMessageRewrite | undefined;
 }
@@ -50,17 +51,10 @@ export function guardResult(
   request: ToolRequest,
   result: ToolCallResult,
 ): ToolCallResult | Promise<ToolCallResult> {
-  let rewrite: RewriteToolMessage | undefined;
-  try {
-    rewrite = guard.rewriterFor(request);
-    if (rewrite === undefined) return result;
-    if (!ToolMessage.isInstance(result)) {
-      return rewriteCommandMessages(result, guardedRewrite(guard, request, rewrite)).catch((error: unknown) =>
-        failedWhole(guard, request, result, error),
-      );
-    }
-  } catch (error) {
-    return failedWhole(guard, request, result, error);
+  if (!ToolMessage.isInstance(result)) {
+    return rewriteCommandMessages(result, guardedRewrite(guard, request)).catch((error: unknown) =>
+      failedWhole(guard, request, result, error),
+    );
   }
   // One ToolMessage (nearly every result): the rewrite, observe-only and a failure share one promise
   // step at most, and a result the rewrite leaves alone at once comes back as it is. `settle`
@@ -68,7 +62,7 @@ export function guardResult(
   // (`npm run bench -- footprint`).
   let done: ReturnType<RewriteToolMessage>;
   try {
-    done = rewrite(result);
+    done = guard.rewrite(result, request);
   } catch (error) {
     return recovered(guard, request, result, error);
   }
@@ -76,25 +70,24 @@ export function guardResult(
 }
 
 /** `rewrite` for the messages of a Command, with failures caught per message and observe-only applied. */
-function guardedRewrite(guard: ResultGuard, request: ToolRequest, rewrite: RewriteToolMessage): RewriteToolMessage {
-  return (message) => settle(guard, request, message, rewrite, rewriteOf, failedMessage);
+function guardedRewrite(guard: ResultGuard, request: ToolRequest): RewriteToolMessage {
+  return (message) => settle(guard, request, message, rewriteOf, failedMessage);
 }
 
 /**
- * `rewrite(message)` turned into `answer` (after observe-only), or into `failed` when it threw
- * or rejected; synchronous when the rewrite answered at once.
+ * The guard's rewrite of `message` turned into `answer` (after observe-only), or into `failed`
+ * when it threw or rejected; synchronous when the rewrite answered at once.
  */
 function settle<T>(
   guard: ResultGuard,
   request: ToolRequest,
   message: ToolMessage,
-  rewrite: RewriteToolMessage,
   answer: (done: ToolMessageRewrite | undefined, message: ToolMessage) => T,
   failed: (guard: ResultGuard, request: ToolRequest, message: ToolMessage, error: unknown) => Promise<T>,
 ): T | Promise<T> {
   let done: ReturnType<RewriteToolMessage>;
   try {
-    done = rewrite(message);
+    done = guard.rewrite(message, request);
   } catch (error) {
     return failed(guard, request, message, error);
   }

@@ -66,14 +66,18 @@ export function forgetObservations(head: unknown): ObservationStore[] {
 }
 
 /**
- * `judge` applied to a history's observations: at once when the hasher is loaded (a guard's hook
- * runs on every step, and a promise per hook costs more than the update itself), else once it is.
+ * `judge(observations, argument)` for a history: at once when the hasher is loaded (a guard's
+ * hook runs on every step, and a promise per hook costs more than the update itself), else once
+ * it is. The argument is passed through so that a caller needs no closure per step.
  */
-export function withObservations<T>(
+export function withObservations<A, T>(
   messages: readonly unknown[],
   options: ObservationOptions,
-  judge: (observed: Observed) => T,
+  judge: (observed: Observed, argument: A) => T,
+  argument: A,
 ): T | Promise<T> {
   const observed = observationsNow(messages, options);
-  return observed ? judge(observed) : observationsFor(messages, options).then(judge);
+  return observed
+    ? judge(observed, argument)
+    : observationsFor(messages, options).then((ready) => judge(ready, argument));
 }

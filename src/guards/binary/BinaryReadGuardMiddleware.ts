@@ -75,21 +75,20 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
       guard: this.name,
       onSignal: this.onSignal,
       observeOnly: this.observeOnly,
-      rewriterFor: (request) =>
-        disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name))
-          ? undefined
-          : (message) => this.review(message, request),
+      rewrite: this.review,
     });
   }
 
-  /** Text (nearly every result) is judged without a promise. */
-  private review(message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined {
+  /** The rewrite of one result; text (nearly every result) is judged without a promise. */
+  private readonly review = (message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined => {
+    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name)))
+      return undefined;
     const review = reviewToolResult(message, this.inspectOptions);
     if (!review) return undefined;
     const rewritten =
       review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);
     return rewritten.then((replacement) => ({ message: replacement }));
-  }
+  };
 
   /** A document with binary parts, or text in a wrong encoding: the text stays, with the parts replaced and notes added. */
   private async clean(

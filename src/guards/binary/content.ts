@@ -60,7 +60,27 @@ export type ResultReview =
  */
 export function reviewToolResult(result: ToolResultView, options: BinaryInspectOptions): ResultReview | undefined {
   try {
-    return reviewContent(result, options);
+    const content = result.content;
+    let size = 0;
+    if (typeof content === "string") {
+      const review = reviewText(content);
+      if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, content.length) };
+      if (review)
+        return {
+          kind: "cleaned",
+          content: review.text,
+          removed: review.removed,
+          encodings: review.encoding ? [review.encoding] : [],
+        };
+      size = content.length;
+    } else if (Array.isArray(content)) {
+      const blocks = reviewBlocks(content, options);
+      if (typeof blocks !== "number") return blocks;
+      size = blocks;
+    }
+    // Nearly every result declares no media type: the finding is built only for one that does.
+    const declared = declaredMediaType(result);
+    return declared === undefined ? undefined : declaredFinding(declared, options, size);
   } catch {
     return undefined;
   }
@@ -72,55 +92,39 @@ export function inspectToolResult(result: ToolResultView, options: BinaryInspect
   return review?.kind === "binary" ? review.finding : undefined;
 }
 
-function reviewContent(result: ToolResultView, options: BinaryInspectOptions): ResultReview | undefined {
-  const content = result.content;
+/** The review of a result's blocks; when it leaves them as they are, the size of their text. */
+function reviewBlocks(content: readonly unknown[], options: BinaryInspectOptions): ResultReview | number {
   let size = 0;
-  if (typeof content === "string") {
-    const review = reviewText(content);
-    if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, content.length) };
-    if (review)
-      return {
-        kind: "cleaned",
-        content: review.text,
-        removed: review.removed,
-        encodings: review.encoding ? [review.encoding] : [],
-      };
-    size = content.length;
-  } else if (Array.isArray(content)) {
-    let changed = false;
-    const blocks: unknown[] = [];
-    const removed: BinaryRegion[] = [];
-    const encodings: EncodingFinding[] = [];
-    for (const block of content) {
-      const media = mediaBlockOf(block);
-      if (media && media.text === undefined) {
-        const finding = judgeMediaBlock(media, options);
-        if (finding) return { kind: "binary", finding };
-        blocks.push(block);
-        continue;
-      }
-      const text = typeof block === "string" ? block : (media?.text ?? textOfBlock(block));
-      if (text === undefined) {
-        blocks.push(block);
-        continue;
-      }
-      size += text.length;
-      const review = reviewText(text);
-      if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, text.length) };
-      if (!review) {
-        blocks.push(block);
-        continue;
-      }
-      changed = true;
-      removed.push(...review.removed);
-      if (review.encoding) encodings.push(review.encoding);
-      blocks.push(withText(block, review.text, media !== undefined));
+  let changed = false;
+  const blocks: unknown[] = [];
+  const removed: BinaryRegion[] = [];
+  const encodings: EncodingFinding[] = [];
+  for (const block of content) {
+    const media = mediaBlockOf(block);
+    if (media && media.text === undefined) {
+      const finding = judgeMediaBlock(media, options);
+      if (finding) return { kind: "binary", finding };
+      blocks.push(block);
+      continue;
     }
-    if (changed) return { kind: "cleaned", content: blocks, removed, encodings };
+    const text = typeof block === "string" ? block : (media?.text ?? textOfBlock(block));
+    if (text === undefined) {
+      blocks.push(block);
+      continue;
+    }
+    size += text.length;
+    const review = reviewText(text);
+    if (review?.kind === "binary") return { kind: "binary", finding: regionFinding(review.region, text.length) };
+    if (!review) {
+      blocks.push(block);
+      continue;
+    }
+    changed = true;
+    removed.push(...review.removed);
+    if (review.encoding) encodings.push(review.encoding);
+    blocks.push(withText(block, review.text, media !== undefined));
   }
-  // Nearly every result declares no media type: the finding is built only for one that does.
-  const declared = declaredMediaType(result);
-  return declared === undefined ? undefined : declaredFinding(declared, options, size);
+  return changed ? { kind: "cleaned", content: blocks, removed, encodings } : size;
 }
 
 /** A non-text media type declared in the message metadata marks the whole result. */

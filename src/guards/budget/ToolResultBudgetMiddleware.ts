@@ -23,7 +23,7 @@ import { offloadDigestInput, offloadKey } from "../../offload/keys.js";
 import type { LineReader, OffloadStore } from "../../offload/OffloadStore.js";
 import { fields } from "../../core/fields.js";
 import { cutReadBack, firstLineTooLong, fittingLineWindow, lineStart } from "./lineWindow.js";
-import { promised } from "../../core/maybePromise.js";
+import { promisedCall } from "../../core/maybePromise.js";
 import { hasStoredResults } from "./storedSoFar.js";
 import { createRetrievalTool } from "./retrievalTool.js";
 import { pairSafeEnd } from "./pairs.js";
@@ -126,16 +126,15 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       guard: this.name,
       onSignal: this.onSignal,
       failureReason: "budget_failed",
-      rewriterFor: (request) => {
+      rewrite: (message, request) => {
         const tool = request.toolCall.name;
         if (this.excluded.has(tool)) return undefined;
-        const readBack = this.readsBack ? this.readBackOf(request.toolCall) : undefined;
+        // Nearly every result: text no longer than the least limit the call can get fits it, measured or not.
         const floor = this.toolFloors.get(tool) ?? this.floor;
-        return (message) =>
-          // Nearly every result: text no longer than the least limit the call can get fits it, measured or not.
-          typeof message.content === "string" && message.content.length <= floor && this.measure.atMostChars
-            ? undefined
-            : this.fit(message, tool, this.limitFor(request), readBack);
+        if (typeof message.content === "string" && message.content.length <= floor && this.measure.atMostChars)
+          return undefined;
+        const readBack = this.readsBack ? this.readBackOf(request.toolCall) : undefined;
+        return this.fit(message, tool, this.limitFor(request), readBack);
       },
       afterFailure: (message, request) => this.plainCut(message, this.limitFor(request)),
     });
@@ -149,26 +148,25 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   readonly wrapModelCall = <R extends RetrievalOfferRequest>(
     request: R,
     handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>,
-  ): Promise<AIMessage | Command> =>
-    // The handler's own promise, not an async function's around it.
-    promised(() => {
-      if (this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? []))
-        return handler(request);
-      return handler({ ...request, tools: this.withoutRetrieval(request.tools) });
-    });
+  ): Promise<AIMessage | Command> => {
+    // The handler's own promise, with no thunk of ours around it: each function a step runs costs it.
+    const offered =
+      this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? [])
+        ? request
+        : { ...request, tools: this.offered.get(request.tools) ?? this.withoutRetrieval(request.tools) };
+    return promisedCall(handler, offered);
+  };
 
   /**
-   * `tools` without the retrieval tool, the same array for the same list at every step: caches
-   * keyed by the request's tools (the repair guard's specs, a model's bound tools) keep working.
+   * `tools` without the retrieval tool, kept in `offered` for the list, so every step hands on the
+   * same array: caches keyed by the request's tools (the repair guard's specs, a model's bound
+   * tools) keep working.
    */
   private withoutRetrieval(tools: readonly unknown[]): unknown[] {
-    let offered = this.offered.get(tools);
-    if (!offered) {
-      // A loop, not a filter: its callback would be one more function every step runs.
-      offered = [];
-      for (const tool of tools) if ((tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) offered.push(tool);
-      this.offered.set(tools, offered);
-    }
+    // A loop, not a filter: its callback would be one more function to run.
+    const offered: unknown[] = [];
+    for (const tool of tools) if ((tool as { name?: unknown }).name !== RETRIEVAL_TOOL_NAME) offered.push(tool);
+    this.offered.set(tools, offered);
     return offered;
   }
 

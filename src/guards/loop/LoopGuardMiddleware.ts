@@ -42,13 +42,13 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
     messages: readonly BaseMessage[],
     pending: readonly ToolCallView[],
   ): CallDecision[] | Promise<CallDecision[]> =>
-    withObservations(messages, DEFAULT_OBSERVATION_OPTIONS, (observed) => this.decideWith(observed, pending));
+    withObservations(messages, DEFAULT_OBSERVATION_OPTIONS, this.decideWith, pending);
 
-  private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
+  private readonly decideWith = ({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] => {
     // A loop, not a callback per call: this runs on every step.
     const batch: KeyedCall[] = [];
     for (const call of pending)
       batch.push({ call, key: store.pendingKeys(call.id)?.argsKey ?? argsKeyOf(call.name, call.args, hash) });
     return decideIdenticalCalls(store, batch, this.settings);
-  }
+  };
 }

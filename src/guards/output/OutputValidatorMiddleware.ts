@@ -1,7 +1,7 @@
-import type { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
-import { andThen, promised, type MaybePromise } from "../../core/maybePromise.js";
+import { andThen, promised, promisedCall, type MaybePromise } from "../../core/maybePromise.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import type { ToolCallView } from "../../core/messages.js";
 import { stampTurn } from "../../core/ranStamps.js";
@@ -108,17 +108,14 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     this.results = {
       guard: this.name,
       onSignal: settings.onSignal,
-      rewriterFor: (request) => {
+      rewrite: (message, request) => {
         if (this.judged !== true && !this.judged.has(request.toolCall.name)) return undefined; // judge would keep it
         const call = callOf(request);
-        const threadId = threadIdOf(request.runtime);
-        return (message) => {
-          if (message.tool_call_id !== call.id) return undefined;
-          const judged = validation.judge(call, message, threadId);
-          return judged instanceof Promise
-            ? judged.then((settled) => rewriteOf(message, settled))
-            : rewriteOf(message, judged);
-        };
+        if (message.tool_call_id !== call.id) return undefined;
+        const judged = validation.judge(call, message, threadIdOf(request.runtime));
+        return judged instanceof Promise
+          ? judged.then((settled) => rewriteOf(message, settled))
+          : rewriteOf(message, judged);
       },
     };
   }
@@ -156,16 +153,28 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
   readonly wrapModelCall = <R extends ModelRequestLike>(
     request: R,
     handler: ModelHandler<R>,
-  ): Promise<AIMessage | Command> =>
-    promised(() =>
-      andThen(readyHistory({ ...request.state, messages: request.state?.messages ?? [] }), (history) => {
-        const stop = this.gate.afterBatch(history);
-        // A throw of the handler rejects either way: this runs inside `promised` or a `then`.
-        return stop
-          ? stop.then((notice) => notice ?? Promise.resolve(handler(request)).then(stampTurn))
-          : Promise.resolve(handler(request)).then(stampTurn);
-      }),
-    );
+  ): Promise<AIMessage | Command> => {
+    // `promised(() => andThen(readyHistory(…), …))` written out: each function a step runs costs it.
+    try {
+      const history = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
+      if (history instanceof Promise) return history.then((ready) => this.modelCall(request, handler, ready));
+      return this.modelCall(request, handler, history);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  /** The model call, once the history is ready: the stop the kill switch decided, if any, comes instead. */
+  private modelCall<R>(
+    request: R,
+    handler: ModelHandler<R>,
+    history: readonly BaseMessage[],
+  ): Promise<AIMessage | Command> {
+    const stop = this.gate.afterBatch(history);
+    return stop
+      ? stop.then((notice) => notice ?? promisedCall(handler, request).then(stampTurn))
+      : promisedCall(handler, request).then(stampTurn);
+  }
 }
 
 /** The kill switch in invalid outputs among the last `window`: `threshold` of them, rounded up. */

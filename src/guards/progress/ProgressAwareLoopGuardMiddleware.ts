@@ -76,10 +76,9 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
   private readonly decideNow = (
     messages: readonly BaseMessage[],
     pending: readonly ToolCallView[],
-  ): CallDecision[] | Promise<CallDecision[]> =>
-    withObservations(messages, this.observation, (observed) => this.decideWith(observed, pending));
+  ): CallDecision[] | Promise<CallDecision[]> => withObservations(messages, this.observation, this.decideWith, pending);
 
-  private decideWith({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] {
+  private readonly decideWith = ({ store, hash }: Observed, pending: readonly ToolCallView[]): CallDecision[] => {
     // A loop, not a callback per call: this runs on every step.
     const batch: ProgressKeyedCall[] = [];
     for (const call of pending) {
@@ -91,5 +90,5 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
       });
     }
     return decideNoProgress(store, batch, this.settings);
-  }
+  };
 }

@@ -13,7 +13,7 @@ import { HistoryPrefix } from "../../core/historyPrefix.js";
 import { CHARS_PER_TOKEN } from "../../core/tokens.js";
 import { canonicalJson } from "../../observe/canonical.js";
 import { loadHasher, type Hasher } from "../../observe/hash.js";
-import { DEFAULT_OBSERVATION_OPTIONS, observationsNow, type Observed } from "../../observe/shared.js";
+import { DEFAULT_OBSERVATION_OPTIONS, observationsNow } from "../../observe/shared.js";
 import {
   fingerprintArgs,
   type ObservationOptions,
@@ -187,7 +187,14 @@ export class RunawayLedger {
   private store: ObservationStore | undefined;
 
   update(messages: readonly unknown[]): this {
-    const { store, hash } = observationsOf(messages);
+    // The shared observation store (the one the loop guards read). Until the hasher has loaded, a
+    // store keyed by the texts themselves: it judges novelty exactly as the shared one does.
+    let observed = observationsNow(messages, DEFAULT_OBSERVATION_OPTIONS);
+    if (!observed) {
+      void loadHasher();
+      observed = observationsNow(messages, UNHASHED, identity)!;
+    }
+    const { store, hash } = observed;
     // Keys made with another hasher (before xxhash loaded) would not match: start over.
     if (hash !== this.hash || !this.processed.continues(messages)) this.reset();
     this.hash = hash;
@@ -358,15 +365,17 @@ export class RunawayLedger {
       run.answeredCalls.add(observation.callKey);
       run.ranCalls.push(call);
     }
-    run.batch = Math.max(run.batch, judgeResult(observation)) as Batch;
+    // What the result brought. A model call that read only refusals learned nothing new: the run
+    // spends without progress. A result without text counts neither way.
+    const brought = !observation.ran
+      ? Batch.Nothing
+      : observation.resultSize === 0
+        ? Batch.Neutral
+        : observation.newInformationDelta > NEW_INFORMATION_FLOOR
+          ? Batch.New
+          : Batch.Nothing;
+    run.batch = Math.max(run.batch, brought) as Batch;
   }
-}
-
-function judgeResult(observation: ToolCallObservation): Batch {
-  // A model call that read only refusals learned nothing new: the run spends without progress.
-  if (!observation.ran) return Batch.Nothing;
-  if (observation.resultSize === 0) return Batch.Neutral;
-  return observation.newInformationDelta > NEW_INFORMATION_FLOOR ? Batch.New : Batch.Nothing;
 }
 
 function stallFactor(stall: Stall, source: TokenSource, floor: number): number {
@@ -388,29 +397,19 @@ const identity: Hasher = (text) => text;
 /** Stores built with `identity` live in a cache of their own, apart from the shared xxhash stores. */
 const UNHASHED: ObservationOptions = {};
 
-/**
- * The shared observation store of a history (the one the loop guards read). Until the hasher has
- * loaded, a store keyed by the texts themselves: it judges novelty exactly as the shared one does.
- */
-function observationsOf(messages: readonly unknown[]): Observed {
-  const shared = observationsNow(messages, DEFAULT_OBSERVATION_OPTIONS);
-  if (shared) return shared;
-  void loadHasher();
-  return observationsNow(messages, UNHASHED, identity)!;
-}
-
 function subagentTypeOf(args: unknown): string | undefined {
   const type = fields(args).subagent_type;
   return typeof type === "string" ? type : undefined;
 }
 
-const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
-
 /** A model call's reported input tokens and input + output tokens, when it reported both. */
 export function usageOf(message: unknown): { input: number; total: number } | undefined {
   const usage = fields(fields(message).usage_metadata);
   const { input_tokens: input, output_tokens: output } = usage;
-  return isCount(input) && isCount(output) ? { input, total: input + output } : undefined;
+  if (typeof input !== "number" || typeof output !== "number") return undefined;
+  // Two counts: neither negative, and a finite sum (neither is NaN nor infinite).
+  const total = input + output;
+  return input >= 0 && output >= 0 && Number.isFinite(total) ? { input, total } : undefined;
 }
 
 /**

@@ -66,7 +66,7 @@ function textSize(c: unknown): number {
   );
 }
 
-describe("reviewContent and a declared media type", () => {
+describe("reviewToolResult and a declared media type", () => {
   it("finds a plain text result binary exactly when its metadata declares a non-text type not allowed", () => {
     fc.assert(
       fc.property(content, source, source, allowed, (c, rm, ak, allowedMediaTypes) => {
