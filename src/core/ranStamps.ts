@@ -1,8 +1,8 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
-import { fields } from "./fields.js";
 import {
+  hasRanStamp,
   isStampedTurn,
   markOf,
   RAN_KEY,
@@ -167,10 +167,8 @@ export function stampTurn<T>(response: T): T {
  * with (`lc_kwargs`), so the stamp goes there too.
  */
 function stamp(message: BaseMessage, key: string, value: boolean): void {
-  const metadata = message.response_metadata;
-  // `hasRanStamp` read in place: each function a step runs costs it.
-  if (key === RAN_KEY && typeof fields(metadata)[RAN_KEY] === "boolean") return;
-  setMetadata(message, { ...metadata, [key]: value });
+  if (key === RAN_KEY && hasRanStamp(message)) return;
+  setMetadata(message, { ...message.response_metadata, [key]: value });
 }
 
 /** Replaces a new message's response_metadata in place, where serialisation reads it too. */

@@ -1,7 +1,8 @@
-import type { BaseMessage } from "@langchain/core/messages";
-import { getConfig } from "@langchain/langgraph";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { getConfig, type Command } from "@langchain/langgraph";
 import { isSummary } from "../core/messages.js";
 import type { MaybePromise } from "../core/maybePromise.js";
+import type { ModelHandler, ModelRequestLike } from "./batchGuard.js";
 import {
   CARRY_KEY,
   historyOf,
@@ -53,6 +54,30 @@ export function readyHistory(state: GuardState): MaybePromise<readonly BaseMessa
     recordRemoved(summary, seen);
   }
   return seenHistory(state);
+}
+
+/** A model call made once its history is ready (`readyHistory`). */
+export type ModelCallWithHistory = <R extends ModelRequestLike>(
+  request: R,
+  handler: ModelHandler<R>,
+  history: readonly BaseMessage[],
+) => Promise<AIMessage | Command>;
+
+/**
+ * The `wrapModelCall` that hands `call` the history to judge: at once on nearly every step, with
+ * no thunk or promise of its own (every guard that builds its model hook here shares this one
+ * function, and each function a step runs costs it).
+ */
+export function withReadyHistory(call: ModelCallWithHistory) {
+  return <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
+    try {
+      const history = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
+      if (history instanceof Promise) return history.then((ready) => call(request, handler, ready));
+      return call(request, handler, history);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 }
 
 /** The history to judge, noted as seen. */

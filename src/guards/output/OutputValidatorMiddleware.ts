@@ -1,4 +1,4 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { ToolCallHandler } from "langchain";
 import { andThen, promised, promisedCall, type MaybePromise } from "../../core/maybePromise.js";
@@ -13,9 +13,8 @@ import type { InvalidOutputMode, ResolvedSpec } from "./spec.js";
 import { outputValidatorOptions, type OutputValidatorOptions } from "./options.js";
 import { judgedTools, OutputValidation } from "./validation.js";
 import type { ValidatorContext } from "./validatorSignals.js";
-import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema, carriesNothing, withCarry, type GuardState } from "../../hooks/carry.js";
-import { readyHistory } from "../../hooks/summaryRemovals.js";
+import { readyHistory, withReadyHistory, type ModelCallWithHistory } from "../../hooks/summaryRemovals.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
 import { threadIdOf } from "../../offload/threads.js";
@@ -149,32 +148,16 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
     return runToolSafely(request, handler, (result) => guardResult(this.results, request, result));
   }
 
-  /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
-  readonly wrapModelCall = <R extends ModelRequestLike>(
-    request: R,
-    handler: ModelHandler<R>,
-  ): Promise<AIMessage | Command> => {
-    // `promised(() => andThen(readyHistory(…), …))` written out: each function a step runs costs it.
-    try {
-      const history = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
-      if (history instanceof Promise) return history.then((ready) => this.modelCall(request, handler, ready));
-      return this.modelCall(request, handler, history);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-
   /** The model call, once the history is ready: the stop the kill switch decided, if any, comes instead. */
-  private modelCall<R>(
-    request: R,
-    handler: ModelHandler<R>,
-    history: readonly BaseMessage[],
-  ): Promise<AIMessage | Command> {
+  private readonly modelCall: ModelCallWithHistory = (request, handler, history) => {
     const stop = this.gate.afterBatch(history);
     return stop
       ? stop.then((notice) => notice ?? promisedCall(handler, request).then(stampTurn))
       : promisedCall(handler, request).then(stampTurn);
-  }
+  };
+
+  /** Before each model call, after a tool batch: a kill-switch trip is announced, and a stop ends the run here. */
+  readonly wrapModelCall = withReadyHistory(this.modelCall);
 }
 
 /** The kill switch in invalid outputs among the last `window`: `threshold` of them, rounded up. */

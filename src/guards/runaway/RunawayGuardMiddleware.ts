@@ -13,7 +13,7 @@ import { runawayReport, type RunawayReport } from "./report.js";
 import { runawayGuardOptions, type RunawayGuardOptions } from "./options.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
-import { readyHistory } from "../../hooks/summaryRemovals.js";
+import { readyHistory, withReadyHistory } from "../../hooks/summaryRemovals.js";
 
 export type { RunawayGuardOptions };
 
@@ -159,16 +159,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
         );
     };
 
-    this.wrapModelCall = (request, handler) => {
-      // `promised(() => andThen(readyHistory(…), …))` written out: a step runs no thunk of ours.
-      try {
-        const ready = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
-        if (!(ready instanceof Promise)) return modelCall(request, handler, ready);
-        return ready.then((messages) => modelCall(request, handler, messages));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
+    this.wrapModelCall = withReadyHistory(modelCall);
   }
 
   /**

@@ -365,16 +365,12 @@ export class RunawayLedger {
       run.answeredCalls.add(observation.callKey);
       run.ranCalls.push(call);
     }
-    // What the result brought. A model call that read only refusals learned nothing new: the run
-    // spends without progress. A result without text counts neither way.
-    const brought = !observation.ran
-      ? Batch.Nothing
-      : observation.resultSize === 0
-        ? Batch.Neutral
-        : observation.newInformationDelta > NEW_INFORMATION_FLOOR
-          ? Batch.New
-          : Batch.Nothing;
-    run.batch = Math.max(run.batch, brought) as Batch;
+    // What the result brought. A refusal brings nothing (a model call that read only refusals
+    // learned nothing new); a result without text counts neither way (Neutral, which changes nothing).
+    if (!observation.ran || observation.resultSize > 0) {
+      const learned = observation.ran && observation.newInformationDelta > NEW_INFORMATION_FLOOR;
+      run.batch = Math.max(run.batch, learned ? Batch.New : Batch.Nothing) as Batch;
+    }
   }
 }
 
