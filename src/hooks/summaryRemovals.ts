@@ -71,7 +71,9 @@ export type ModelCallWithHistory = <R extends ModelRequestLike>(
 export function withReadyHistory(call: ModelCallWithHistory) {
   return <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {
     try {
-      const history = readyHistory({ ...request.state, messages: request.state?.messages ?? [] });
+      // The state as it is (a copy of it would cost every step), unless it lacks messages.
+      const state = request.state;
+      const history = readyHistory(state?.messages ? (state as GuardState) : { ...state, messages: [] });
       if (history instanceof Promise) return history.then((ready) => call(request, handler, ready));
       return call(request, handler, history);
     } catch (error) {

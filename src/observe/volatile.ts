@@ -59,6 +59,16 @@ export const MAX_NORMALISED_CHARS = 1_000_000;
  * rather than replaced: such a line (a visit notice) is on some answers and absent from others.
  */
 export function volatileNormaliser(patterns: readonly RegExp[]): (text: string) => string {
+  // Compiled once per list: a new stack (an agent built per request) would otherwise compile and
+  // JIT the joined pattern again for its first result. The normaliser keeps no state of its own.
+  let normalise = normalisers.get(patterns);
+  if (!normalise) normalisers.set(patterns, (normalise = compile(patterns)));
+  return normalise;
+}
+
+const normalisers = new WeakMap<readonly RegExp[], (text: string) => string>();
+
+function compile(patterns: readonly RegExp[]): (text: string) => string {
   const passes: RegExp[] = [];
   const lineDrops: Array<{ drop: RegExp; hint?: RegExp }> = [];
   const byFlags = new Map<string, string[]>();

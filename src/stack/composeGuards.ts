@@ -37,12 +37,6 @@ export class ComposedGuards extends MiddlewareBase {
   }
 }
 
-/** Where a nested call stands: the next hook to run, and LangChain's handler after the last. */
-interface Link {
-  at: number;
-  handler: (request: any) => Promise<any>;
-}
-
 /**
  * The hooks as one, the first outermost; undefined when there are none (so LangChain adds no
  * layer). Its first call names the built-ins listed before the stack that cannot work there.
@@ -50,19 +44,20 @@ interface Link {
 function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined {
   if (hooks.length === 0) return undefined;
   let checked = false;
-  // The handler that leads from hook `at` on: bound once per hook per call, as LangChain's nesting
-  // makes its handlers, with no factory of ours to run for each (a step runs less of our code).
   const last = hooks.length;
-  function next(this: Link, req: unknown): Promise<unknown> {
-    const { at, handler } = this;
-    return at === last ? handler(req) : hooks[at]!(req, next.bind({ at: at + 1, handler }));
-  }
+  // The handler that leads from hook `at` on: an anonymous closure, not `bind`. A bound function
+  // is made on V8's slow path once the target's name is redefined, as the build's keepNames does
+  // to every named function (0.4 µs a bind against 0.02).
+  const from =
+    (at: number, handler: (request: any) => Promise<any>) =>
+    (req: unknown): Promise<unknown> =>
+      at === last ? handler(req) : hooks[at]!(req, from(at + 1, handler));
   return (request, handler) => {
     if (!checked) {
       checked = true;
       warnOfBuiltinsBefore(kind);
     }
-    return hooks[0]!(request, next.bind({ at: 1, handler }));
+    return hooks[0]!(request, from(1, handler));
   };
 }
 
