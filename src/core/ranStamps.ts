@@ -110,13 +110,7 @@ function noteRefusal(error: unknown, probe: RunProbe): unknown {
  */
 export function stampRan<T extends ToolMessage | Command>(result: T, probe: RunProbe, callId: string | undefined): T {
   if (ToolMessage.isInstance(result)) stamp(result, RAN_KEY, probe.byName ? ranByName(result) : probe.ran);
-  else if (isCommand(result)) {
-    const messages = (result.update as { messages?: unknown } | undefined)?.messages;
-    if (Array.isArray(messages))
-      for (const m of messages)
-        if (ToolMessage.isInstance(m) && m.tool_call_id === callId)
-          stamp(m, RAN_KEY, probe.byName ? ranByName(m) : probe.ran);
-  }
+  else for (const m of answersIn(result, callId)) stamp(m, RAN_KEY, probe.byName ? ranByName(m) : probe.ran);
   return result;
 }
 
@@ -145,12 +139,16 @@ export function recordWouldBeRefusal<T extends ToolMessage | Command>(
     setMetadata(m, withWouldBeRefusals(m.response_metadata, refusals));
   };
   if (ToolMessage.isInstance(result)) record(result);
-  else if (isCommand(result)) {
-    const messages = (result.update as { messages?: unknown } | undefined)?.messages;
-    if (Array.isArray(messages))
-      for (const m of messages) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) record(m);
-  }
+  else for (const m of answersIn(result, callId)) record(m);
   return result;
+}
+
+/** The answers to `callId` a tool's Command carries in its state update (none for anything else). */
+function answersIn(result: unknown, callId: string | undefined): ToolMessage[] {
+  const messages = isCommand(result) ? (result.update as { messages?: unknown } | undefined)?.messages : undefined;
+  return Array.isArray(messages)
+    ? messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId)
+    : [];
 }
 
 /** Stamps the model's answer as a turn a guard saw (only a turn with tool calls needs it). */

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ToolMessage } from "@langchain/core/messages";
-import { RAN_KEY, withMark } from "../../src/core/marks.js";
-import { probedRequest, stampRan } from "../../src/core/ranStamps.js";
+import { Command } from "@langchain/langgraph";
+import { RAN_KEY, withMark, wouldBeRefusalsOf } from "../../src/core/marks.js";
+import { probedRequest, recordWouldBeRefusal, stampRan } from "../../src/core/ranStamps.js";
 
 function lookupTool() {
   return tool(async ({ key }: { key: string }) => `value of ${key}`, {
@@ -71,5 +72,35 @@ describe("probedRequest", () => {
       response_metadata: withMark(undefined, { guard: "PathGuardMiddleware", action: "directive" }),
     });
     expect(stamped(refused)).toBe(false);
+  });
+});
+
+describe("stampRan and recordWouldBeRefusal on a tool's Command", () => {
+  const commandWith = () => {
+    const own = new ToolMessage({ content: "done", tool_call_id: "c1", name: "update" });
+    const other = new ToolMessage({ content: "other", tool_call_id: "c2", name: "update" });
+    const plain = { role: "tool", content: "a dict", tool_call_id: "c1" };
+    return { own, other, command: new Command({ update: { messages: [own, other, plain], note: "kept" } }) };
+  };
+
+  it("stamps only the call's own answer in the update, and hands the Command back as it is", () => {
+    const { own, other, command } = commandWith();
+    expect(stampRan(command, { ran: true, passedOn: false }, "c1")).toBe(command);
+    expect(own.response_metadata[RAN_KEY]).toBe(true);
+    expect(RAN_KEY in other.response_metadata).toBe(false);
+    expect((command.update as { note: string }).note).toBe("kept");
+  });
+
+  it("records an observe-only refusal on the call's own answer only", () => {
+    const { own, other, command } = commandWith();
+    expect(recordWouldBeRefusal(command, { guard: "LoopGuardMiddleware", action: "directive" }, "c1")).toBe(command);
+    expect(wouldBeRefusalsOf(own)).toEqual([{ guard: "LoopGuardMiddleware", action: "directive" }]);
+    expect(wouldBeRefusalsOf(other)).toEqual([]);
+  });
+
+  it("leaves a Command without messages, and any other value, alone", () => {
+    const empty = new Command({ update: { note: "no messages" } });
+    expect(stampRan(empty, { ran: true, passedOn: false }, "c1")).toBe(empty);
+    expect(recordWouldBeRefusal(empty, { guard: "LoopGuardMiddleware", action: "stop" }, "c1")).toBe(empty);
   });
 });
