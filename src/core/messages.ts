@@ -32,6 +32,20 @@ export function messageKind(message: unknown): MessageKind {
   return (tag ? ROLE_KINDS[tag] : undefined) ?? "other";
 }
 
+/** Where the last AI message of `messages` is, or -1. */
+export function lastAiIndex(messages: readonly unknown[]): number {
+  let at = messages.length - 1;
+  while (at >= 0 && messageKind(messages[at]) !== "ai") at--;
+  return at;
+}
+
+/** Where the model turn that `messages` end with is, past its answers; -1 when they end otherwise (a run's start). */
+export function latestTurnIndex(messages: readonly unknown[]): number {
+  let at = messages.length - 1;
+  while (at >= 0 && messageKind(messages[at]) === "tool") at--;
+  return at >= 0 && messageKind(messages[at]) === "ai" ? at : -1;
+}
+
 /**
  * Tool calls of an AI message; entries without a usable id or name are skipped. Read on every
  * step by every guard: when every entry is usable (as in any message LangChain made), they are

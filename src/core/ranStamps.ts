@@ -76,7 +76,7 @@ function probingPrototype(tool: InvokableTool): object {
         },
       },
       invoke: {
-        // The tool's invoke, noting that it ran; written out, as each function a step runs costs it.
+        // The tool's invoke, noting that it ran, with no closure of ours made per call.
         value(this: ProbingTool, input: unknown, config?: unknown): Promise<unknown> {
           const probe = this[PROBE];
           probe.ran = true;

@@ -8,7 +8,7 @@ import { GuardStopError } from "../core/errors.js";
 import { andThen, promisedCall, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
 import { stopMarkIn } from "../core/marks.js";
-import { messageKind, type ToolCallView } from "../core/messages.js";
+import { latestTurnIndex, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
 import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome } from "../core/verdict.js";
@@ -210,9 +210,8 @@ export function batchGuard(settings: BatchGuardSettings) {
    * and model nodes does not know either: it judges that turn again, to the same decision.
    */
   const judgedLatestBatch = (messages: readonly BaseMessage[]): MaybePromise<boolean> => {
-    let at = messages.length - 1;
-    while (at >= 0 && messageKind(messages[at]) === "tool") at--;
-    const verdict = at >= 0 && messageKind(messages[at]) === "ai" ? verdicts.get(messages[at] as object) : undefined;
+    const at = latestTurnIndex(messages);
+    const verdict = at >= 0 ? verdicts.get(messages[at] as object) : undefined;
     if (!verdict) return false;
     // A verdict that failed was signalled as guard_failed, and the calls ran: the batch was judged.
     return verdict instanceof Promise

@@ -2,7 +2,7 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage } from "../core/answers.js";
 import { andThen, type MaybePromise } from "../core/maybePromise.js";
-import { messageKind, type ToolCallView } from "../core/messages.js";
+import { lastAiIndex, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
 import { carriesNothing, withCarry, type GuardState } from "./carry.js";
@@ -94,9 +94,8 @@ function judgeIn<R extends ToolRequestLike>(
   messages: readonly BaseMessage[],
   run: RunCall,
 ): MaybePromise<ToolMessage | Command> {
-  // The AIMessage that asked, the latest (no helper: each function a step runs costs it).
-  let at = messages.length - 1;
-  while (at >= 0 && messageKind(messages[at]) !== "ai") at--;
+  // The AIMessage that asked: the latest.
+  const at = lastAiIndex(messages);
   const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
   const answer = at < 0 ? run(request, handler) : judge(request, handler, { call, messages, at });
   return carriesNothing(request.state) ? answer : andThen(answer, (settled) => withCarry(request.state, id, settled));

@@ -23,9 +23,7 @@ export function refusedCallsOf(asking: object): Set<string> {
  * no stop rides on it, and it is no earlier call of the batch for any other guard.
  */
 export function answeredOutside(asking: object, messages: readonly BaseMessage[], at: number): Set<string> {
-  // refusedCallsOf written out: each function a step runs costs it.
-  let ids = refused.get(asking);
-  if (!ids) refused.set(asking, (ids = new Set()));
+  const ids = refusedCallsOf(asking);
   // A call limit's block or a reviewer's reject is in the state the tools node runs with.
   for (let i = at + 1; i < messages.length; i++) {
     const id = toolCallIdOf(messages[i]);

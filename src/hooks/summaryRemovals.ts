@@ -65,8 +65,7 @@ export type ModelCallWithHistory = <R extends ModelRequestLike>(
 
 /**
  * The `wrapModelCall` that hands `call` the history to judge: at once on nearly every step, with
- * no thunk or promise of its own (every guard that builds its model hook here shares this one
- * function, and each function a step runs costs it).
+ * no closure or promise of its own per call (every guard that builds its model hook here shares it).
  */
 export function withReadyHistory(call: ModelCallWithHistory) {
   return <R extends ModelRequestLike>(request: R, handler: ModelHandler<R>): Promise<AIMessage | Command> => {

@@ -149,7 +149,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
     request: R,
     handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>,
   ): Promise<AIMessage | Command> => {
-    // The handler's own promise, with no thunk of ours around it: each function a step runs costs it.
+    // The handler's own promise, with no thunk of ours made around it per call.
     const offered =
       this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? [])
         ? request

@@ -1,5 +1,5 @@
 import { ALLOW, type CallDecision } from "../../core/decision.js";
-import { messageKind, type ToolCallView } from "../../core/messages.js";
+import { lastAiIndex, messageKind, type ToolCallView } from "../../core/messages.js";
 import { reviewsOf, type CallReview } from "./reviewTurn.js";
 import { unusableCallsStopReason } from "./texts.js";
 
@@ -19,13 +19,7 @@ export function reviewedCallsDecider(
   options: ReviewedCallsOptions,
 ): (messages: readonly unknown[], pending: readonly ToolCallView[]) => CallDecision[] {
   return (messages, pending) => {
-    let current = -1;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      if (messageKind(messages[i]) === "ai") {
-        current = i;
-        break;
-      }
-    }
+    const current = lastAiIndex(messages);
     const kept = reviewsOf(messages[current]);
     // A turn the review left as it was (nearly every turn): every call runs.
     if (kept.length === 0) {

@@ -5,7 +5,7 @@ import { stopNotice } from "../../core/answers.js";
 import type { CallDecision, Decision } from "../../core/decision.js";
 import { andThen, type MaybePromise } from "../../core/maybePromise.js";
 import { parseOptions } from "../../core/baseOptions.js";
-import { messageKind, toolCallsOf, type ToolCallView } from "../../core/messages.js";
+import { latestTurnIndex, toolCallsOf, type ToolCallView } from "../../core/messages.js";
 import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
@@ -219,7 +219,5 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
 
 /** The model turn `messages` end with, past its answers: undefined at a run's start. */
 function latestTurn(messages: readonly BaseMessage[]): BaseMessage | undefined {
-  let at = messages.length - 1;
-  while (at >= 0 && messageKind(messages[at]) === "tool") at--;
-  return messageKind(messages[at]) === "ai" ? messages[at] : undefined;
+  return messages[latestTurnIndex(messages)];
 }
