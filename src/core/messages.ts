@@ -95,19 +95,16 @@ export function nameOf(message: unknown): string | undefined {
 
 /** Calls of the last AI message that no ToolMessage after it answers yet. */
 export function pendingToolCalls(messages: readonly unknown[]): readonly ToolCallView[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (messageKind(message) !== "ai") continue;
-    const calls = toolCallsOf(message);
-    if (i === messages.length - 1) return calls; // right after the model call: nothing answered yet
-    const answered = new Set<string>();
-    for (let j = i + 1; j < messages.length; j++) {
-      const id = toolCallIdOf(messages[j]);
-      if (id !== undefined) answered.add(id);
-    }
-    return calls.filter((call) => !answered.has(call.id));
+  const at = lastAiIndex(messages);
+  if (at < 0) return [];
+  const calls = toolCallsOf(messages[at]);
+  if (at === messages.length - 1) return calls; // right after the model call: nothing answered yet
+  const answered = new Set<string>();
+  for (let j = at + 1; j < messages.length; j++) {
+    const id = toolCallIdOf(messages[j]);
+    if (id !== undefined) answered.add(id);
   }
-  return [];
+  return calls.filter((call) => !answered.has(call.id));
 }
 
 /** Whether a message is the summary LangChain's summarizationMiddleware wrote: it is not the user speaking. */

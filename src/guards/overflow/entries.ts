@@ -1,5 +1,5 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { isSummary, messageKind, toolCallsOf } from "../../core/messages.js";
+import { isSummary, lastAiIndex, messageKind, toolCallsOf } from "../../core/messages.js";
 import type { OffloadStore } from "../../offload/OffloadStore.js";
 import { MESSAGE_OVERHEAD, type RequestMeter } from "./estimate.js";
 import { groupsOf, type PlanEntry } from "./plan.js";
@@ -47,7 +47,7 @@ export class EntrySizer {
     const kinds = messages.map(planKind);
     const groups = groupsOf(kinds);
     const latestUser = lastIndex(messages, (m) => messageKind(m) === "human" && !isSummary(m));
-    const lastAi = lastIndex(messages, (m) => messageKind(m) === "ai");
+    const lastAi = lastAiIndex(messages);
     return messages.map((message, i) => {
       const kind = kinds[i]!;
       const tokens = this.meter.message(message);
