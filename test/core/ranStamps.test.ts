@@ -98,7 +98,7 @@ describe("stampRan and recordWouldBeRefusal on a tool's Command", () => {
     expect(wouldBeRefusalsOf(other)).toEqual([]);
   });
 
-  it("leaves a Command without messages, and any other value, alone", () => {
+  it("leaves a Command without messages alone", () => {
     const empty = new Command({ update: { note: "no messages" } });
     expect(stampRan(empty, { ran: true, passedOn: false }, "c1")).toBe(empty);
     expect(recordWouldBeRefusal(empty, { guard: "LoopGuardMiddleware", action: "stop" }, "c1")).toBe(empty);

@@ -219,5 +219,6 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
 
 /** The model turn `messages` end with, past its answers: undefined at a run's start. */
 function latestTurn(messages: readonly BaseMessage[]): BaseMessage | undefined {
-  return messages[latestTurnIndex(messages)];
+  const at = latestTurnIndex(messages);
+  return at < 0 ? undefined : messages[at];
 }
