@@ -38,6 +38,21 @@ export const STAMPED_KEY = "harness_kit_stamped";
  */
 export const WOULD_REFUSE_KEY = "harness_kit_would_refuse";
 
+/**
+ * On one answer of a parallel batch the guards judged: the ids of the batch's calls that were
+ * already answered when they judged it (written before the tools node: a call limit's block, a
+ * reviewer's reject). A sibling answered later without running, by a middleware listed before
+ * the guards, was still on its way when they judged the batch, so it counted as one of its calls;
+ * replay tells the two apart by this list.
+ */
+export const ANSWERED_BEFORE_KEY = "harness_kit_answered_before";
+
+/** The list `ANSWERED_BEFORE_KEY` holds on an answer, if any. */
+export function answeredBeforeOf(message: unknown): readonly string[] | undefined {
+  const ids = fields(fields(message).response_metadata)[ANSWERED_BEFORE_KEY];
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : undefined;
+}
+
 /** The tool ran; its result was replaced because it could not be shown as it was. */
 export const REPLACED_RESULT = "replaced_result";
 /** The tool ran; the validator found its output invalid. */

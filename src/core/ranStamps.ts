@@ -2,6 +2,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isCommand, type Command } from "@langchain/langgraph";
 import {
+  ANSWERED_BEFORE_KEY,
   hasRanStamp,
   isStampedTurn,
   markOf,
@@ -141,6 +142,20 @@ export function recordWouldBeRefusal<T extends ToolMessage | Command>(
   if (ToolMessage.isInstance(result)) record(result);
   else for (const m of answersIn(result, callId)) record(m);
   return result;
+}
+
+/**
+ * Writes on the answer to `callId` in `result` which calls of its batch were answered when the
+ * guards judged it (core/marks.ts ANSWERED_BEFORE_KEY); false when `result` holds no such answer.
+ */
+export function recordAnsweredBefore(
+  result: ToolMessage | Command,
+  ids: readonly string[],
+  callId: string | undefined,
+): boolean {
+  const answers = ToolMessage.isInstance(result) ? [result] : answersIn(result, callId);
+  for (const m of answers) setMetadata(m, { ...m.response_metadata, [ANSWERED_BEFORE_KEY]: ids });
+  return answers.length > 0;
 }
 
 /** The answers to `callId` a tool's Command carries in its state update (none for anything else). */

@@ -28,22 +28,28 @@ export function judgedCalls(asking: unknown, judgesUnusableCalls = false): reado
  * The stop that ends the run, answering every call of the batch: the first stop decision, unless
  * the guard only observes or refuses at a stop instead (exitBehavior `"directive"`).
  */
-export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): { reason: string } | undefined {
-  for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason };
+export function batchStop(
+  decisions: readonly CallDecision[],
+  mode: GuardMode,
+): { reason: string; decision: Refusal } | undefined {
+  for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason, decision };
   return undefined;
 }
 
 /**
- * A guard's decisions with a stop about the turn (the runaway guard's, on the turn's first call)
- * moved to the first call that `reaches` the guard, when the call it was on never does (answered
- * before the tools node, or by an outer guard): the call that reaches it signals the stop and
- * says why it did not run.
+ * A guard's decisions with its first stop among the calls it judged live (`judgedLive`) moved to
+ * the first call that `reaches` the guard, when the call it was on never does: the call that
+ * reaches it signals the stop and says why it did not run. A stop about the turn (the runaway
+ * guard's, on the turn's first call) moves from a call answered before the tools node or by an
+ * outer guard; any stop moves from a call a middleware before the guards answered while the guard
+ * judged the batch (hooks/batchGuard.ts).
  */
 export function onReachingCall(
   decisions: readonly CallDecision[],
   reaches: (call: ToolCallView) => boolean,
+  judgedLive: (call: ToolCallView) => boolean = () => true,
 ): readonly CallDecision[] {
-  const from = decisions.findIndex(({ decision }) => decision.action === "stop");
+  const from = decisions.findIndex(({ call, decision }) => decision.action === "stop" && judgedLive(call));
   if (from < 0 || reaches(decisions[from]!.call)) return decisions;
   const to = decisions.findIndex(({ call }) => reaches(call));
   if (to < 0) return decisions;

@@ -7,11 +7,11 @@ import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
 import { andThen, promisedCall, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
-import { stopMarkIn } from "../core/marks.js";
-import { latestTurnIndex, type ToolCallView } from "../core/messages.js";
+import { readMark, stopMarkIn } from "../core/marks.js";
+import { latestTurnIndex, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome, type Refusal } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import { answeredOutside } from "./refusedCalls.js";
 import {
@@ -60,7 +60,14 @@ export type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMe
 /** What the guard made of one batch: each call's decision, and the stop that ends the run, if any. */
 interface Verdict {
   byId: Map<string, Decision>;
-  stop: { reason: string } | undefined;
+  stop: BatchStop | undefined;
+}
+
+/** The stop a batch ends the run with: `decision`, signalled on the call it was decided on (`carrier`) once that call reaches the guard. */
+interface BatchStop {
+  reason: string;
+  decision: Refusal;
+  carrier?: string;
 }
 
 /**
@@ -148,8 +155,10 @@ export function batchGuard(settings: BatchGuardSettings) {
     verdict: Verdict,
   ): MaybePromise<ToolMessage | Command> => {
     const own = verdict.byId.get(call.id);
+    const { stop } = verdict;
     // The common case, the call runs: no outcome to work out (a step runs less of our code).
-    if (!verdict.stop && (own === undefined || own.action === "allow")) return run(request, handler);
+    if (!stop && (own === undefined || own.action === "allow")) return run(request, handler);
+    if (stop && own === stop.decision) stop.carrier = call.id;
     if (own && own.action !== "allow")
       return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);
@@ -179,8 +188,9 @@ export function batchGuard(settings: BatchGuardSettings) {
     request: R,
     handler: ModelHandler<R>,
   ): Promise<AIMessage | Command> => {
-    const stop = stopMarkIn(request.state?.messages ?? [], settings.guard);
-    if (stop) return Promise.resolve(stopNotice(settings.guard, stop.reason));
+    const messages = request.state?.messages ?? [];
+    const stop = stopMarkIn(messages, settings.guard);
+    if (stop) return signalUncarriedStop(messages).then(() => stopNotice(settings.guard, stop.reason));
     const called = promisedCall(handler, request);
     const { review } = settings;
     if (!review) return called.then(stampTurn, modelError);
@@ -193,6 +203,28 @@ export function batchGuard(settings: BatchGuardSettings) {
       }
       return reviewed instanceof Promise ? reviewed.then(stampTurn, modelError) : stampTurn(reviewed);
     }, modelError);
+  };
+
+  /**
+   * The stop of the batch `messages` end with, signalled on the first call (in the batch's order)
+   * that reached the guard, when the call it was decided on never did: a middleware listed before
+   * the guards answered it while they judged the batch. Its siblings already said why they did not run.
+   */
+  const signalUncarriedStop = async (messages: readonly BaseMessage[]): Promise<void> => {
+    const at = latestTurnIndex(messages);
+    const verdict =
+      at < 0 ? undefined : await Promise.resolve(verdicts.get(messages[at] as object)).catch(() => undefined);
+    const stop = verdict?.stop;
+    if (!stop || stop.carrier !== undefined) return;
+    const stopped = new Set<string>();
+    for (let i = at + 1; i < messages.length; i++) {
+      const mark = readMark(messages[i]);
+      if (mark?.guard === settings.guard && mark.action === "stop") stopped.add(toolCallIdOf(messages[i]) ?? "");
+    }
+    const first = toolCallsOf(messages[at]).find((call) => stopped.has(call.id));
+    if (!first) return;
+    stop.carrier = first.id;
+    await signalCall(settings, first, stop.decision);
   };
 
   /** An exception on the way back from the model, thrown on; one that is not the guards' is warned of once. */
@@ -237,8 +269,8 @@ function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSet
   }
   // Nothing but allows (nearly every batch): no stop, no refusal to note.
   if (!acts) return { byId, stop: undefined };
-  // Every call decided reaches the guard.
-  const stop = batchStop(decisions, settings);
+  // Every call decided reaches the guard, or is on its way when it judges the batch.
+  const stop: BatchStop | undefined = batchStop(decisions, settings);
   if (!stop) for (const [id, decision] of byId) if (refuses(decision, settings.observeOnly)) outside.add(id);
   return { byId, stop };
 }

@@ -5,6 +5,7 @@ import { andThen, type MaybePromise } from "../core/maybePromise.js";
 import { lastAiIndex, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
 import { runToolSafely, type ToolHandler } from "../core/toolErrors.js";
+import { withAnsweredBefore } from "./answeredBefore.js";
 import { carriesNothing, withCarry, type GuardState } from "./carry.js";
 import { readyHistory } from "./summaryRemovals.js";
 
@@ -97,7 +98,10 @@ function judgeIn<R extends ToolRequestLike>(
   // The AIMessage that asked: the latest.
   const at = lastAiIndex(messages);
   const call: ToolCallView = { id, name: request.toolCall.name, args: request.toolCall.args };
-  const answer = at < 0 ? run(request, handler) : judge(request, handler, { call, messages, at });
+  const answer =
+    at < 0
+      ? run(request, handler)
+      : withAnsweredBefore(messages, at, id, judge(request, handler, { call, messages, at }));
   return carriesNothing(request.state) ? answer : andThen(answer, (settled) => withCarry(request.state, id, settled));
 }
 

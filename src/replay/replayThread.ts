@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, Decision } from "../core/decision.js";
 import {
+  answeredBeforeOf,
   isStampedTurn,
   markOf,
   reachedGuards,
@@ -135,6 +136,12 @@ export interface JudgedBatch {
   /** Calls answered before the tools node (a call limit, a reviewer's reject): no guard met them live. */
   answeredBeforeGuards: ReadonlySet<string>;
   /**
+   * Calls a middleware before the guards answered without running them after the guards had
+   * judged the batch (core/marks.ts ANSWERED_BEFORE_KEY): they counted as calls of the batch,
+   * but no guard met them.
+   */
+  answeredBesideGuards: ReadonlySet<string>;
+  /**
    * The run's start, judged before its first model call (the AI message at `messageIndex`): live,
    * a turn-judging guard decides there whether the thread may go on at all (its thread cap).
    */
@@ -228,10 +235,13 @@ async function judgeBatches(
     // The calls answered on their way to the guard judging: before the tools node, then by the guards before it.
     let answeredBefore = answered.answeredBeforeGuards;
     let acted = false;
+    // Live, a turn none of whose calls reached a guard is judged at the next model call: there is
+    // none when the run ended with the turn's answers (a call limit's blocks end it).
+    const judgedAtNextCall = turnGuards.length > 0 && modelCallFollows(messages, i);
     for (const { guard, ...mode } of stack) {
       const decisions = await judgeReaching(guard, history, judged, answeredBefore);
       judgements.set(guard.name, decisions);
-      if (guard.evaluateTurn) {
+      if (guard.evaluateTurn && judgedAtNextCall) {
         const turn = await guard.evaluateTurn(history);
         turnJudgements.set(guard.name, turn);
         if (turn.action !== "allow") acted = true;
@@ -266,6 +276,13 @@ async function judgeBatches(
 }
 
 const NO_REFUSALS: Map<string, WouldBeRefusal[]> = new Map();
+
+/** Whether the run made a model call after the answers to the turn at `at`. */
+function modelCallFollows(messages: readonly BaseMessage[], at: number): boolean {
+  let next = at + 1;
+  while (next < messages.length && messageKind(messages[next]) === "tool") next++;
+  return messageKind(messages[next]) === "ai";
+}
 
 /**
  * A guard's decisions on a batch, as live (hooks/batchGuard.ts `verdictOf`): it decides on the
@@ -314,6 +331,7 @@ async function judgeRunStart(
     turnJudgements,
     answeredLive: NO_ANSWERS,
     answeredBeforeGuards: NO_IDS,
+    answeredBesideGuards: NO_IDS,
     atRunStart: true,
   };
 }
@@ -361,19 +379,32 @@ function recordedAnswers(
   messages: readonly BaseMessage[],
   at: number,
   calls: readonly ToolCallView[],
-): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards"> {
+): Pick<JudgedBatch, "answeredLive" | "answeredBeforeGuards" | "answeredBesideGuards"> {
   const stamped = isStampedTurn(messages[at]);
-  // Made when the first answer needs them: most turns have neither.
+  // Made when the first answer needs them: most turns have none.
   let answeredLive: Map<string, string> | undefined;
-  let answeredBeforeGuards: Set<string> | undefined;
-  for (let i = at + 1; i < messages.length && messageKind(messages[i]) !== "ai"; i++) {
-    const id = toolCallIdOf(messages[i]);
-    if (id === undefined || !callsInclude(calls, id) || messageKind(messages[i]) !== "tool") continue;
-    const mark = markOf(messages[i]);
+  let unmet: string[] | undefined;
+  let end = at + 1;
+  for (; end < messages.length && messageKind(messages[end]) !== "ai"; end++) {
+    const id = toolCallIdOf(messages[end]);
+    if (id === undefined || !callsInclude(calls, id) || messageKind(messages[end]) !== "tool") continue;
+    const mark = markOf(messages[end]);
     if (mark) (answeredLive ??= new Map()).set(id, mark.guard);
-    else if (!reachedGuards(messages[i], stamped)) (answeredBeforeGuards ??= new Set()).add(id);
+    else if (!reachedGuards(messages[end], stamped)) (unmet ??= []).push(id);
   }
-  return { answeredLive: answeredLive ?? NO_ANSWERS, answeredBeforeGuards: answeredBeforeGuards ?? NO_IDS };
+  const answers = {
+    answeredLive: answeredLive ?? NO_ANSWERS,
+    answeredBeforeGuards: NO_IDS,
+    answeredBesideGuards: NO_IDS,
+  };
+  if (!unmet) return answers;
+  // Without the guards' record (a lone call, older versions), every such answer was written before the tools node.
+  let judgedWith: readonly string[] | undefined;
+  for (let i = at + 1; i < end && !judgedWith; i++) judgedWith = answeredBeforeOf(messages[i]);
+  const before = judgedWith ? unmet.filter((id) => judgedWith.includes(id)) : unmet;
+  if (before.length > 0) answers.answeredBeforeGuards = new Set(before);
+  if (before.length < unmet.length) answers.answeredBesideGuards = new Set(unmet.filter((id) => !before.includes(id)));
+  return answers;
 }
 
 function callsInclude(calls: readonly ToolCallView[], id: string): boolean {
@@ -413,6 +444,7 @@ function actOn(
   const acted: BatchDecision[] = [];
   const answers = new Map<string, string>();
   for (const id of batch.answeredBeforeGuards) answers.set(id, ANOTHER_MIDDLEWARE);
+  for (const id of batch.answeredBesideGuards) answers.set(id, ANOTHER_MIDDLEWARE);
   const outside = answeredOutside(batch, replayed);
   const open = (call: ToolCallView) => !answers.has(call.id) && !outside.has(call.id);
   let stoppedBy: string | undefined;
@@ -442,7 +474,11 @@ function actOn(
     // moves there. No call reaches it after a stop, or when outer guards answered them all.
     const judged = batch.judgements.get(guard.name);
     if (!judged) continue; // a run's start: only turn-judging guards judge it
-    const decisions = guard.evaluateTurn ? onReachingCall(judged, open) : judged;
+    const decisions = guard.evaluateTurn
+      ? onReachingCall(judged, open)
+      : batch.answeredBesideGuards.size === 0
+        ? judged
+        : onReachingCall(judged, open, (call) => open(call) || batch.answeredBesideGuards.has(call.id));
     const reaching = guard.evaluateTurn ? decisions : decisions.filter(({ call }) => open(call));
     const stopping = batchStop(reaching, mode) !== undefined;
     const stops = stopping && !stoppedBy && batch.calls.some(open);

@@ -205,6 +205,9 @@ function chainOf(
       break;
     }
   }
+  // Nothing in the chain ran (its first call was answered by someone else, the rest refused by
+  // this guard as duplicates in their batch): no result to repeat, so nothing was wasted.
+  if (chain.lastStatus === undefined) return NO_REPEATS;
   // A chain cut by a change of the world (or a user message) starts with a result that answered
   // that new world: it is the baseline, not a wasted repeat; unless a call that acts answered
   // exactly what it answered before the change, which then did not touch it. A read after an edit

@@ -21,7 +21,8 @@ const changesState = changesStateByName(new Set(), new Set());
  * cut that way starts with a baseline that is not wasted, unless it is a call that may change
  * the world and repeated the result before the change. The guard visits only the call's own occurrences; both must agree on every
  * history. A call answered without running is no result: only the guard's own refusal of the
- * call in this user turn counts (1), anything else's is skipped. (No near-duplicates here: the
+ * call in this user turn counts (1), anything else's is skipped, and a chain where nothing ran
+ * wasted nothing. (No near-duplicates here: the
  * arguments differ by a changed value or not at all, and every result has words.)
  */
 function wastedByWalkingBack(observations: readonly ToolCallObservation[], userTurn: number, key: string): number {
@@ -47,6 +48,7 @@ function wastedByWalkingBack(observations: readonly ToolCallObservation[], userT
   let total = 0;
   let oldest: number | undefined;
   let reachedBaseline = false;
+  let anyRan = false;
   for (let i = observations.length - 1; i >= 0 && i >= changedAt; i--) {
     const o = observations[i]!;
     if (o.callKey !== key) continue;
@@ -54,6 +56,7 @@ function wastedByWalkingBack(observations: readonly ToolCallObservation[], userT
     if (!o.ran && !own) continue;
     if (o.userTurn !== userTurn && o.status !== "error") break;
     oldest = i;
+    anyRan ||= o.ran;
     if (!o.ran) total += 1;
     else if (stale(o)) total += weight(o);
     else {
@@ -61,6 +64,7 @@ function wastedByWalkingBack(observations: readonly ToolCallObservation[], userT
       break;
     }
   }
+  if (!anyRan) return 0;
   if (!reachedBaseline && oldest !== undefined && wasted(observations[oldest]!)) {
     const o = observations[oldest]!;
     const previous = observations
