@@ -158,7 +158,8 @@ export function batchGuard(settings: BatchGuardSettings) {
     const { stop } = verdict;
     // The common case, the call runs: no outcome to work out (a step runs less of our code).
     if (!stop && (own === undefined || own.action === "allow")) return run(request, handler);
-    if (stop && own === stop.decision) stop.carrier = call.id;
+    // A stop signalled on this call, the batch's or its own, is the one the batch stops with.
+    if (stop && own?.action === "stop") stop.carrier = call.id;
     if (own && own.action !== "allow")
       return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);

@@ -485,7 +485,12 @@ function actOn(
     for (const { call, decision } of decisions) {
       if (decision.action === "allow") continue;
       const answersToo = stopping || refuses(decision, mode.observeOnly);
-      const shadowedBy = stoppedBy ?? answers.get(call.id) ?? (answersToo ? outside.get(call.id) : undefined);
+      // A call's own refusal and the stop it carries (`onReachingCall`) are both this guard's.
+      const answeredBy = answers.get(call.id);
+      const shadowedBy =
+        stoppedBy ??
+        (answeredBy === guard.name ? undefined : answeredBy) ??
+        (answersToo ? outside.get(call.id) : undefined);
       acted.push({ guard: guard.name, call, decision, ...(shadowedBy ? { shadowedBy } : {}) });
       // A call waiting for a reviewer that this guard answered live: the reviewer said no (or
       // could not be read), and no guard inside met the call.

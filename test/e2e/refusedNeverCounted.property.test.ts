@@ -10,6 +10,7 @@ import {
   toolCallLimitMiddleware,
   type AgentMiddleware,
 } from "langchain";
+import { createDeepAgent } from "deepagents";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
@@ -20,7 +21,7 @@ import { replayedBesideLive } from "../helpers/replayAgrees.js";
  * "A refused call did not run" (docs/architecture.md, "Judge as one") as a property: whoever
  * answered a call without running it (a reviewer middleware, LangChain's call limit or
  * human-in-the-loop, one of our guards), listed before or after the stack, over two user turns
- * of one thread, no loop guard ever
+ * of one thread, through createAgent or createDeepAgent, no loop guard ever
  * counts it. Every repeat a loop guard acts on is backed by earlier calls whose tool really ran
  * (the tools log what they ran), and replay gives the decisions made live.
  */
@@ -38,6 +39,8 @@ const runArb = fc.array(
   fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
   { minLength: 1, maxLength: 8 },
 );
+type Refusers = typeof refusersArb extends fc.Arbitrary<infer R> ? R : never;
+type Runaway = typeof runawayArb extends fc.Arbitrary<infer R> ? R : never;
 const refusersArb = fc.record({
   /** Which occurrences of a call the reviewer rejects (by the call's key and how often it saw it). */
   rejects: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
@@ -158,93 +161,176 @@ function decidedOn(carrier: Placed, calls: readonly Placed[], reason: string): P
   return calls.slice(first).find((c) => sameBatch(c) && c.name === tool) ?? carrier;
 }
 
+const get = (id: number) => ({ toolCalls: [read(id)] });
+const quiet: Refusers = {
+  rejects: [false],
+  reviewer: "none",
+  limit: "none",
+  limitedTool: "get_account",
+  runLimit: 0,
+  hitl: "none",
+  approvals: [true],
+};
+/** Counterexamples this property found once, each a different way of getting it wrong. */
+const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
+  // A reviewer after the guards rejects the first of two identical reads: asked again, the read runs.
+  [
+    [{ toolCalls: [search(0)] }],
+    [{ toolCalls: [search(1), search(1)] }, { toolCalls: [search(1), read(7)] }, { toolCalls: [write(1)] }],
+    { ...quiet, rejects: [false, false, false, false, true], reviewer: "after" },
+    undefined,
+    false,
+  ],
+  // A reviewer before them rejects the first of two: the second was judged beside it, in replay too.
+  [
+    [get(7)],
+    [get(7), { toolCalls: [read(7), read(7)] }, { toolCalls: [search(0)] }],
+    { ...quiet, rejects: [false, false, true, false, false], reviewer: "before" },
+    undefined,
+    false,
+  ],
+  // A call limit's block ends the run at its token cap: no stop after it.
+  [
+    [
+      { toolCalls: [search(0)] },
+      get(7),
+      { toolCalls: [write(1)] },
+      { toolCalls: [search(0)] },
+      { toolCalls: [search(0)] },
+      get(7),
+    ],
+    [get(7)],
+    { ...quiet, limit: "after", limitedTool: "search", runLimit: 2 },
+    { maxRunTokens: 120 },
+    false,
+  ],
+  // A stop decided on a call a reviewer before the guards rejected, signalled on the next call.
+  [
+    [get(7), get(7), { toolCalls: [read(7), read(7), read(7)] }],
+    [get(7)],
+    { ...quiet, rejects: [false, false, true, false, false], reviewer: "before" },
+    { maxRunTokens: 60 },
+    false,
+  ],
+  // The same, on a call whose own directive stands beside the stop it carries.
+  [
+    [
+      { toolCalls: [search(1), search(1), read(8)] },
+      { toolCalls: [search(1), search(1)] },
+      get(8),
+      { toolCalls: [read(8), search(1)] },
+    ],
+    [get(7)],
+    { ...quiet, rejects: [false, false, false, true, false], reviewer: "before" },
+    undefined,
+    false,
+  ],
+  // A stop about the turn moves off a call the call limit blocked onto one with a stop of its own: one stop.
+  [
+    [{ toolCalls: [search(0)] }],
+    [{ toolCalls: [read(7), search(0)] }, { toolCalls: [search(0)] }, { toolCalls: [read(7), search(0)] }],
+    { ...quiet, limit: "after" },
+    { maxRunTokens: 120 },
+    false,
+  ],
+];
+
 describe("a call answered without running is never counted by a loop guard", () => {
   it("every repeat a loop guard acts on rests on calls that ran; replay agrees with live", async () => {
     await fc.assert(
-      fc.asyncProperty(runArb, runArb, refusersArb, runawayArb, async (first, second, refusers, runaway) => {
-        const ran = new Set<string>();
-        const signals: Signal[] = [];
-        const stack = recommendedGuards({
-          writeTools: ["update_account"],
-          runaway,
-          onSignal: (s) => signals.push(s),
-        }).agent;
-        const before: AgentMiddleware[] = [];
-        const after: AgentMiddleware[] = [];
-        if (refusers.reviewer !== "none")
-          (refusers.reviewer === "before" ? before : after).push(reviewer(refusers.rejects));
-        // LangChain answers a call twice when its call limit blocks a call its reviewer then rejects.
-        if (refusers.limit !== "none" && refusers.hitl === "none")
-          (refusers.limit === "before" ? before : after).push(
-            toolCallLimitMiddleware({
-              toolName: refusers.limitedTool,
-              runLimit: refusers.runLimit,
-              exitBehavior: "continue",
-            }),
-          );
-        if (refusers.hitl !== "none")
-          (refusers.hitl === "before" ? before : after).push(
-            // Every tool reviewed: LangChain drops an unreviewed call of a turn whose reviewed call is rejected.
-            humanInTheLoopMiddleware({ interruptOn: { get_account: true, update_account: true, search: true } }),
-          );
-        const agent = createAgent({
-          model: new ScriptedChatModel({ turns: [...first, { text: "done" }, ...second, { text: "done" }] }),
-          tools: loggedTools(ran),
-          middleware: [...before, ...stack, ...after],
-          checkpointer: new MemorySaver(),
-        });
-        const config = { configurable: { thread_id: "t" }, recursionLimit: 200 };
-        let reviews = 0;
-        for (const text of ["check the account", "and once more"]) {
-          let result = await agent.invoke({ messages: [new HumanMessage(text)] }, config);
-          // The reviewer decides a whole turn's writes alike (LangChain drops the approved call of
-          // a turn it is told to reject in part).
-          for (let interrupt = result.__interrupt__?.[0]; interrupt; interrupt = result.__interrupt__?.[0]) {
-            const { actionRequests } = interrupt.value as { actionRequests: unknown[] };
-            const approve = refusers.approvals[reviews++ % refusers.approvals.length];
-            const decisions = actionRequests.map(() =>
-              approve ? { type: "approve" } : { type: "reject", message: "Not now." },
+      fc.asyncProperty(
+        runArb,
+        runArb,
+        refusersArb,
+        runawayArb,
+        fc.boolean(),
+        async (first, second, refusers, runaway, deep) => {
+          const ran = new Set<string>();
+          const signals: Signal[] = [];
+          const guards = recommendedGuards({
+            writeTools: ["update_account"],
+            runaway,
+            onSignal: (s) => signals.push(s),
+          });
+          const stack = deep ? guards.deepAgent : guards.agent;
+          const before: AgentMiddleware[] = [];
+          const after: AgentMiddleware[] = [];
+          if (refusers.reviewer !== "none")
+            (refusers.reviewer === "before" ? before : after).push(reviewer(refusers.rejects));
+          // LangChain answers a call twice when its call limit blocks a call its reviewer then rejects.
+          if (refusers.limit !== "none" && refusers.hitl === "none")
+            (refusers.limit === "before" ? before : after).push(
+              toolCallLimitMiddleware({
+                toolName: refusers.limitedTool,
+                runLimit: refusers.runLimit,
+                exitBehavior: "continue",
+              }),
             );
-            result = await agent.invoke(new Command({ resume: { decisions } }), config);
+          if (refusers.hitl !== "none")
+            (refusers.hitl === "before" ? before : after).push(
+              // Every tool reviewed: LangChain drops an unreviewed call of a turn whose reviewed call is rejected.
+              humanInTheLoopMiddleware({ interruptOn: { get_account: true, update_account: true, search: true } }),
+            );
+          const options = {
+            model: new ScriptedChatModel({ turns: [...first, { text: "done" }, ...second, { text: "done" }] }),
+            tools: loggedTools(ran),
+            middleware: [...before, ...stack, ...after],
+            checkpointer: new MemorySaver(),
+          };
+          const agent = deep ? createDeepAgent(options) : createAgent(options);
+          const config = { configurable: { thread_id: "t" }, recursionLimit: 200 };
+          let reviews = 0;
+          for (const text of ["check the account", "and once more"]) {
+            let result = await agent.invoke({ messages: [new HumanMessage(text)] }, config);
+            // The reviewer decides a whole turn's writes alike (LangChain drops the approved call of
+            // a turn it is told to reject in part).
+            for (let interrupt = result.__interrupt__?.[0]; interrupt; interrupt = result.__interrupt__?.[0]) {
+              const { actionRequests } = interrupt.value as { actionRequests: unknown[] };
+              const approve = refusers.approvals[reviews++ % refusers.approvals.length];
+              const decisions = actionRequests.map(() =>
+                approve ? { type: "approve" } : { type: "reject", message: "Not now." },
+              );
+              result = await agent.invoke(new Command({ resume: { decisions } }), config);
+            }
           }
-        }
-        const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
-        assertToolCallPairing(messages);
+          const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
+          assertToolCallPairing(messages);
 
-        const calls = placedCalls(messages);
-        const byId = new Map(calls.map((c) => [c.id, c]));
-        const ranBefore = (call: Placed, same: (earlier: Placed) => boolean) =>
-          calls.slice(0, call.at - call.siblingsBefore.length).some((e) => ran.has(e.id) && same(e));
-        for (const signal of signals) {
-          const carrier = signal.toolCallId === undefined ? undefined : byId.get(signal.toolCallId);
-          if (!carrier) continue;
-          // A stop decided on a call that never reached the guard rides on the first that did: the
-          // reason names the call it was decided on.
-          const call = signal.action === "stop" ? decidedOn(carrier, calls, signal.reason) : carrier;
-          const seen = `${signal.guard} ${signal.action} ${signal.code} on ${call.key}`;
-          if (signal.code === "identical_calls")
-            expect(identicalCountAtMost(call, calls, ran), seen).toBeGreaterThanOrEqual(3); // warnAt
-          if (signal.code === "no_progress" || signal.code === "repeated_error")
-            expect(
-              ranBefore(call, (e) => e.name === call.name),
-              seen,
-            ).toBe(true);
-          if (signal.code === "runaway_factor" && signal.action === "directive")
-            expect(
-              ranBefore(call, (e) => e.key === call.key && e.turn === call.turn) ||
-                call.siblingsBefore.some((s) => s.key === call.key),
-              seen,
-            ).toBe(true);
-        }
-        // A call that did not run was answered by whoever refused it, never by a tool.
-        for (const message of messages)
-          if (ToolMessage.isInstance(message) && !ran.has(message.tool_call_id))
-            expect(String(message.content)).not.toMatch(/^(account|updated|results for)/);
+          const calls = placedCalls(messages);
+          const byId = new Map(calls.map((c) => [c.id, c]));
+          const ranBefore = (call: Placed, same: (earlier: Placed) => boolean) =>
+            calls.slice(0, call.at - call.siblingsBefore.length).some((e) => ran.has(e.id) && same(e));
+          for (const signal of signals) {
+            const carrier = signal.toolCallId === undefined ? undefined : byId.get(signal.toolCallId);
+            if (!carrier) continue;
+            // A stop decided on a call that never reached the guard rides on the first that did: the
+            // reason names the call it was decided on.
+            const call = signal.action === "stop" ? decidedOn(carrier, calls, signal.reason) : carrier;
+            const seen = `${signal.guard} ${signal.action} ${signal.code} on ${call.key}`;
+            if (signal.code === "identical_calls")
+              expect(identicalCountAtMost(call, calls, ran), seen).toBeGreaterThanOrEqual(3); // warnAt
+            if (signal.code === "no_progress" || signal.code === "repeated_error")
+              expect(
+                ranBefore(call, (e) => e.name === call.name),
+                seen,
+              ).toBe(true);
+            if (signal.code === "runaway_factor" && signal.action === "directive")
+              expect(
+                ranBefore(call, (e) => e.key === call.key && e.turn === call.turn) ||
+                  call.siblingsBefore.some((s) => s.key === call.key),
+                seen,
+              ).toBe(true);
+          }
+          // A call that did not run was answered by whoever refused it, never by a tool.
+          for (const message of messages)
+            if (ToolMessage.isInstance(message) && !ran.has(message.tool_call_id))
+              expect(String(message.content)).not.toMatch(/^(account|updated|results for)/);
 
-        const { decided, live } = await replayedBesideLive(messages, stack, signals);
-        expect(decided.sort()).toEqual(live.sort());
-      }),
-      { numRuns: 120 },
+          const { decided, live } = await replayedBesideLive(messages, stack, signals);
+          expect(decided.sort()).toEqual(live.sort());
+        },
+      ),
+      { numRuns: 120, examples: FOUND },
     );
   }, 240_000);
 });
