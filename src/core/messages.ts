@@ -99,12 +99,18 @@ export function pendingToolCalls(messages: readonly unknown[]): readonly ToolCal
   if (at < 0) return [];
   const calls = toolCallsOf(messages[at]);
   if (at === messages.length - 1) return calls; // right after the model call: nothing answered yet
-  const answered = new Set<string>();
-  for (let j = at + 1; j < messages.length; j++) {
-    const id = toolCallIdOf(messages[j]);
-    if (id !== undefined) answered.add(id);
-  }
+  const answered = new Set(answerIdsAfter(messages, at));
   return calls.filter((call) => !answered.has(call.id));
+}
+
+/** The tool-call ids the messages after `messages[at]` answer, in order. */
+export function answerIdsAfter(messages: readonly unknown[], at: number): string[] {
+  const ids: string[] = [];
+  for (let i = at + 1; i < messages.length; i++) {
+    const id = toolCallIdOf(messages[i]);
+    if (id !== undefined) ids.push(id);
+  }
+  return ids;
 }
 
 /** Whether a message is the summary LangChain's summarizationMiddleware wrote: it is not the user speaking. */

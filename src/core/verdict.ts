@@ -55,12 +55,12 @@ export function onReachingCall(
   if (to < 0) return decisions;
   const moved = [...decisions];
   const own = decisions[to]!.decision;
+  const carried = { call: decisions[to]!.call, decision: decisions[from]!.decision };
   moved[from] = { call: decisions[from]!.call, decision: ALLOW };
   // A stop of the call's own is the one it carries; a directive or a warning stands beside it
   // (live signalled it when the call came).
-  if (own.action === "allow") moved[to] = { call: decisions[to]!.call, decision: decisions[from]!.decision };
-  else if (own.action !== "stop")
-    moved.splice(to + 1, 0, { call: decisions[to]!.call, decision: decisions[from]!.decision });
+  if (own.action === "allow") moved[to] = carried;
+  else if (own.action !== "stop") moved.splice(to + 1, 0, carried);
   return moved;
 }
 

@@ -1,7 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { andThen, type MaybePromise } from "../core/maybePromise.js";
-import { toolCallIdOf } from "../core/messages.js";
+import { answerIdsAfter } from "../core/messages.js";
 import { recordAnsweredBefore } from "../core/ranStamps.js";
 
 /**
@@ -28,20 +28,11 @@ export function withAnsweredBefore(
   if ((asking.tool_calls?.length ?? 0) < 2) return answer;
   let ids = toWrite.get(asking);
   if (ids === WRITTEN) return answer;
-  if (ids === undefined) toWrite.set(asking, (ids = answeredIn(messages, at)));
+  // Every task of the tools node sees the same state: the answers in it were there when the guards judged.
+  if (ids === undefined) toWrite.set(asking, (ids = answerIdsAfter(messages, at)));
   const record = ids;
   return andThen(answer, (settled) => {
     if (toWrite.get(asking) !== WRITTEN && recordAnsweredBefore(settled, record, callId)) toWrite.set(asking, WRITTEN);
     return settled;
   });
-}
-
-/** Ids of the answers already in the state after the AIMessage at `at`: every task of the tools node sees the same. */
-function answeredIn(messages: readonly BaseMessage[], at: number): string[] {
-  const ids: string[] = [];
-  for (let i = at + 1; i < messages.length; i++) {
-    const id = toolCallIdOf(messages[i]);
-    if (id !== undefined) ids.push(id);
-  }
-  return ids;
 }

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { toolCallIdOf } from "../core/messages.js";
+import { answerIdsAfter } from "../core/messages.js";
 
 /**
  * The calls of each model turn that a guard refused, by the AIMessage that asked for them
@@ -25,9 +25,6 @@ export function refusedCallsOf(asking: object): Set<string> {
 export function answeredOutside(asking: object, messages: readonly BaseMessage[], at: number): Set<string> {
   const ids = refusedCallsOf(asking);
   // A call limit's block or a reviewer's reject is in the state the tools node runs with.
-  for (let i = at + 1; i < messages.length; i++) {
-    const id = toolCallIdOf(messages[i]);
-    if (id !== undefined) ids.add(id);
-  }
+  if (at < messages.length - 1) for (const id of answerIdsAfter(messages, at)) ids.add(id);
   return ids;
 }

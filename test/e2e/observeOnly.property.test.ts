@@ -6,6 +6,7 @@ import { createAgent } from "langchain";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
+import { accountCallArb } from "../helpers/accountCalls.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
@@ -15,17 +16,8 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
  * refusal at that turn too; observing changes nothing the tools see.
  */
 
-const callArb = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 7, max: 8 }).map((id) => ({ name: "get_account", args: { id } })) },
-  {
-    weight: 1,
-    arbitrary: fc.integer({ min: 1, max: 2 }).map((seats) => ({ name: "update_account", args: { id: 7, seats } })),
-  },
-  { weight: 2, arbitrary: fc.integer({ min: 0, max: 1 }).map((q) => ({ name: "search", args: { q } })) },
-  { weight: 1, arbitrary: fc.constant({ name: "ghost_tool", args: {} }) },
-);
 const turnsArb = fc
-  .array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 })
+  .array(fc.array(accountCallArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 })
   .map((turns): ScriptedTurn[] => [
     // Call ids of the script's own, the same in both agents.
     ...turns.map((calls, t) => ({ toolCalls: calls.map((call, k) => ({ ...call, id: `c${t}.${k}` })) })),

@@ -7,6 +7,7 @@ import { createAgent, summarizationMiddleware, toolCallLimitMiddleware, type Age
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
+import { accountCallArb } from "../helpers/accountCalls.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 
 /**
@@ -16,17 +17,8 @@ import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../
  * signals from every guard, on the same calls, and ends each run the same way.
  */
 
-const callArb = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 7, max: 8 }).map((id) => ({ name: "get_account", args: { id } })) },
-  {
-    weight: 1,
-    arbitrary: fc.integer({ min: 1, max: 2 }).map((seats) => ({ name: "update_account", args: { id: 7, seats } })),
-  },
-  { weight: 2, arbitrary: fc.integer({ min: 0, max: 1 }).map((q) => ({ name: "search", args: { q } })) },
-  { weight: 1, arbitrary: fc.constant({ name: "ghost_tool", args: {} }) },
-);
 const runArb = fc.array(
-  fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
+  fc.array(accountCallArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
   { minLength: 1, maxLength: 8 },
 );
 const settingsArb = fc.record({
