@@ -6,6 +6,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards } from "../src/index.js";
 import { againstBareRows, lookupScript, type AgainstBare } from "./agentOverhead.js";
 import { hooksAlonePerStep } from "./hooksAlone.js";
+import { mirrorHooks } from "./passThrough.js";
 import { fmt, verdict } from "./timing.js";
 
 const TURNS = [20, 100, 300];
@@ -16,9 +17,15 @@ export default async function turnsBench(): Promise<string> {
   const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
   // The runaway guard's thresholds out of reach, as in stack.bench.ts: it still does all its accounting.
   const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 } }).agent;
+  // The same middleware with hooks that only pass every call on: the tool it offers and the
+  // channel it declares too, none of our code between (what LangChain charges for the stack's shape).
+  const shape = () => {
+    const [composed, ...declarations] = guards();
+    return [mirrorHooks(composed!, 0), ...declarations];
+  };
   const measured: AgainstBare[] = [];
   for (const turns of TURNS)
-    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns));
+    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, shape));
   const [first, last] = [measured[0]!, measured[measured.length - 1]!];
   const growth = last.addedPerStep / first.addedPerStep;
   rows.push(
