@@ -1,5 +1,5 @@
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
-import { withMark, type Mark } from "./marks.js";
+import { withMark, type Mark, type StopFacts } from "./marks.js";
 import type { ToolCallView } from "./messages.js";
 
 /**
@@ -8,15 +8,16 @@ import type { ToolCallView } from "./messages.js";
  */
 
 /**
- * Read by the model: the answer to a call the guard did not let run. A stop's answers carry the
- * stop reason, from which the next model call writes the run's final message.
+ * Read by the model: the answer to a call the guard did not let run. A stop's answers carry what
+ * the stop was (core/marks.ts `StopFacts`), from which the next model call writes the run's final
+ * message, in whichever process takes it.
  */
 export function guardToolMessage(
   call: ToolCallView,
   guard: string,
   action: "directive" | "stop",
   text: string,
-  stopReason?: string,
+  stop?: StopFacts,
 ): ToolMessage {
   return new ToolMessage({
     content: text,
@@ -25,9 +26,15 @@ export function guardToolMessage(
     status: "error",
     response_metadata: withMark(
       undefined,
-      stopReason === undefined ? { guard, action } : { guard, action, stopReason },
+      stop === undefined ? { guard, action } : { guard, action, ...stopMark(stop) },
     ),
   });
+}
+
+function stopMark({ reason, on, code, detail }: StopFacts): Record<string, unknown> {
+  return detail === undefined
+    ? { stopReason: reason, stopOn: on, stopCode: code }
+    : { stopReason: reason, stopOn: on, stopCode: code, stopDetail: detail };
 }
 
 /** Read by the model: the answer to a sibling call that never ran because the run stopped. */

@@ -1,5 +1,6 @@
 import { fields, type Loose } from "./fields.js";
 import { contentOf, messageKind, statusOf, toolCallIdOf } from "./messages.js";
+import type { SignalCode } from "./signalCodes.js";
 
 /**
  * The one definition of what harness-kit writes into messages. Every message a guard writes or
@@ -8,8 +9,9 @@ import { contentOf, messageKind, statusOf, toolCallIdOf } from "./messages.js";
  * version reads back with the same decisions.
  *
  * Version 1 fields: `v`, `guard`, `action`, and as the guard needs: `reason`, `stopReason` (a
- * stop), `outcome` (see below), `errorClass`/`mode` (the validator), `original` (the result a
- * preview replaced), `budget`, `detected`. Marks written before `v` existed read as version 1.
+ * stop; a stopped batch's answers also `stopOn`, `stopCode`, `stopDetail`: see `StopFacts`),
+ * `outcome` (see below), `errorClass`/`mode` (the validator), `original` (the result a preview
+ * replaced), `budget`, `detected`. Marks written before `v` existed read as version 1.
  *
  * `outcome` tells a tool that ran from a call a guard answered in its place:
  * - `"invalid_output"`: the tool ran and the validator found its output invalid;
@@ -210,6 +212,29 @@ export function originalOf(message: unknown): OriginalResult | undefined {
   if (typeof original.offloadKey === "string") result.offloadKey = original.offloadKey;
   if (typeof original.readHint === "string") result.readHint = original.readHint;
   return result;
+}
+
+/** What the answers of a batch a guard stopped record about the stop: the signal it was, and where. */
+export interface StopFacts {
+  reason: string;
+  /** The call the stop was decided on. */
+  on: string;
+  code: SignalCode;
+  detail?: Record<string, unknown>;
+}
+
+/** The stop facts on a stop answer `guard` wrote (undefined for answers older versions wrote). */
+export function stopFactsOf(message: unknown, guard: string): StopFacts | undefined {
+  const mark = readMark(message);
+  if (mark?.guard !== guard || mark.action !== "stop") return undefined;
+  const { stopReason: reason, stopOn: on, stopCode: code, stopDetail: detail } = mark;
+  if (typeof reason !== "string" || typeof on !== "string" || typeof code !== "string") return undefined;
+  return {
+    reason,
+    on,
+    code: code as SignalCode,
+    ...(detail !== null && typeof detail === "object" ? { detail: detail as Record<string, unknown> } : {}),
+  };
 }
 
 /**

@@ -31,8 +31,9 @@ export function judgedCalls(asking: unknown, judgesUnusableCalls = false): reado
 export function batchStop(
   decisions: readonly CallDecision[],
   mode: GuardMode,
-): { reason: string; decision: Refusal } | undefined {
-  for (const { decision } of decisions) if (stopsRun(decision, mode)) return { reason: decision.reason, decision };
+): { reason: string; decision: Refusal; call: ToolCallView } | undefined {
+  for (const { call, decision } of decisions)
+    if (stopsRun(decision, mode)) return { reason: decision.reason, decision, call };
   return undefined;
 }
 

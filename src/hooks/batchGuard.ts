@@ -7,7 +7,7 @@ import { modelErrorOutsideText, warnOnce } from "../core/composition.js";
 import { GuardStopError } from "../core/errors.js";
 import { andThen, promisedCall, type MaybePromise } from "../core/maybePromise.js";
 import { recordWouldBeRefusal, stampTurn } from "../core/ranStamps.js";
-import { readMark, stopMarkIn } from "../core/marks.js";
+import { stopFactsOf, stopMarkIn, type StopFacts } from "../core/marks.js";
 import { latestTurnIndex, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
@@ -63,11 +63,11 @@ interface Verdict {
   stop: BatchStop | undefined;
 }
 
-/** The stop a batch ends the run with: `decision`, signalled on the call it was decided on (`carrier`) once that call reaches the guard. */
+/** The stop a batch ends the run with: `decision`, decided on `call`, where it is signalled if that call reaches the guard. */
 interface BatchStop {
   reason: string;
   decision: Refusal;
-  carrier?: string;
+  call: ToolCallView;
 }
 
 /**
@@ -158,8 +158,6 @@ export function batchGuard(settings: BatchGuardSettings) {
     const { stop } = verdict;
     // The common case, the call runs: no outcome to work out (a step runs less of our code).
     if (!stop && (own === undefined || own.action === "allow")) return run(request, handler);
-    // A stop signalled on this call, the batch's or its own, is the one the batch stops with.
-    if (stop && own?.action === "stop") stop.carrier = call.id;
     if (own && own.action !== "allow")
       return signalCall(settings, call, own).then(() => outcomeAnswer(request, handler, call, own, verdict));
     return outcomeAnswer(request, handler, call, own, verdict);
@@ -175,7 +173,7 @@ export function batchGuard(settings: BatchGuardSettings) {
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
     if (outcome.kind === "stopped" && settings.exitBehavior === "throw")
       throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard), run);
+    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard, verdict.stop), run);
     // An observe-only guard's refusal is written on the answer of the call it let run: its next
     // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
     if (settings.observeOnly && refuses(own, false))
@@ -209,23 +207,23 @@ export function batchGuard(settings: BatchGuardSettings) {
   /**
    * The stop of the batch `messages` end with, signalled on the first call (in the batch's order)
    * that reached the guard, when the call it was decided on never did: a middleware listed before
-   * the guards answered it while they judged the batch. Its siblings already said why they did not run.
+   * the guards answered it while they judged the batch. Its siblings already said why they did not
+   * run. Read from their answers alone, so whichever process takes the next model call signals it.
    */
-  const signalUncarriedStop = async (messages: readonly BaseMessage[]): Promise<void> => {
+  const signalUncarriedStop = (messages: readonly BaseMessage[]): Promise<void> => {
     const at = latestTurnIndex(messages);
-    const verdict =
-      at < 0 ? undefined : await Promise.resolve(verdicts.get(messages[at] as object)).catch(() => undefined);
-    const stop = verdict?.stop;
-    if (!stop || stop.carrier !== undefined) return;
-    const stopped = new Set<string>();
+    if (at < 0) return Promise.resolve();
+    const stopped = new Map<string, StopFacts>();
     for (let i = at + 1; i < messages.length; i++) {
-      const mark = readMark(messages[i]);
-      if (mark?.guard === settings.guard && mark.action === "stop") stopped.add(toolCallIdOf(messages[i]) ?? "");
+      const facts = stopFactsOf(messages[i], settings.guard);
+      if (facts) stopped.set(toolCallIdOf(messages[i]) ?? "", facts);
     }
     const first = toolCallsOf(messages[at]).find((call) => stopped.has(call.id));
-    if (!first) return;
-    stop.carrier = first.id;
-    await signalCall(settings, first, stop.decision);
+    if (!first) return Promise.resolve();
+    const stop = stopped.get(first.id)!;
+    // The call the stop was decided on, when it reached the guard, signalled it then.
+    if (stopped.has(stop.on)) return Promise.resolve();
+    return signalCall(settings, first, { action: "stop", code: stop.code, reason: stop.reason, detail: stop.detail });
   };
 
   /** An exception on the way back from the model, thrown on; one that is not the guards' is warned of once. */
@@ -276,9 +274,16 @@ function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSet
   return { byId, stop };
 }
 
-/** A call's outcome as the answer it gets: a stop's sibling calls say they were not run. */
-function answerOf(outcome: CallOutcome, guard: string): CallAnswer<never> {
+/** A call's outcome as the answer it gets: a stop's sibling calls say they were not run, and what stopped it. */
+function answerOf(outcome: CallOutcome, guard: string, stop: BatchStop | undefined): CallAnswer<never> {
   if (outcome.kind === "runs") return { kind: "run" };
   if (outcome.kind === "refused") return { kind: "refuse", text: outcome.own.message };
-  return { kind: "stop", text: outcome.own?.message ?? notRunText(guard), reason: outcome.reason };
+  // A call is stopped only by its batch's stop.
+  const { reason, call, decision } = stop!;
+  const facts = { reason, on: call.id, code: decision.code };
+  return {
+    kind: "stop",
+    text: outcome.own?.message ?? notRunText(guard),
+    stop: decision.detail === undefined ? facts : { ...facts, detail: decision.detail },
+  };
 }

@@ -1,6 +1,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { guardToolMessage } from "../core/answers.js";
+import type { StopFacts } from "../core/marks.js";
 import { andThen, type MaybePromise } from "../core/maybePromise.js";
 import { lastAiIndex, type ToolCallView } from "../core/messages.js";
 import { emitSignal, observedDetail, type GuardAction, type SignalCode, type SignalHandler } from "../core/signals.js";
@@ -57,8 +58,8 @@ export type CallAnswer<R> =
   | { kind: "run"; request?: R }
   /** The call does not run: the model reads `text` instead (a directive). */
   | { kind: "refuse"; text: string }
-  /** The guard stopped the run: the call is answered with `text` and carries the stop `reason`. */
-  | { kind: "stop"; text: string; reason: string }
+  /** The guard stopped the run: the call is answered with `text` and carries what the stop was. */
+  | { kind: "stop"; text: string; stop: StopFacts }
   /** The guard answered the call itself (a reviewer's answer, the tool run another way). */
   | { kind: "answered"; result: ToolMessage | Command };
 
@@ -146,5 +147,5 @@ export function answerCall<R extends { toolCall: { id?: string; name: string; ar
     args: request.toolCall.args,
   };
   if (answer.kind === "refuse") return guardToolMessage(call, guard.guard, "directive", answer.text);
-  return guardToolMessage(call, guard.guard, "stop", answer.text, answer.reason);
+  return guardToolMessage(call, guard.guard, "stop", answer.text, answer.stop);
 }

@@ -1,21 +1,27 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
-import { Command, MemorySaver } from "@langchain/langgraph";
-import {
-  createAgent,
-  createMiddleware,
-  humanInTheLoopMiddleware,
-  toolCallLimitMiddleware,
-  type AgentMiddleware,
-} from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { createDeepAgent } from "deepagents";
-import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
 import { replayedBesideLive } from "../helpers/replayAgrees.js";
+import {
+  keyOf,
+  loggedTools,
+  playTwoTurns,
+  quietRefusers,
+  read,
+  refusersArb,
+  runArb,
+  runawayArb,
+  refusingMiddleware,
+  search,
+  write,
+  type Refusers,
+} from "../helpers/refusers.js";
 
 /**
  * "A refused call did not run" (docs/architecture.md, "Judge as one") as a property: whoever
@@ -26,78 +32,7 @@ import { replayedBesideLive } from "../helpers/replayAgrees.js";
  * (the tools log what they ran), and replay gives the decisions made live.
  */
 
-const read = (id: number) => ({ name: "get_account", args: { id } });
-const write = (seats: number) => ({ name: "update_account", args: { id: 7, seats } });
-const search = (q: number) => ({ name: "search", args: { q } });
-
-const callArb = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 7, max: 8 }).map(read) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }).map(write) },
-  { weight: 2, arbitrary: fc.integer({ min: 0, max: 1 }).map(search) },
-);
-const runArb = fc.array(
-  fc.array(callArb, { minLength: 1, maxLength: 3 }).map((toolCalls): ScriptedTurn => ({ toolCalls })),
-  { minLength: 1, maxLength: 8 },
-);
-type Refusers = typeof refusersArb extends fc.Arbitrary<infer R> ? R : never;
 type Runaway = typeof runawayArb extends fc.Arbitrary<infer R> ? R : never;
-const refusersArb = fc.record({
-  /** Which occurrences of a call the reviewer rejects (by the call's key and how often it saw it). */
-  rejects: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
-  reviewer: fc.constantFrom("none", "before", "after"),
-  limit: fc.constantFrom("none", "before", "after"),
-  limitedTool: fc.constantFrom("get_account", "search"),
-  /** A person reviewing every call (LangChain's human-in-the-loop), approving or rejecting each turn's. */
-  hitl: fc.constantFrom("none", "before", "after"),
-  approvals: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-  runLimit: fc.integer({ min: 0, max: 3 }),
-});
-// The runaway guard's defaults, its tiers low enough to block repeats in these short runs, or a
-// run token cap these runs reach (a stop on a batch some of whose calls another middleware answered).
-const runawayArb = fc.constantFrom(
-  undefined,
-  { warnAt: 1, blockAt: 1.5, stopAt: 1000, minInputTokens: 10 },
-  { maxRunTokens: 60 },
-  { maxRunTokens: 120 },
-);
-
-const keyOf = (name: string, args: unknown) => `${name} ${JSON.stringify(args)}`;
-
-function loggedTools(ran: Set<string>) {
-  const logged = (name: string, text: (args: Record<string, unknown>) => string, schema: z.ZodObject) =>
-    tool(
-      async (args: Record<string, unknown>, config: { toolCall?: { id?: string } }) => {
-        ran.add(config.toolCall?.id ?? "");
-        return text(args);
-      },
-      { name, description: name, schema },
-    );
-  return [
-    logged("get_account", ({ id }) => `account ${String(id)}: 3 seats`, z.object({ id: z.number() })),
-    logged("update_account", () => "updated", z.object({ id: z.number(), seats: z.number() })),
-    logged("search", ({ q }) => `results for ${String(q)}`, z.object({ q: z.number() })),
-  ];
-}
-
-/** A reviewer that rejects some occurrences of a call without running it, as a person would. */
-function reviewer(rejects: readonly boolean[]): AgentMiddleware {
-  const seen = new Map<string, number>();
-  return createMiddleware({
-    name: "Reviewer",
-    wrapToolCall: (request, handler) => {
-      const key = keyOf(request.toolCall.name, request.toolCall.args);
-      const n = seen.get(key) ?? 0;
-      seen.set(key, n + 1);
-      if (!rejects[(key.length + n) % rejects.length]) return handler(request);
-      return new ToolMessage({
-        content: "Rejected by the reviewer.",
-        tool_call_id: request.toolCall.id ?? "",
-        name: request.toolCall.name,
-        status: "error",
-      });
-    },
-  }) as AgentMiddleware;
-}
 
 interface Placed {
   id: string;
@@ -162,22 +97,13 @@ function decidedOn(carrier: Placed, calls: readonly Placed[], reason: string): P
 }
 
 const get = (id: number) => ({ toolCalls: [read(id)] });
-const quiet: Refusers = {
-  rejects: [false],
-  reviewer: "none",
-  limit: "none",
-  limitedTool: "get_account",
-  runLimit: 0,
-  hitl: "none",
-  approvals: [true],
-};
 /** Counterexamples this property found once, each a different way of getting it wrong. */
 const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
   // A reviewer after the guards rejects the first of two identical reads: asked again, the read runs.
   [
     [{ toolCalls: [search(0)] }],
     [{ toolCalls: [search(1), search(1)] }, { toolCalls: [search(1), read(7)] }, { toolCalls: [write(1)] }],
-    { ...quiet, rejects: [false, false, false, false, true], reviewer: "after" },
+    { ...quietRefusers, rejects: [false, false, false, false, true], reviewer: "after" },
     undefined,
     false,
   ],
@@ -185,7 +111,7 @@ const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
   [
     [get(7)],
     [get(7), { toolCalls: [read(7), read(7)] }, { toolCalls: [search(0)] }],
-    { ...quiet, rejects: [false, false, true, false, false], reviewer: "before" },
+    { ...quietRefusers, rejects: [false, false, true, false, false], reviewer: "before" },
     undefined,
     false,
   ],
@@ -200,7 +126,7 @@ const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
       get(7),
     ],
     [get(7)],
-    { ...quiet, limit: "after", limitedTool: "search", runLimit: 2 },
+    { ...quietRefusers, limit: "after", limitedTool: "search", runLimit: 2 },
     { maxRunTokens: 120 },
     false,
   ],
@@ -208,7 +134,7 @@ const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
   [
     [get(7), get(7), { toolCalls: [read(7), read(7), read(7)] }],
     [get(7)],
-    { ...quiet, rejects: [false, false, true, false, false], reviewer: "before" },
+    { ...quietRefusers, rejects: [false, false, true, false, false], reviewer: "before" },
     { maxRunTokens: 60 },
     false,
   ],
@@ -221,7 +147,7 @@ const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
       { toolCalls: [read(8), search(1)] },
     ],
     [get(7)],
-    { ...quiet, rejects: [false, false, false, true, false], reviewer: "before" },
+    { ...quietRefusers, rejects: [false, false, false, true, false], reviewer: "before" },
     undefined,
     false,
   ],
@@ -229,7 +155,7 @@ const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean][] = [
   [
     [{ toolCalls: [search(0)] }],
     [{ toolCalls: [read(7), search(0)] }, { toolCalls: [search(0)] }, { toolCalls: [read(7), search(0)] }],
-    { ...quiet, limit: "after" },
+    { ...quietRefusers, limit: "after" },
     { maxRunTokens: 120 },
     false,
   ],
@@ -253,24 +179,7 @@ describe("a call answered without running is never counted by a loop guard", () 
             onSignal: (s) => signals.push(s),
           });
           const stack = deep ? guards.deepAgent : guards.agent;
-          const before: AgentMiddleware[] = [];
-          const after: AgentMiddleware[] = [];
-          if (refusers.reviewer !== "none")
-            (refusers.reviewer === "before" ? before : after).push(reviewer(refusers.rejects));
-          // LangChain answers a call twice when its call limit blocks a call its reviewer then rejects.
-          if (refusers.limit !== "none" && refusers.hitl === "none")
-            (refusers.limit === "before" ? before : after).push(
-              toolCallLimitMiddleware({
-                toolName: refusers.limitedTool,
-                runLimit: refusers.runLimit,
-                exitBehavior: "continue",
-              }),
-            );
-          if (refusers.hitl !== "none")
-            (refusers.hitl === "before" ? before : after).push(
-              // Every tool reviewed: LangChain drops an unreviewed call of a turn whose reviewed call is rejected.
-              humanInTheLoopMiddleware({ interruptOn: { get_account: true, update_account: true, search: true } }),
-            );
+          const { before, after } = refusingMiddleware(refusers);
           const options = {
             model: new ScriptedChatModel({ turns: [...first, { text: "done" }, ...second, { text: "done" }] }),
             tools: loggedTools(ran),
@@ -278,22 +187,9 @@ describe("a call answered without running is never counted by a loop guard", () 
             checkpointer: new MemorySaver(),
           };
           const agent = deep ? createDeepAgent(options) : createAgent(options);
-          const config = { configurable: { thread_id: "t" }, recursionLimit: 200 };
-          let reviews = 0;
-          for (const text of ["check the account", "and once more"]) {
-            let result = await agent.invoke({ messages: [new HumanMessage(text)] }, config);
-            // The reviewer decides a whole turn's writes alike (LangChain drops the approved call of
-            // a turn it is told to reject in part).
-            for (let interrupt = result.__interrupt__?.[0]; interrupt; interrupt = result.__interrupt__?.[0]) {
-              const { actionRequests } = interrupt.value as { actionRequests: unknown[] };
-              const approve = refusers.approvals[reviews++ % refusers.approvals.length];
-              const decisions = actionRequests.map(() =>
-                approve ? { type: "approve" } : { type: "reject", message: "Not now." },
-              );
-              result = await agent.invoke(new Command({ resume: { decisions } }), config);
-            }
-          }
-          const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
+          await playTwoTurns(() => agent, refusers.approvals);
+          const messages = (await agent.graph.getState({ configurable: { thread_id: "t" } })).values
+            .messages as BaseMessage[];
           assertToolCallPairing(messages);
 
           const calls = placedCalls(messages);
