@@ -4,6 +4,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, summarizationMiddleware } from "langchain";
 import { createDeepAgent } from "deepagents";
+import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { recommendedGuards } from "../../src/stack/recommendedGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
@@ -25,14 +26,26 @@ import {
  * property: a thread whose every invoke (each user turn, each human-in-the-loop resume), or every
  * step after the tools node, goes to a new agent with a new stack, as workers sharing one
  * checkpointer serve it, gets the same signals on the same calls and ends with the same messages
- * as the thread one agent serves from start to end, with LangChain's summaries or without. The
- * guards' caches (verdicts, stores, ledgers) are per stack; what they decide must come from the
- * thread alone.
+ * as the thread one agent serves from start to end, with LangChain's summaries and the
+ * validator's safe mode or without. The guards' caches (verdicts, stores, ledgers) are per stack;
+ * what they decide must come from the thread alone.
  */
+
+const accountSchema = z.object({ id: z.number(), seats: z.number() });
 
 type Workers = "per invoke" | "per step";
 type Summary = "none" | "before" | "after";
 type Runaway = typeof runawayArb extends fc.Arbitrary<infer R> ? R : never;
+
+/** How the thread is set up, the same for one agent and for many workers. */
+interface Setup {
+  refusers: Refusers;
+  runaway: Runaway;
+  deep: boolean;
+  summary: Summary;
+  /** The validator judges the account reads, which do not match their spec: safe mode follows. */
+  validated: boolean;
+}
 
 interface Served {
   signals: string[];
@@ -41,10 +54,7 @@ interface Served {
 
 async function serve(
   turns: ScriptedTurn[],
-  refusers: Refusers,
-  runaway: Runaway,
-  deep: boolean,
-  summary: Summary,
+  { refusers, runaway, deep, summary, validated }: Setup,
   workers: "one" | Workers,
 ): Promise<Served> {
   const ran = new Set<string>();
@@ -65,7 +75,12 @@ async function serve(
   }
   const checkpointer = new MemorySaver();
   const worker = () => {
-    const guards = recommendedGuards({ writeTools: ["update_account"], runaway, onSignal: (s) => signals.push(s) });
+    const guards = recommendedGuards({
+      writeTools: ["update_account"],
+      runaway,
+      onSignal: (s) => signals.push(s),
+      ...(validated ? { outputSpecs: { get_account: { schema: accountSchema, onInvalid: "degrade" } } } : {}),
+    });
     const middleware = [...before, ...(deep ? guards.deepAgent : guards.agent), ...after];
     const options = { model, tools, middleware, checkpointer };
     return deep ? createDeepAgent(options) : createAgent(options);
@@ -92,22 +107,25 @@ async function serve(
 }
 
 /** Counterexamples this property found once. */
-const FOUND: [ScriptedTurn[], ScriptedTurn[], Refusers, Runaway, boolean, Summary, Workers][] = [
+const FOUND: [ScriptedTurn[], ScriptedTurn[], Setup, Workers][] = [
   // A stop decided on a call a reviewer before the guards rejected is signalled at the next model
   // call, by the worker that takes it, though another judged the batch.
   [
     [{ toolCalls: [read(7), read(7)] }, { toolCalls: [search(0)] }, { toolCalls: [read(7), search(0)] }],
     [{ toolCalls: [search(0)] }],
     {
-      ...quietRefusers,
-      rejects: [true, false, false, false, false],
-      reviewer: "before",
-      hitl: "before",
-      approvals: [false, false, true],
+      refusers: {
+        ...quietRefusers,
+        rejects: [true, false, false, false, false],
+        reviewer: "before",
+        hitl: "before",
+        approvals: [false, false, true],
+      },
+      runaway: { maxRunTokens: 60 },
+      deep: false,
+      summary: "none",
+      validated: false,
     },
-    { maxRunTokens: 60 },
-    false,
-    "none",
     "per step",
   ],
 ];
@@ -118,15 +136,18 @@ describe("the same judgement in any worker", () => {
       fc.asyncProperty(
         runArb,
         runArb,
-        refusersArb,
-        runawayArb,
-        fc.boolean(),
-        fc.constantFrom<Summary[]>("none", "before", "after"),
+        fc.record({
+          refusers: refusersArb,
+          runaway: runawayArb,
+          deep: fc.boolean(),
+          summary: fc.constantFrom<Summary[]>("none", "before", "after"),
+          validated: fc.boolean(),
+        }),
         fc.constantFrom<Workers[]>("per invoke", "per step"),
-        async (first, second, refusers, runaway, deep, summary, workers) => {
+        async (first, second, setup, workers) => {
           const turns = [...first, { text: "done" }, ...second, { text: "done" }];
-          const alone = await serve(turns, refusers, runaway, deep, summary, "one");
-          const fleet = await serve(turns, refusers, runaway, deep, summary, workers);
+          const alone = await serve(turns, setup, "one");
+          const fleet = await serve(turns, setup, workers);
           expect(fleet.signals).toEqual(alone.signals);
           expect(fleet.transcript).toEqual(alone.transcript);
         },
