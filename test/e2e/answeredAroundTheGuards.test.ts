@@ -35,14 +35,21 @@ function rejectingNth(...rejected: number[]): AgentMiddleware {
   }) as AgentMiddleware;
 }
 
+/**
+ * The scripted run through `around(stack)`, at LangGraph's default recursionLimit. With
+ * `workerPerStep`, the run pauses after each tools node and a new agent with a new stack, as
+ * another worker would, goes on from there.
+ */
 async function run(
   turns: ScriptedTurn[],
   around: (stack: AgentMiddleware[]) => AgentMiddleware[],
   options: RecommendedGuardsOptions = {},
+  workerPerStep = false,
 ) {
   const signals: Signal[] = [];
   const ran: string[] = [];
-  const stack = recommendedGuards({ ...options, onSignal: (s) => signals.push(s) }).agent;
+  const guards = () => recommendedGuards({ ...options, onSignal: (s) => signals.push(s) }).agent;
+  const stack = guards();
   const tools = [
     tool(
       async ({ id }: { id: number }, config: { toolCall?: { id?: string } }) => {
@@ -57,14 +64,17 @@ async function run(
       schema: z.object({ q: z.number() }),
     }),
   ];
-  const agent = createAgent({
-    model: new ScriptedChatModel({ turns: [...turns, { text: "done" }] }),
-    tools,
-    middleware: around(stack),
-    checkpointer: new MemorySaver(),
-  });
+  const model = new ScriptedChatModel({ turns: [...turns, { text: "done" }] });
+  const checkpointer = new MemorySaver();
+  const agent = createAgent({ model, tools, middleware: around(stack), checkpointer });
   const config = { configurable: { thread_id: "t" } };
-  await agent.invoke({ messages: [new HumanMessage("check account 7")] }, config);
+  if (!workerPerStep) await agent.invoke({ messages: [new HumanMessage("check account 7")] }, config);
+  else {
+    const paused = { ...config, interruptAfter: ["tools"] };
+    await agent.invoke({ messages: [new HumanMessage("check account 7")] }, paused);
+    while ((await agent.graph.getState(config)).next.length > 0)
+      await createAgent({ model, tools, middleware: around(guards()), checkpointer }).invoke(null, paused);
+  }
   const messages = (await agent.graph.getState(config)).values.messages as BaseMessage[];
   assertToolCallPairing(messages);
   const replay = await replayedBesideLive(messages, stack, signals);
@@ -106,22 +116,30 @@ describe("a reviewer listed before the guards rejects a call while they judge it
     expect(decided).toEqual(live);
   });
 
-  it("a stop decided on that call is signalled once, on the first call that reached the guard", async () => {
-    const { signals, messages, decided, live } = await run(
-      [{ toolCalls: [{ name: "search", args: { q: 1 } }] }, { toolCalls: [read, read, read] }],
-      (stack) => [rejectingNth(1), ...stack],
-      { runaway: { maxRunTokens: 20 } },
-    );
-    const [, rejected, second, third] = callIds(messages);
-    expect(answerTo(messages, rejected).content).toBe("Rejected by the reviewer.");
-    const stops = signals.filter((s) => s.action === "stop");
-    expect(stops.map((s) => [s.guard, s.code, s.toolCallId])).toEqual([
-      ["RunawayGuardMiddleware", "run_token_cap", second],
-    ]);
-    for (const id of [second, third]) expect(String(answerTo(messages, id).content)).toMatch(/^Not run/);
-    expect(String(messages.at(-1)!.content)).toMatch(/^Run stopped by RunawayGuardMiddleware/);
-    expect(decided).toEqual(live);
-  });
+  it.each([
+    ["one worker", false],
+    ["another worker after the tools node", true],
+  ])(
+    "a stop decided on that call is signalled once, on the first call that reached the guard (%s)",
+    async (_, workerPerStep) => {
+      const reviewer = rejectingNth(1); // one for the thread, whichever worker takes it
+      const { signals, messages, decided, live } = await run(
+        [{ toolCalls: [{ name: "search", args: { q: 1 } }] }, { toolCalls: [read, read, read] }],
+        (stack) => [reviewer, ...stack],
+        { runaway: { maxRunTokens: 20 } },
+        workerPerStep,
+      );
+      const [, rejected, second, third] = callIds(messages);
+      expect(answerTo(messages, rejected).content).toBe("Rejected by the reviewer.");
+      const stops = signals.filter((s) => s.action === "stop");
+      expect(stops.map((s) => [s.guard, s.code, s.toolCallId])).toEqual([
+        ["RunawayGuardMiddleware", "run_token_cap", second],
+      ]);
+      for (const id of [second, third]) expect(String(answerTo(messages, id).content)).toMatch(/^Not run/);
+      expect(String(messages.at(-1)!.content)).toMatch(/^Run stopped by RunawayGuardMiddleware/);
+      expect(decided).toEqual(live);
+    },
+  );
 });
 
 describe("a call limit's block ends the run: no turn is judged after it", () => {
