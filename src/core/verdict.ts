@@ -24,14 +24,18 @@ export function judgedCalls(asking: unknown, judgesUnusableCalls = false): reado
   return unusable?.size ? calls.filter((call) => !unusable.has(call.id)) : calls;
 }
 
+/** The stop a batch ends the run with: `decision`, decided on `call`. */
+export interface BatchStop {
+  reason: string;
+  decision: Refusal;
+  call: ToolCallView;
+}
+
 /**
  * The stop that ends the run, answering every call of the batch: the first stop decision, unless
  * the guard only observes or refuses at a stop instead (exitBehavior `"directive"`).
  */
-export function batchStop(
-  decisions: readonly CallDecision[],
-  mode: GuardMode,
-): { reason: string; decision: Refusal; call: ToolCallView } | undefined {
+export function batchStop(decisions: readonly CallDecision[], mode: GuardMode): BatchStop | undefined {
   for (const { call, decision } of decisions)
     if (stopsRun(decision, mode)) return { reason: decision.reason, decision, call };
   return undefined;
@@ -82,8 +86,8 @@ export function refuses(decision: Decision | undefined, observeOnly: boolean): d
 export type CallOutcome =
   /** The tool runs. */
   | { kind: "runs" }
-  /** The guard stopped the run: the call is answered, not run. `own` is the call's own refusal, if it had one. */
-  | { kind: "stopped"; reason: string; own: Refusal | undefined }
+  /** The batch's `stop` ended the run: the call is answered, not run. `own` is the call's own refusal, if it had one. */
+  | { kind: "stopped"; stop: BatchStop; own: Refusal | undefined }
   /** The guard refused this call: the model reads the refusal's message instead of the tool's result. */
   | { kind: "refused"; own: Refusal };
 
@@ -91,13 +95,9 @@ export type CallOutcome =
  * One call's outcome from the guard's own decision on it and the batch's stop: an observe-only
  * guard lets every tool run, a stop answers every call, a directive or a stop on the call refuses it.
  */
-export function callOutcome(
-  own: Decision | undefined,
-  stop: { reason: string } | undefined,
-  observeOnly: boolean,
-): CallOutcome {
+export function callOutcome(own: Decision | undefined, stop: BatchStop | undefined, observeOnly: boolean): CallOutcome {
   if (observeOnly) return { kind: "runs" };
   const refusal = refuses(own, observeOnly) ? own : undefined;
-  if (stop) return { kind: "stopped", reason: stop.reason, own: refusal };
+  if (stop) return { kind: "stopped", stop, own: refusal };
   return refusal ? { kind: "refused", own: refusal } : { kind: "runs" };
 }

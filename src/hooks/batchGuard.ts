@@ -11,7 +11,7 @@ import { stopFactsOf, stopMarkIn, type StopFacts } from "../core/marks.js";
 import { latestTurnIndex, toolCallIdOf, toolCallsOf, type ToolCallView } from "../core/messages.js";
 import { emitSignal, type SignalHandler } from "../core/signals.js";
 import { runToolSafely } from "../core/toolErrors.js";
-import { batchStop, callOutcome, judgedCalls, refuses, type CallOutcome, type Refusal } from "../core/verdict.js";
+import { batchStop, callOutcome, judgedCalls, refuses, type BatchStop, type CallOutcome } from "../core/verdict.js";
 import type { GuardState } from "./carry.js";
 import { answeredOutside } from "./refusedCalls.js";
 import {
@@ -61,13 +61,6 @@ export type ModelHandler<R> = (request: R) => AIMessage | Command | Promise<AIMe
 interface Verdict {
   byId: Map<string, Decision>;
   stop: BatchStop | undefined;
-}
-
-/** The stop a batch ends the run with: `decision`, decided on `call`, where it is signalled if that call reaches the guard. */
-interface BatchStop {
-  reason: string;
-  decision: Refusal;
-  call: ToolCallView;
 }
 
 /**
@@ -172,8 +165,8 @@ export function batchGuard(settings: BatchGuardSettings) {
   ): MaybePromise<ToolMessage | Command> => {
     const outcome = callOutcome(own, verdict.stop, settings.observeOnly);
     if (outcome.kind === "stopped" && settings.exitBehavior === "throw")
-      throw new GuardStopError(settings.guard, outcome.reason, call.name, call.id);
-    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard, verdict.stop), run);
+      throw new GuardStopError(settings.guard, outcome.stop.reason, call.name, call.id);
+    const answer = answerCall(settings, request, handler, answerOf(outcome, settings.guard), run);
     // An observe-only guard's refusal is written on the answer of the call it let run: its next
     // judgement reads a repeat as the model ignoring it, as it would have live (marks.ts).
     if (settings.observeOnly && refuses(own, false))
@@ -275,11 +268,10 @@ function verdictFrom(decisions: readonly CallDecision[], settings: BatchGuardSet
 }
 
 /** A call's outcome as the answer it gets: a stop's sibling calls say they were not run, and what stopped it. */
-function answerOf(outcome: CallOutcome, guard: string, stop: BatchStop | undefined): CallAnswer<never> {
+function answerOf(outcome: CallOutcome, guard: string): CallAnswer<never> {
   if (outcome.kind === "runs") return { kind: "run" };
   if (outcome.kind === "refused") return { kind: "refuse", text: outcome.own.message };
-  // A call is stopped only by its batch's stop.
-  const { reason, call, decision } = stop!;
+  const { reason, call, decision } = outcome.stop;
   const facts = { reason, on: call.id, code: decision.code };
   return {
     kind: "stop",
