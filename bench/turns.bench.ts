@@ -4,6 +4,7 @@
 import { createAgent } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards } from "../src/index.js";
+import type { ComposedGuards } from "../src/stack/composeGuards.js";
 import { againstBareRows, lookupScript, type AgainstBare } from "./agentOverhead.js";
 import { hooksAlonePerStep } from "./hooksAlone.js";
 import { mirrorHooks } from "./passThrough.js";
@@ -26,6 +27,17 @@ export default async function turnsBench(): Promise<string> {
   const measured: AgainstBare[] = [];
   for (const turns of TURNS)
     measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, shape));
+  // How many of a run's steps every guard vouched for (src/stack/quietPath.ts).
+  const quiet = guards();
+  const { model, tools } = lookupScript(TURNS[0]!, async () => {});
+  await createAgent({ model, tools, middleware: quiet }).invoke(
+    { messages: [new HumanMessage("go")] },
+    { recursionLimit: 10_000 },
+  );
+  const taken = (quiet[0] as unknown as ComposedGuards).quietSteps;
+  rows.push(
+    `| steps of a ${TURNS[0]}-turn run on the quiet path | ${taken.tool} of ${TURNS[0]} tool calls, ${taken.model} of ${TURNS[0]! + 1} model calls (the last one ends the run, which the runaway guard reports) | | |`,
+  );
   const [first, last] = [measured[0]!, measured[measured.length - 1]!];
   const growth = last.addedPerStep / first.addedPerStep;
   rows.push(

@@ -169,6 +169,12 @@ export interface AnswerFacts {
   original: OriginalResult | undefined;
 }
 
+/** Whether an answer is stamped as run and holds neither a mark nor would-be refusals: a plain result. */
+export function ranUnmarked(answer: unknown): boolean {
+  const metadata = fields(fields(answer).response_metadata);
+  return metadata[RAN_KEY] === true && metadata[MARK_KEY] === undefined && metadata[WOULD_REFUSE_KEY] === undefined;
+}
+
 /**
  * `toolRan`, `markOf`, `wouldBeRefusalsOf` and `originalOf` of one answer, read together. An
  * answer stamped as run that holds neither a mark nor would-be refusals (nearly every result)
@@ -176,9 +182,7 @@ export interface AnswerFacts {
  * no `original`, and no refusal list means none.
  */
 export function answerFacts(answer: unknown, stampedTurn: boolean): AnswerFacts {
-  const metadata = fields(fields(answer).response_metadata);
-  if (metadata[RAN_KEY] === true && metadata[MARK_KEY] === undefined && metadata[WOULD_REFUSE_KEY] === undefined)
-    return RAN_UNMARKED;
+  if (ranUnmarked(answer)) return RAN_UNMARKED;
   const ran = toolRan(answer, stampedTurn);
   return {
     ran,

@@ -33,7 +33,7 @@ export const NEAR_SCAN = 12;
  * Calls of one tool whose structured values are counted (`mayRepeat`): the NEAR_SCAN a scan
  * visits, plus the newest, for the scan made for that newest call itself.
  */
-const COUNTED_CALLS = NEAR_SCAN + 1;
+export const COUNTED_CALLS = NEAR_SCAN + 1;
 
 /** How often each structured value (an `ArgsShape` leaf) occurs among the last COUNTED_CALLS calls of one tool. */
 interface RecentLeaves {

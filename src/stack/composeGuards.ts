@@ -2,9 +2,17 @@ import type { AgentMiddleware } from "langchain";
 import { warnOfBuiltinsBefore } from "../core/composition.js";
 import { carryStateSchema } from "../hooks/carry.js";
 import { MiddlewareBase } from "../hooks/middlewareBase.js";
+import type { QuietJudge, QuietMember } from "../hooks/quietJudge.js";
+import { QuietPath } from "./quietPath.js";
 
 type Hook = (request: any, handler: (request: any) => Promise<any>) => Promise<any>;
-type Member = AgentMiddleware & { wrapToolCall?: Hook; wrapModelCall?: Hook; tools?: unknown[] };
+type Member = AgentMiddleware & QuietMember & { wrapToolCall?: Hook; wrapModelCall?: Hook; tools?: unknown[] };
+type Shortcut = (request: any, handler: (request: any) => any, full: Hook) => Promise<any>;
+
+export interface ComposedGuardsOptions {
+  /** Steps every guard vouches it would only pass on take the short way (quietPath.ts). Default true. */
+  quietPath?: boolean;
+}
 
 /**
  * Several guards as one middleware, nested in list order (the first outermost), as LangChain
@@ -19,29 +27,46 @@ export class ComposedGuards extends MiddlewareBase {
   readonly tools: unknown[];
   readonly wrapToolCall?: Hook;
   readonly wrapModelCall?: Hook;
+  private readonly quiet: QuietPath | undefined;
 
-  constructor(name: string, members: readonly AgentMiddleware[]) {
+  constructor(name: string, members: readonly AgentMiddleware[], options: ComposedGuardsOptions = {}) {
     super();
     this.name = name;
     this.members = members;
     const list = members as readonly Member[];
     this.tools = list.flatMap((m) => m.tools ?? []);
+    // Only guards that can vouch for a step take part: with any other member, every step goes through all.
+    const judges = list.map((m) => m.quiet);
+    const quiet = (this.quiet =
+      options.quietPath !== false && judges.every(vouches) ? new QuietPath(judges) : undefined);
     this.wrapToolCall = nest(
       list.flatMap((m) => (m.wrapToolCall ? [m.wrapToolCall] : [])),
       "tool",
+      quiet && ((request, handler, full) => quiet.toolCall(request, handler, full)),
     );
     this.wrapModelCall = nest(
       list.flatMap((m) => (m.wrapModelCall ? [m.wrapModelCall] : [])),
       "model",
+      quiet && ((request, handler, full) => quiet.modelCall(request, handler, full)),
     );
   }
+
+  /** Calls and model calls that took the quiet path (quietPath.ts). */
+  get quietSteps(): { readonly tool: number; readonly model: number } {
+    return this.quiet?.steps ?? { tool: 0, model: 0 };
+  }
+}
+
+/** Whether a member can vouch for a step (hooks/quietJudge.ts). */
+function vouches(judge: QuietJudge | undefined): judge is QuietJudge {
+  return judge !== undefined && judge.off !== true;
 }
 
 /**
  * The hooks as one, the first outermost; undefined when there are none (so LangChain adds no
  * layer). Its first call names the built-ins listed before the stack that cannot work there.
  */
-function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined {
+function nest(hooks: readonly Hook[], kind: "tool" | "model", shortcut?: Shortcut): Hook | undefined {
   if (hooks.length === 0) return undefined;
   let checked = false;
   const last = hooks.length;
@@ -52,12 +77,13 @@ function nest(hooks: readonly Hook[], kind: "tool" | "model"): Hook | undefined 
     (at: number, handler: (request: any) => Promise<any>) =>
     (req: unknown): Promise<unknown> =>
       at === last ? handler(req) : hooks[at]!(req, from(at + 1, handler));
+  const full: Hook = (request, handler) => hooks[0]!(request, from(1, handler));
   return (request, handler) => {
     if (!checked) {
       checked = true;
       warnOfBuiltinsBefore(kind);
     }
-    return hooks[0]!(request, from(1, handler));
+    return shortcut ? shortcut(request, handler, full) : full(request, handler);
   };
 }
 

@@ -16,6 +16,7 @@ import { mediaBlockOf } from "./media.js";
 import { binaryReadGuardOptions, type BinaryReadGuardOptions } from "./options.js";
 import { binaryReadDirective } from "./texts.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import type { QuietJudge } from "../../hooks/quietJudge.js";
 import { resultGuardHook, type ToolRequest } from "../../hooks/resultGuard.js";
 import type { ToolCallResult, ToolMessageRewrite } from "../../core/toolResults.js";
 
@@ -79,11 +80,20 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
     });
   }
 
+  /** A result it finds nothing in. */
+  readonly quiet: QuietJudge = {
+    keepsAnswer: (answer, call) => this.findings(answer, call.name) === undefined,
+  };
+
+  /** What the guard finds in one result of `tool`, if it judges it. */
+  private findings(message: ToolMessage, tool: string): ResultReview | undefined {
+    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(tool))) return undefined;
+    return reviewToolResult(message, this.inspectOptions);
+  }
+
   /** The rewrite of one result; text (nearly every result) is judged without a promise. */
   private readonly review = (message: ToolMessage, request: ToolRequest): Promise<ToolMessageRewrite> | undefined => {
-    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(request.toolCall.name)))
-      return undefined;
-    const review = reviewToolResult(message, this.inspectOptions);
+    const review = this.findings(message, request.toolCall.name);
     if (!review) return undefined;
     const rewritten =
       review.kind === "binary" ? this.replace(message, review.finding, request) : this.clean(message, review, request);

@@ -9,6 +9,7 @@ import { rewriteToolMessage, type ToolMessageMark } from "../../core/answers.js"
 import { messageKind, toolCallsOf } from "../../core/messages.js";
 import { emitSignal, type SignalCode, type SignalHandler } from "../../core/signals.js";
 import { currentTaskState } from "../../hooks/taskState.js";
+import type { QuietJudge } from "../../hooks/quietJudge.js";
 import type { GuardState } from "../../hooks/carry.js";
 import { createMeasure, type Measure } from "./measure.js";
 import {
@@ -128,11 +129,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
       failureReason: "budget_failed",
       rewrite: (message, request) => {
         const tool = request.toolCall.name;
-        if (this.excluded.has(tool)) return undefined;
-        // Nearly every result: text no longer than the least limit the call can get fits it, measured or not.
-        const floor = this.toolFloors.get(tool) ?? this.floor;
-        if (typeof message.content === "string" && message.content.length <= floor && this.measure.atMostChars)
-          return undefined;
+        if (this.fitsAsItIs(message, tool)) return undefined;
         const readBack = this.readsBack ? this.readBackOf(request.toolCall) : undefined;
         return this.fit(message, tool, this.limitFor(request), readBack);
       },
@@ -148,14 +145,32 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
   readonly wrapModelCall = <R extends RetrievalOfferRequest>(
     request: R,
     handler: (request: R) => AIMessage | Command | Promise<AIMessage | Command>,
-  ): Promise<AIMessage | Command> => {
-    // The handler's own promise, with no thunk of ours made around it per call.
-    const offered =
-      this.tools.length === 0 || !request.tools?.length || hasStoredResults(request.state?.messages ?? [])
-        ? request
-        : { ...request, tools: this.offered.get(request.tools) ?? this.withoutRetrieval(request.tools) };
-    return promisedCall(handler, offered);
+  ): Promise<AIMessage | Command> => promisedCall(handler, this.offeredIn(request));
+
+  /**
+   * A result it leaves alone; a request goes on without the retrieval tool, since the quiet path
+   * asks only in a thread where nothing was stored and no summary may name a stored key.
+   */
+  readonly quiet: QuietJudge = {
+    keepsAnswer: (answer, call) => this.fitsAsItIs(answer, call.name),
+    passesRequest: (request) => this.offeredIn(request, true),
   };
+
+  /** Nearly every result: an excluded tool's, or text no longer than the least limit its call can get, measured or not. */
+  private fitsAsItIs(message: ToolMessage, tool: string): boolean {
+    if (this.excluded.has(tool)) return true;
+    const floor = this.toolFloors.get(tool) ?? this.floor;
+    return typeof message.content === "string" && message.content.length <= floor && this.measure.atMostChars === true;
+  }
+
+  /** The request as the model gets it: the retrieval tool only once something is stored. */
+  private offeredIn<R extends RetrievalOfferRequest>(request: R, nothingStored = false): R {
+    return this.tools.length === 0 ||
+      !request.tools?.length ||
+      (!nothingStored && hasStoredResults(request.state?.messages ?? []))
+      ? request
+      : { ...request, tools: this.offered.get(request.tools) ?? this.withoutRetrieval(request.tools) };
+  }
 
   /**
    * `tools` without the retrieval tool, kept in `offered` for the list, so every step hands on the

@@ -6,6 +6,7 @@ import { decideIdenticalCalls, LOOP_GUARD, type IdenticalCallsOptions, type Keye
 import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "../../observe/shared.js";
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
+import { passOn, type QuietJudge } from "../../hooks/quietJudge.js";
 import { loopGuardOptions, type LoopGuardOptions } from "./options.js";
 
 export type { LoopGuardOptions };
@@ -35,7 +36,15 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
     const { warnAt, stopAt, window, ignoreTools, ...mode } = parseOptions(this.name, loopGuardOptions, options);
     this.settings = { warnAt, stopAt, window, ignoreTools: new Set(ignoreTools), progressFloor: PROGRESS_FLOOR };
     this.attach(mode, "end", this.decideNow);
+    this.quiet = {
+      off: warnAt <= 1 || stopAt <= 1,
+      passesCall: (_call, _asking, batch) => batch.fresh,
+      passesRequest: passOn,
+    };
   }
+
+  /** A call new to the thread counts once, which neither threshold reaches unless it is 1 (then never quiet). */
+  readonly quiet: QuietJudge;
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
   private readonly decideNow = (

@@ -16,6 +16,7 @@ import type { ValidatorContext } from "./validatorSignals.js";
 import { carryStateSchema, carriesNothing, withCarry, type GuardState } from "../../hooks/carry.js";
 import { readyHistory, withReadyHistory, type ModelCallWithHistory } from "../../hooks/summaryRemovals.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
+import { passOn, type QuietJudge } from "../../hooks/quietJudge.js";
 import { guardResult, type ResultGuard, type ToolRequest } from "../../hooks/resultGuard.js";
 import { threadIdOf } from "../../offload/threads.js";
 
@@ -103,6 +104,12 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
         instructionsPauseWrites: settings.instructionsPauseWrites,
       },
     });
+    const acts = this.actsOn;
+    this.quiet = {
+      off: acts === true,
+      passesCall: (call) => acts !== true && !acts.has(call.name),
+      passesRequest: passOn,
+    };
     // Observe-only is the validator's own: it leaves a warn mark, which the adapter's would drop.
     this.results = {
       guard: this.name,
@@ -121,6 +128,12 @@ export class OutputValidatorMiddleware extends MiddlewareBase {
 
   /** The carried-history channel (hooks/carry.ts); `recommendedGuards` keeps one declaration per stack. */
   stateSchema?: typeof carryStateSchema = carryStateSchema;
+
+  /**
+   * A tool it neither gates nor judges only runs; after plain answers (no mark of its own) the
+   * kill switch has nothing to announce and no stop to make.
+   */
+  readonly quiet: QuietJudge;
 
   /** Judges the call's answer, and carries it so that safe mode and the kill switch survive a summary. */
   readonly wrapToolCall = (request: ToolRequest, handler: ToolCallHandler): Promise<ToolMessage | Command> => {

@@ -38,6 +38,7 @@ import { isContextOverflowError, overflowNumbers } from "./providerErrors.js";
 import { contextOverflowGuardOptions, type ContextOverflowGuardOptions } from "./options.js";
 import { CONTEXT_RECORD_KEY, contextRecord, type ContextRecord, type RemovedPart } from "./record.js";
 import { overflowStopExplanation, signalReason, type ContextOverflowCode } from "./texts.js";
+import type { QuietJudge } from "../../hooks/quietJudge.js";
 
 const GUARD = "ContextOverflowGuardMiddleware";
 
@@ -110,6 +111,20 @@ export class ContextOverflowGuardMiddleware extends MiddlewareBase {
       this.sizer.readBackOf,
     );
   }
+
+  /** A request that fits goes to the model as it is. */
+  readonly quiet: QuietJudge = {
+    passesRequest: (request) => {
+      try {
+        return assessRequest(request as unknown as ModelRequestLike, undefined, this.meter, this.settings).kind ===
+          "fits"
+          ? request
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 
   readonly wrapModelCall = <R extends ModelRequestLike>(
     request: R,

@@ -13,6 +13,7 @@ import { DEFAULT_OBSERVATION_OPTIONS, withObservations, type Observed } from "..
 import { argsKeyOf } from "../../observe/argsIdentity.js";
 import { callKeyOf, type ObservationOptions } from "../../observe/store.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
+import { passOn, type QuietJudge } from "../../hooks/quietJudge.js";
 import { progressGuardOptions, type ProgressAwareLoopGuardOptions } from "./options.js";
 
 export type { ProgressAwareLoopGuardOptions };
@@ -71,6 +72,16 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
       deltaOverrides || volatilePatterns ? { deltaOverrides, volatilePatterns } : DEFAULT_OBSERVATION_OPTIONS;
     this.attach(mode, "end", this.decideNow);
   }
+
+  /**
+   * A call new to the thread with no near-duplicate has no chain to judge, which `decideNoProgress`
+   * allows, but for a polling tool's or a tool that counts every call as one (a delta override).
+   */
+  readonly quiet: QuietJudge = {
+    passesCall: (call, _asking, batch) =>
+      batch.fresh && !this.settings.pollingTools?.has(call.name) && !this.observation.deltaOverrides?.[call.name],
+    passesRequest: passOn,
+  };
 
   /** `evaluate` without a promise once the hasher is loaded: the hook runs on every step. */
   private readonly decideNow = (

@@ -4,11 +4,14 @@ import type { ToolCallHandler, ToolCallRequest } from "langchain";
 import { reviewedCallsDecider } from "./decideReviewedCalls.js";
 import { readableToolCall } from "./readableToolCall.js";
 import type { RepairGuard } from "./repairGuard.js";
-import { responseReviewer, type ReviewedRequest } from "./reviewResponse.js";
+import { plainResponses, responseReviewer, type ReviewedRequest } from "./reviewResponse.js";
+import { reviewsOf } from "./reviewTurn.js";
+import { degradedResult } from "./degradedResult.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../../hooks/batchGuard.js";
 import { carryStateSchema } from "../../hooks/carry.js";
+import { passOn, type QuietJudge } from "../../hooks/quietJudge.js";
 import { toolCallRepairOptions, type ToolCallRepairOptions } from "./options.js";
 
 /** The agent state every createAgent graph has; typed so instances fit any agent's middleware list. */
@@ -85,5 +88,18 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
     });
     // The batch guard's hooks themselves: the review and the readable wrapper are its settings.
     ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = this.batch);
+    const plain = plainResponses();
+    this.quiet = {
+      passesCall: (_call, asking) => reviewsOf(asking).length === 0,
+      keepsAnswer: (answer) => answer.status === "error" || degradedResult(answer.content) === undefined,
+      passesRequest: passOn,
+      keepsResponse: (response, request) => plain(response, request),
+    };
   }
+
+  /**
+   * A turn the review left as it was lets every call run; the readable wrapper keeps an answer
+   * LangChain turned into text; a response whose calls are plain needs no review.
+   */
+  readonly quiet: QuietJudge;
 }

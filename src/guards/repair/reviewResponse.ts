@@ -60,6 +60,25 @@ export function responseReviewer<Q extends ReviewedRequest>(
   };
 }
 
+/**
+ * Whether a model's response needs no review (the quiet path asks, stack/quietPath.ts): no invalid
+ * call, and every parsed call plain for the tools of the request that asked for it (plainTurn.ts).
+ * Any doubt says no.
+ */
+export function plainResponses(): (response: AIMessage, request: ReviewedRequest) => boolean {
+  const specsOf = toolSpecsCache();
+  return (response, request) => {
+    try {
+      return (
+        (response.invalid_tool_calls?.length ?? 0) === 0 &&
+        isPlainTurn(response.tool_calls ?? [], specsOf(request.tools ?? []), response)
+      );
+    } catch {
+      return false;
+    }
+  };
+}
+
 /** The model's turn as the review left it: as it is, or a copy with the repaired calls and the verdicts. */
 function reviewed(guard: RepairGuard, response: AIMessage, review: TurnReview | undefined): MaybePromise<AIMessage> {
   if (!review) return response;

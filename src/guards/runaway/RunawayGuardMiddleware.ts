@@ -14,6 +14,7 @@ import { runawayGuardOptions, type RunawayGuardOptions } from "./options.js";
 import { BatchGuardMiddleware } from "../../hooks/batchGuardMiddleware.js";
 import type { ModelHandler, ModelRequestLike } from "../../hooks/batchGuard.js";
 import { readyHistory, withReadyHistory } from "../../hooks/summaryRemovals.js";
+import type { BatchFacts, QuietJudge } from "../../hooks/quietJudge.js";
 
 export type { RunawayGuardOptions };
 
@@ -160,6 +161,24 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     };
 
     this.wrapModelCall = withReadyHistory(modelCall);
+  }
+
+  /**
+   * Where `decideRunaway` and `decideTurn` can only allow (decide.ts `idle`): with no token cap, a
+   * model call that began its run or read something new leaves the stall empty; with a cap, the
+   * ledger tells. A response without tool calls ends the run, which this guard reports.
+   */
+  readonly quiet: QuietJudge = {
+    passesCall: (_call, _asking, batch) => this.idleAfter(batch),
+    passesRequest: (request, batch) => (this.idleAfter(batch) ? request : undefined),
+    keepsResponse: (response) => (response.tool_calls?.length ?? 0) > 0,
+  };
+
+  private idleAfter(batch: BatchFacts): boolean {
+    const { maxRunTokens, maxThreadTokens, blockAt, stopAt } = this.settings;
+    if (!(blockAt > 0 && stopAt > 0)) return false;
+    if (maxRunTokens === undefined && maxThreadTokens === undefined) return batch.learned;
+    return ledgerFor(batch.history).idleBelow(Math.min(maxRunTokens ?? Infinity, maxThreadTokens ?? Infinity));
   }
 
   /**

@@ -1,0 +1,155 @@
+import { isSummary, messageKind, toolCallIdOf, toolCallsOf, contentOf } from "../core/messages.js";
+import { fields } from "../core/fields.js";
+import { MARK_KEY, markOf, ranUnmarked } from "../core/marks.js";
+import { HistoryPrefix } from "../core/historyPrefix.js";
+import { argsKeyOf, argsShapeOf } from "./argsIdentity.js";
+import type { Hasher } from "./hash.js";
+import { COUNTED_CALLS } from "./nearRepeats.js";
+
+/**
+ * What each model turn's calls were when they were asked for, read from the thread alone and far
+ * cheaper than the observation store: enough to prove that the loop guards and the runaway guard
+ * can only let a batch run (stack/quietPath.ts). Every fact is sufficient, never necessary: a
+ * batch it cannot vouch for goes to the guards, which decide it in full.
+ */
+
+interface Turn {
+  /** Ids of its calls whose tool + normalised arguments no earlier turn asked for. */
+  readonly firstAsks: Set<string>;
+  /**
+   * Every call asked for the first time, no two alike, each with a value (an `ArgsShape` leaf)
+   * and none its tool's recent answered calls had: the observation store holds no occurrence and
+   * no near-duplicate of any of them (NearRepeats.mayRepeat is false).
+   */
+  fresh: boolean;
+  /** One of its first asks ran and answered with text: it brought something new. */
+  brought: boolean;
+}
+
+interface PendingCall {
+  tool: string;
+  leaves: ReadonlySet<string>;
+  turn: Turn;
+}
+
+export class FreshCalls {
+  private readonly processed = new HistoryPrefix();
+  private asked = new Set<string>();
+  private turns = new WeakMap<object, Turn>();
+  private pending = new Map<string, PendingCall>();
+  /** The values of each tool's last COUNTED_CALLS answered calls, in the order their answers came. */
+  private recent = new Map<string, ReadonlySet<string>[]>();
+  private storedAny = false;
+
+  constructor(private readonly hash: Hasher) {}
+
+  /**
+   * Whether the thread may name a stored result: a result was stored away with its key (a call may
+   * then name its content by another key, which the observation store counts as the same call:
+   * store.ts `withStoredContent`), or a summary may name one (budget/storedSoFar.ts).
+   */
+  get stored(): boolean {
+    return this.storedAny;
+  }
+
+  update(messages: readonly unknown[]): this {
+    if (!this.processed.continues(messages)) this.reset();
+    for (let i = this.processed.length; i < messages.length; i++) this.add(messages[i]);
+    this.processed.reach(messages);
+    return this;
+  }
+
+  /** Whether the calls of the model turn `aiMessage` are fresh (see `Turn.fresh`). */
+  fresh(aiMessage: unknown): boolean {
+    return this.turns.get(aiMessage as object)?.fresh === true;
+  }
+
+  /**
+   * Whether the model call that wrote `messages[at]` began its run or read something new: then
+   * the runaway guard's stall is empty after it (its ledger's `idleBelow`, caps aside).
+   */
+  learnedBefore(messages: readonly unknown[], at: number): boolean {
+    let i = at - 1;
+    for (; i >= 0; i--) {
+      const kind = messageKind(messages[i]);
+      if (kind === "human" && !isSummary(messages[i])) return true;
+      if (kind === "ai") break;
+    }
+    if (i < 0) return true;
+    return markOf(messages[i]) === undefined && this.turns.get(messages[i] as object)?.brought === true;
+  }
+
+  private reset(): void {
+    this.processed.clear();
+    this.asked = new Set();
+    this.turns = new WeakMap();
+    this.pending = new Map();
+    this.recent = new Map();
+    this.storedAny = false;
+  }
+
+  private add(message: unknown): void {
+    if (
+      isSummary(message) ||
+      typeof fields(fields(fields(fields(message).response_metadata)[MARK_KEY]).original).offloadKey === "string"
+    )
+      this.storedAny = true;
+    const kind = messageKind(message);
+    if (kind === "ai") this.addTurn(message as object);
+    else if (kind === "tool") this.addAnswer(message);
+  }
+
+  private addTurn(message: object): void {
+    const calls = toolCallsOf(message);
+    const turn: Turn = { firstAsks: new Set(), fresh: calls.length > 0, brought: false };
+    const keys = new Set<string>();
+    for (const call of calls) {
+      // An id asked for again while pending is not a new call to the store either.
+      if (this.pending.has(call.id)) {
+        turn.fresh = false;
+        continue;
+      }
+      const key = argsKeyOf(call.name, call.args, this.hash);
+      const first = !this.asked.has(key);
+      if (first) turn.firstAsks.add(call.id);
+      const leaves = argsShapeOf(call.args).leaves;
+      if (!first || keys.has(key) || leaves.size === 0 || this.sharesValue(call.name, leaves)) turn.fresh = false;
+      keys.add(key);
+      this.pending.set(call.id, { tool: call.name, leaves, turn });
+    }
+    for (const key of keys) this.asked.add(key);
+    this.turns.set(message, turn);
+  }
+
+  private addAnswer(message: unknown): void {
+    const id = toolCallIdOf(message);
+    const call = id === undefined ? undefined : this.pending.get(id);
+    if (id === undefined || !call) return;
+    this.pending.delete(id);
+    let recent = this.recent.get(call.tool);
+    if (!recent) this.recent.set(call.tool, (recent = []));
+    recent.push(call.leaves);
+    if (recent.length > COUNTED_CALLS) recent.shift();
+    const content = contentOf(message);
+    if (call.turn.firstAsks.has(id) && ranUnmarked(message) && typeof content === "string" && content.length > 0)
+      call.turn.brought = true;
+  }
+
+  private sharesValue(tool: string, leaves: ReadonlySet<string>): boolean {
+    const recent = this.recent.get(tool);
+    if (!recent) return false;
+    for (const earlier of recent) for (const leaf of leaves) if (earlier.has(leaf)) return true;
+    return false;
+  }
+}
+
+const indexes = new WeakMap<object, FreshCalls>();
+
+/** The index of a history, up to date; a cache found by the history's first message, as the stores are. */
+export function freshCallsFor(messages: readonly unknown[], hash: Hasher): FreshCalls {
+  const head = messages[0];
+  if (head === null || typeof head !== "object") return new FreshCalls(hash).update(messages);
+  let index = indexes.get(head);
+  if (!index) indexes.set(head, (index = new FreshCalls(hash)));
+  return index.update(messages);
+}

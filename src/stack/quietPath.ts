@@ -1,0 +1,148 @@
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ranUnmarked } from "../core/marks.js";
+import { promisedCall } from "../core/maybePromise.js";
+import { isSummary, latestTurnIndex, messageKind, toolCallsOf, type ToolCallView } from "../core/messages.js";
+import { probedRequest, stampRan, stampTurn } from "../core/ranStamps.js";
+import { withAnsweredBefore } from "../hooks/answeredBefore.js";
+import { summaryIndex } from "../hooks/carry.js";
+import type { BatchFacts, QuietJudge, QuietModelRequest } from "../hooks/quietJudge.js";
+import { noteSeen } from "../hooks/summaryRemovals.js";
+import { freshCallsFor } from "../observe/freshCalls.js";
+import { loadedHasher } from "../observe/hash.js";
+
+type Handler = (request: any) => any;
+type Full = (request: any, handler: Handler) => Promise<any>;
+
+/**
+ * The composed stack's short way through a step no guard acts on (a new call, a plain answer, a
+ * model turn after plain answers): every guard's judge (hooks/quietJudge.ts) vouches that its
+ * hook would only pass the step on, and the step gets the stamps the guards would have written,
+ * without their machinery. A step costs a guard's cold code, not its work (bench/README.md), and
+ * most steps need none of it. The judges are asked before the call runs; an answer one of them
+ * would not keep goes through the whole stack with the answer already in hand, as if it had
+ * arrived there, so what the guards decide never depends on the path.
+ */
+export class QuietPath {
+  /** Calls and model calls answered on this path: tests and benches read them. */
+  readonly steps = { tool: 0, model: 0 };
+
+  constructor(private readonly judges: readonly QuietJudge[]) {}
+
+  toolCall(request: ToolRequestLike, handler: Handler, full: Full): Promise<unknown> {
+    const messages = request.state?.messages;
+    const id = request.toolCall.id;
+    // The asking turn last: no sibling of its batch was answered before the guards judged it.
+    const at = Array.isArray(messages) ? messages.length - 1 : -1;
+    const facts =
+      id !== undefined && at >= 0 && messageKind(messages![at]) === "ai" ? this.facts(messages!, at) : undefined;
+    if (!facts) return full(request, handler);
+    const call: ToolCallView = { id: id!, name: request.toolCall.name, args: request.toolCall.args };
+    const asking = messages![at] as AIMessage;
+    for (const judge of this.judges)
+      if (judge.passesCall && !judge.passesCall(call, asking, facts)) return full(request, handler);
+    const history = messages as readonly BaseMessage[];
+    noteSeen(history);
+    const { request: probed, probe } = probedRequest(request);
+    return promisedCall(handler, probed).then(
+      (answer) => {
+        if (!ToolMessage.isInstance(answer) || answer.tool_call_id !== call.id || !this.keepAnswer(answer, call))
+          return full(probed, arrived(handler, answer));
+        this.steps.tool++;
+        return withAnsweredBefore(history, at, call.id, stampRan(answer, probe, call.id));
+      },
+      (error: unknown) => full(probed, arrived(handler, undefined, error)),
+    );
+  }
+
+  modelCall(request: QuietModelRequest, handler: Handler, full: Full): Promise<unknown> {
+    const messages: unknown = request.state?.messages;
+    const facts = Array.isArray(messages) ? this.turnFacts(messages) : undefined;
+    if (!facts) return full(request, handler);
+    // What each guard receives: the request the guard before it hands on.
+    const received: QuietModelRequest[] = [];
+    let passed: QuietModelRequest | undefined = request;
+    for (const judge of this.judges) {
+      received.push(passed);
+      passed = judge.passesRequest ? judge.passesRequest(passed, facts) : passed;
+      if (!passed) return full(request, handler);
+    }
+    noteSeen(messages as readonly BaseMessage[]);
+    return promisedCall(handler, passed).then(
+      (response) => {
+        if (!AIMessage.isInstance(response) || !this.keepResponse(response, received))
+          return full(request, arrived(handler, response));
+        this.steps.model++;
+        return stampTurn(response);
+      },
+      (error: unknown) => full(request, arrived(handler, undefined, error)),
+    );
+  }
+
+  private keepAnswer(answer: ToolMessage, call: ToolCallView): boolean {
+    for (const judge of this.judges) if (judge.keepsAnswer && !judge.keepsAnswer(answer, call)) return false;
+    return true;
+  }
+
+  private keepResponse(response: AIMessage, received: readonly QuietModelRequest[]): boolean {
+    for (let i = 0; i < this.judges.length; i++) {
+      const judge = this.judges[i]!;
+      if (judge.keepsResponse && !judge.keepsResponse(response, received[i]!)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The facts before a model call: at a run's start (a user message last), or after a turn every
+   * call of which a tool answered and every guard left as it came.
+   */
+  private turnFacts(messages: readonly unknown[]): BatchFacts | undefined {
+    const last = messages.length - 1;
+    if (last >= 0 && messageKind(messages[last]) === "human" && !isSummary(messages[last]))
+      return this.facts(messages, -1);
+    const at = latestTurnIndex(messages);
+    return at >= 0 && plainAnswers(messages, at) ? this.facts(messages, at) : undefined;
+  }
+
+  /**
+   * The facts of the turn at `at` (-1: a run about to begin, which has learned nothing yet and
+   * wasted nothing), in a history with no summary and nothing stored (see FreshCalls).
+   */
+  private facts(messages: readonly unknown[], at: number): BatchFacts | undefined {
+    const hash = loadedHasher();
+    if (hash === undefined || summaryIndex(messages as readonly BaseMessage[]) >= 0) return undefined;
+    const index = freshCallsFor(messages, hash);
+    if (index.stored) return undefined;
+    const history = messages as readonly BaseMessage[];
+    return at < 0
+      ? { history, fresh: false, learned: true }
+      : { history, fresh: index.fresh(messages[at]), learned: index.learnedBefore(messages, at) };
+  }
+}
+
+/** The part of LangChain's tool-call request the quiet path reads. */
+interface ToolRequestLike {
+  toolCall: { id?: string; name: string; args: unknown };
+  tool?: unknown;
+  state?: { messages?: readonly unknown[] };
+}
+
+/** Whether the turn at `at` is answered, every call of it, by a tool that ran and was left as it came. */
+function plainAnswers(messages: readonly unknown[], at: number): boolean {
+  const calls = toolCallsOf(messages[at]);
+  if (calls.length === 0 || messages.length - 1 - at !== calls.length) return false;
+  for (let i = at + 1; i < messages.length; i++) if (!ranUnmarked(messages[i])) return false;
+  return true;
+}
+
+/**
+ * A handler whose first call gives what already came back (the result, or the error thrown again),
+ * and whose later calls (a guard's retry) go on as usual.
+ */
+function arrived(handler: Handler, result: unknown, ...error: [unknown?]): Handler {
+  let given = false;
+  return (request) => {
+    if (given) return handler(request);
+    given = true;
+    return error.length > 0 ? Promise.reject(error[0]) : result;
+  };
+}

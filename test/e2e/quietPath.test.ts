@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { createAgent, type AgentMiddleware } from "langchain";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import type { Signal } from "../../src/core/signals.js";
+import { ComposedGuards } from "../../src/stack/composeGuards.js";
+import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
+import { loadHasher } from "../../src/observe/hash.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
+
+const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, {
+  name: "lookup",
+  description: "look a key up",
+  schema: z.object({ key: z.string() }),
+});
+
+const turns = (keys: string[]): ScriptedTurn[] => [
+  ...keys.map((key) => ({ toolCalls: [{ name: "lookup", args: { key } }] })),
+  { text: "done" },
+];
+
+/** One run of `keys` through the stack `options` builds, with the quiet path or without. */
+async function run(keys: string[], options: RecommendedGuardsOptions = {}, quietPath = true) {
+  await loadHasher();
+  const signals: Signal[] = [];
+  const [composed, carry] = recommendedGuards({ ...options, onSignal: (s) => signals.push(s) }).agent as [
+    ComposedGuards,
+    AgentMiddleware,
+  ];
+  const stack = quietPath ? composed : new ComposedGuards(composed.name, composed.members, { quietPath: false });
+  const agent = createAgent({
+    model: new ScriptedChatModel({ turns: turns(keys) }),
+    tools: [lookup],
+    middleware: [stack as unknown as AgentMiddleware, carry],
+  });
+  const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+  // Ids differ between two runs only by the script's random prefix.
+  const transcript = messages.map((m) =>
+    JSON.stringify([m.getType(), m.content, m.response_metadata]).replace(/scripted-[0-9a-f]{8}/g, "scripted"),
+  );
+  return { quiet: stack.quietSteps, signals: signals.map((s) => `${s.guard} ${s.action} ${s.code}`), transcript };
+}
+
+describe("the quiet path", () => {
+  it("takes every step of a run of new calls, but for the model's last answer, which the runaway guard reports", async () => {
+    const quiet = await run(["a", "b", "c", "d"]);
+    expect(quiet.quiet).toEqual({ tool: 4, model: 4 });
+    const full = await run(["a", "b", "c", "d"], {}, false);
+    expect(full.quiet).toEqual({ tool: 0, model: 0 });
+    expect(quiet.transcript).toEqual(full.transcript);
+  });
+
+  it("leaves a repeat to the guards, which warn as they do without it", async () => {
+    const keys = ["a", "a", "a", "b"];
+    const options = { loopGuard: { warnAt: 2, stopAt: 9 } };
+    const quiet = await run(keys, options);
+    const full = await run(keys, options, false);
+    expect(quiet.signals).toContain("LoopGuardMiddleware warn identical_calls");
+    expect(quiet.signals).toEqual(full.signals);
+    expect(quiet.transcript).toEqual(full.transcript);
+    // The first call and the model turns before the repeats are quiet; the repeats are not.
+    expect(quiet.quiet.tool).toBe(1);
+  });
+
+  it("is taken under a token cap while the ledger says it is far, and the cap stops the run where it does without", async () => {
+    const keys = Array.from({ length: 10 }, (_, i) => `key-${i}`);
+    const far = await run(keys, { runaway: { maxRunTokens: 1_000_000 } });
+    expect(far.quiet.tool).toBe(10);
+    const options = { runaway: { maxRunTokens: 150 } };
+    const quiet = await run(keys, options);
+    const full = await run(keys, options, false);
+    expect(quiet.signals).toContain("RunawayGuardMiddleware stop run_token_cap");
+    expect(quiet.transcript).toEqual(full.transcript);
+  });
+
+  it("is never taken beside a guard that cannot vouch for a step, or one that never lets a step be quiet", async () => {
+    const policy = await run(["a", "b"], { policy: { rules: [] } });
+    expect(policy.quiet).toEqual({ tool: 0, model: 0 });
+    const strict = await run(["a", "b"], { loopGuard: { warnAt: 1, stopAt: 9 } });
+    expect(strict.quiet).toEqual({ tool: 0, model: 0 });
+  });
+});
