@@ -109,10 +109,10 @@ const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[values.
 /**
  * What a user pays for `guards`: a 200-step run with them against the same agent without any
  * middleware, side by side, a step each in turn; the median of the rounds' ratios. Appends two
- * table rows; `target` is the largest acceptable ratio. With `shape`, a third agent takes the same
- * turns with middleware of the same shape whose hooks do nothing, and a third row says what
- * LangChain charges for that shape alone: measured in rounds of their own, such rows moved by
- * 0.1× with their place in the run.
+ * table rows; `target` is the largest acceptable ratio. Each of `beside` (a row label and its
+ * middleware) takes the same turns as a further agent, with a row of its own ÷ bare: rows to
+ * compare must share rounds, since measured in rounds of their own such rows moved by 0.1× with
+ * their place in the run.
  */
 export async function againstBareRows(
   label: string,
@@ -121,10 +121,9 @@ export async function againstBareRows(
   target: number,
   rows: string[],
   steps = STEPS,
-  shape?: () => AgentMiddleware[],
+  beside: Record<string, () => AgentMiddleware[]> = {},
 ): Promise<AgainstBare> {
-  const configs: Record<string, () => AgentMiddleware[]> = { bare: () => [], guarded: guards };
-  if (shape) configs.shape = shape;
+  const configs: Record<string, () => AgentMiddleware[]> = { bare: () => [], guarded: guards, ...beside };
   const measured = await rounds(kind, configs, steps);
   const ratios = measured.map((r) => r.guarded! / r.bare!).sort((a, b) => a - b);
   const ratio = medianOf(ratios);
@@ -136,10 +135,10 @@ export async function againstBareRows(
   rows.push(
     `| ${kind}: ${label} ÷ bare, per step | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / steps)} per step; ${spread}) | ≤ ${target.toFixed(2)}× | ${verdict(ratio <= target)} |`,
   );
-  if (shape) {
-    const floor = medianOf(measured.map((r) => r.shape! / r.bare!));
+  for (const other of Object.keys(beside)) {
+    const ratio = medianOf(measured.map((r) => r[other]! / r.bare!));
     rows.push(
-      `| … in the same rounds, its shape with hooks that only pass on (LangChain's own charge) ÷ bare | ${floor.toFixed(3)}× (${fmt(((floor - 1) * bare) / steps)} per step) | | |`,
+      `| … in the same rounds, ${other} ÷ bare | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / steps)} per step) | | |`,
     );
   }
   return { ratio, addedPerStep: ((ratio - 1) * bare) / steps };

@@ -1,10 +1,10 @@
 // Whether the guards' cost per step grows with the thread: the recommended stack against a bare
 // createAgent at 20, 100 and 300 tool turns (no checkpointer: our code's time alone).
 // `npm run bench -- turns`.
-import { createAgent } from "langchain";
+import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards } from "../src/index.js";
-import type { ComposedGuards } from "../src/stack/composeGuards.js";
+import { ComposedGuards } from "../src/stack/composeGuards.js";
 import { againstBareRows, lookupScript, type AgainstBare } from "./agentOverhead.js";
 import { hooksAlonePerStep } from "./hooksAlone.js";
 import { mirrorHooks } from "./passThrough.js";
@@ -18,15 +18,25 @@ export default async function turnsBench(): Promise<string> {
   const rows = ["| measurement | result | target | |", "|---|---|---|---|"];
   // The runaway guard's thresholds out of reach, as in stack.bench.ts: it still does all its accounting.
   const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 } }).agent;
-  // The same middleware with hooks that only pass every call on: the tool it offers and the
-  // channel it declares too, none of our code between (what LangChain charges for the stack's shape).
-  const shape = () => {
-    const [composed, ...declarations] = guards();
-    return [mirrorHooks(composed!, 0), ...declarations];
+  const beside = {
+    // The same middleware with hooks that only pass every call on: the tool it offers and the
+    // channel it declares too, none of our code between (what LangChain charges for the stack's shape).
+    "its shape with hooks that only pass on (LangChain's own charge)": () => {
+      const [composed, ...declarations] = guards();
+      return [mirrorHooks(composed!, 0), ...declarations];
+    },
+    // Every step through every guard, as before the quiet path (src/stack/quietPath.ts).
+    "the stack without its quiet path": () => {
+      const [composed, ...declarations] = guards() as [ComposedGuards, ...AgentMiddleware[]];
+      return [
+        new ComposedGuards(composed.name, composed.members, { quietPath: false }) as unknown as AgentMiddleware,
+        ...declarations,
+      ];
+    },
   };
   const measured: AgainstBare[] = [];
   for (const turns of TURNS)
-    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, shape));
+    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, beside));
   // How many of a run's steps every guard vouched for (src/stack/quietPath.ts).
   const quiet = guards();
   const { model, tools } = lookupScript(TURNS[0]!, async () => {});

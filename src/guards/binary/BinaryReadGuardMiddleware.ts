@@ -87,8 +87,10 @@ export class BinaryReadGuardMiddleware extends MiddlewareBase {
 
   /** What the guard finds in one result of `tool`, if it judges it. */
   private findings(message: ToolMessage, tool: string): ResultReview | undefined {
-    if (disabledByEnvironment() || (this.checkedTools && !this.checkedTools.has(tool))) return undefined;
-    return reviewToolResult(message, this.inspectOptions);
+    if (this.checkedTools && !this.checkedTools.has(tool)) return undefined;
+    const review = reviewToolResult(message, this.inspectOptions);
+    // Read only when there is something to act on: reading the environment costs every step.
+    return review && !disabledByEnvironment() ? review : undefined;
   }
 
   /** The rewrite of one result; text (nearly every result) is judged without a promise. */
