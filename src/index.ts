@@ -49,7 +49,7 @@ export { withSafeResults } from "./tools/withSafeResults.js";
 
 // the recommended stack
 export { recommendedGuards, type RecommendedGuards, type RecommendedGuardsOptions } from "./stack/recommendedGuards.js";
-export { ComposedGuards } from "./stack/composeGuards.js";
+export { ComposedGuards, type ComposedGuardsOptions } from "./stack/composeGuards.js";
 
 // replay (the library behind `harness-kit inspect` / `eval`)
 export {
