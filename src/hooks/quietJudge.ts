@@ -10,6 +10,8 @@ import type { ToolCallView } from "../core/messages.js";
 export interface QuietJudge {
   /** The guard, as configured, never vouches for a step: the stack takes no quiet path at all. */
   readonly off?: boolean;
+  /** Its answers read the thread's facts (`BatchFacts`): the stack works them out only for such a judge. */
+  readonly readsThread?: boolean;
   /** Before a call runs: whether the guard lets `call`, of the turn `asking`, run as sent. */
   passesCall?(call: ToolCallView, asking: AIMessage, batch: BatchFacts): boolean;
   /** After: whether it keeps the tool's answer as it came. */
@@ -22,8 +24,9 @@ export interface QuietJudge {
 
 /**
  * What the thread says of the latest model turn (observe/freshCalls.ts). The quiet path asks only
- * in a thread with no summary and nothing stored by the budget, and before a model call only after
- * a turn whose every call a tool answered and every guard left unmarked (or at a run's start).
+ * in a thread with no summary (and, with a judge that reads the thread, nothing stored by the
+ * budget), and before a model call only after a turn whose every call a tool answered and every
+ * guard left unmarked (or at a run's start). Without such a judge, `fresh` and `learned` are false.
  */
 export interface BatchFacts {
   /** The history the guards judge, ending with the turn (or, at a run's start, the user's message). */

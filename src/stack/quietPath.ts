@@ -26,7 +26,12 @@ export class QuietPath {
   /** Calls and model calls answered on this path: tests and benches read them. */
   readonly steps = { tool: 0, model: 0 };
 
-  constructor(private readonly judges: readonly QuietJudge[]) {}
+  /** Whether any judge reads the thread's facts (a stack of result guards alone needs none). */
+  private readonly readsThread: boolean;
+
+  constructor(private readonly judges: readonly QuietJudge[]) {
+    this.readsThread = judges.some((judge) => judge.readsThread === true);
+  }
 
   toolCall(request: ToolRequestLike, handler: Handler, full: Full): Promise<unknown> {
     const messages = request.state?.messages;
@@ -108,11 +113,13 @@ export class QuietPath {
    * wasted nothing), in a history with no summary and nothing stored (see FreshCalls).
    */
   private facts(messages: readonly unknown[], at: number): BatchFacts | undefined {
+    const history = messages as readonly BaseMessage[];
+    if (summaryIndex(history) >= 0) return undefined;
+    if (!this.readsThread) return { history, fresh: false, learned: false };
     const hash = loadedHasher();
-    if (hash === undefined || summaryIndex(messages as readonly BaseMessage[]) >= 0) return undefined;
+    if (hash === undefined) return undefined;
     const index = freshCallsFor(messages, hash);
     if (index.stored) return undefined;
-    const history = messages as readonly BaseMessage[];
     return at < 0
       ? { history, fresh: false, learned: true }
       : { history, fresh: index.fresh(messages[at]), learned: index.learnedBefore(messages, at) };

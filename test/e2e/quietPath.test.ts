@@ -5,6 +5,11 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
 import { ComposedGuards } from "../../src/stack/composeGuards.js";
+import {
+  BinaryReadGuardMiddleware,
+  ContextOverflowGuardMiddleware,
+  OutputValidatorMiddleware,
+} from "../../src/index.js";
 import { recommendedGuards, type RecommendedGuardsOptions } from "../../src/stack/recommendedGuards.js";
 import { loadHasher } from "../../src/observe/hash.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../../src/testing/index.js";
@@ -71,6 +76,43 @@ describe("the quiet path", () => {
     const quiet = await run(keys, options);
     const full = await run(keys, options, false);
     expect(quiet.signals).toContain("RunawayGuardMiddleware stop run_token_cap");
+    expect(quiet.transcript).toEqual(full.transcript);
+  });
+
+  it("serves a few guards composed alone, which read nothing of the thread, and leaves what they act on to them", async () => {
+    const files = tool(
+      async ({ key }: { key: string }) => (key === "logo" ? "\u0089PNG\r\n\u001a\n\u0000\u0000" : `text of ${key}`),
+      {
+        name: "lookup",
+        description: "look a key up",
+        schema: z.object({ key: z.string() }),
+      },
+    );
+    const serve = async (quietPath: boolean) => {
+      const signals: Signal[] = [];
+      const onSignal = (s: Signal) => signals.push(s);
+      const members = [
+        new OutputValidatorMiddleware({ onSignal }),
+        new BinaryReadGuardMiddleware({ onSignal }),
+        new ContextOverflowGuardMiddleware({ onSignal }),
+      ] as unknown as AgentMiddleware[];
+      const stack = new ComposedGuards("some", members, { quietPath });
+      const agent = createAgent({
+        model: new ScriptedChatModel({ turns: turns(["a", "logo", "b"]) }),
+        tools: [files],
+        middleware: [stack as unknown as AgentMiddleware],
+      });
+      const { messages } = (await agent.invoke({ messages: [new HumanMessage("go")] })) as { messages: BaseMessage[] };
+      const transcript = messages.map((m) =>
+        JSON.stringify([m.getType(), m.content, m.response_metadata]).replace(/scripted-[0-9a-f]{8}/g, "scripted"),
+      );
+      return { quiet: stack.quietSteps, signals: signals.map((s) => `${s.guard} ${s.action} ${s.code}`), transcript };
+    };
+    const [quiet, full] = [await serve(true), await serve(false)];
+    // Not the binary result, nor the model call that reads it.
+    expect(quiet.quiet).toEqual({ tool: 2, model: 3 });
+    expect(quiet.signals).toEqual(["BinaryReadGuardMiddleware directive binary_result"]);
+    expect(quiet.signals).toEqual(full.signals);
     expect(quiet.transcript).toEqual(full.transcript);
   });
 

@@ -152,6 +152,7 @@ export class ToolResultBudgetMiddleware extends MiddlewareBase {
    * asks only in a thread where nothing was stored and no summary may name a stored key.
    */
   readonly quiet: QuietJudge = {
+    readsThread: true,
     keepsAnswer: (answer, call) => this.fitsAsItIs(answer, call.name),
     passesRequest: (request) => this.offeredIn(request, true),
   };

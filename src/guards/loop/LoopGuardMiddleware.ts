@@ -38,6 +38,7 @@ export class LoopGuardMiddleware extends BatchGuardMiddleware {
     this.attach(mode, "end", this.decideNow);
     this.quiet = {
       off: warnAt <= 1 || stopAt <= 1,
+      readsThread: true,
       passesCall: (_call, _asking, batch) => batch.fresh,
       passesRequest: passOn,
     };

@@ -78,6 +78,7 @@ export class ProgressAwareLoopGuardMiddleware extends BatchGuardMiddleware {
    * allows, but for a polling tool's or a tool that counts every call as one (a delta override).
    */
   readonly quiet: QuietJudge = {
+    readsThread: true,
     passesCall: (call, _asking, batch) =>
       batch.fresh && !this.settings.pollingTools?.has(call.name) && !this.observation.deltaOverrides?.[call.name],
     passesRequest: passOn,

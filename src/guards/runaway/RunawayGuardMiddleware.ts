@@ -169,6 +169,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
    * ledger tells. A response without tool calls ends the run, which this guard reports.
    */
   readonly quiet: QuietJudge = {
+    readsThread: true,
     passesCall: (_call, _asking, batch) => this.idleAfter(batch),
     passesRequest: (request, batch) => (this.idleAfter(batch) ? request : undefined),
     keepsResponse: (response) => (response.tool_calls?.length ?? 0) > 0,
