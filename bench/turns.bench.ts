@@ -46,7 +46,7 @@ export default async function turnsBench(): Promise<string> {
   );
   const taken = (quiet[0] as unknown as ComposedGuards).quietSteps;
   rows.push(
-    `| steps of a ${TURNS[0]}-turn run on the quiet path | ${taken.tool} of ${TURNS[0]} tool calls, ${taken.model} of ${TURNS[0]! + 1} model calls (the last one ends the run, which the runaway guard reports) | | |`,
+    `| steps of a ${TURNS[0]}-turn run on the quiet path | ${taken.tool} of ${TURNS[0]} tool calls, ${taken.model} of ${TURNS[0]! + 1} model calls | | |`,
   );
   const [first, last] = [measured[0]!, measured[measured.length - 1]!];
   const growth = last.addedPerStep / first.addedPerStep;

@@ -20,6 +20,11 @@ export interface QuietJudge {
   passesRequest?(request: QuietModelRequest, batch: BatchFacts): QuietModelRequest | undefined;
   /** After: whether it keeps the model's response as it came, given the request it handed on. */
   keepsResponse?(response: AIMessage, request: QuietModelRequest): boolean;
+  /**
+   * After a response every guard keeps: what its hook does besides, which changes nothing of the
+   * response (the runaway guard's report at a run's end), given the history the guards judged.
+   */
+  settle?(response: AIMessage, history: readonly BaseMessage[]): Promise<void> | undefined;
 }
 
 /**

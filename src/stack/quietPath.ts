@@ -77,10 +77,23 @@ export class QuietPath {
         if (!AIMessage.isInstance(response) || !this.keepResponse(response, received))
           return full(request, arrived(handler, response));
         this.steps.model++;
-        return stampTurn(response);
+        const stamped = stampTurn(response);
+        const settled = this.settle(stamped, messages as readonly BaseMessage[]);
+        return settled ? settled.then(() => stamped) : stamped;
       },
       (error: unknown) => full(request, arrived(handler, undefined, error)),
     );
+  }
+
+  /** What the judges do besides on a response they keep, innermost first, as their hooks would on its way out. */
+  private settle(response: AIMessage, history: readonly BaseMessage[]): Promise<void> | undefined {
+    let settled: Promise<void> | undefined;
+    for (let i = this.judges.length - 1; i >= 0; i--) {
+      const judge = this.judges[i]!;
+      if (!judge.settle) continue;
+      settled = settled ? settled.then(() => judge.settle!(response, history)) : judge.settle(response, history);
+    }
+    return settled;
   }
 
   private keepAnswer(answer: ToolMessage, call: ToolCallView): boolean {

@@ -29,10 +29,12 @@ const turns = (keys: string[]): ScriptedTurn[] => [
 async function run(keys: string[], options: RecommendedGuardsOptions = {}, quietPath = true) {
   await loadHasher();
   const signals: Signal[] = [];
-  const [composed, carry] = recommendedGuards({ ...options, onSignal: (s) => signals.push(s) }).agent as [
-    ComposedGuards,
-    AgentMiddleware,
-  ];
+  const reports: unknown[] = [];
+  const [composed, carry] = recommendedGuards({
+    ...options,
+    runaway: { ...options.runaway, onReport: (r) => reports.push(r) },
+    onSignal: (s) => signals.push(s),
+  }).agent as [ComposedGuards, AgentMiddleware];
   const stack = quietPath ? composed : new ComposedGuards(composed.name, composed.members, { quietPath: false });
   const agent = createAgent({
     model: new ScriptedChatModel({ turns: turns(keys) }),
@@ -44,16 +46,23 @@ async function run(keys: string[], options: RecommendedGuardsOptions = {}, quiet
   const transcript = messages.map((m) =>
     JSON.stringify([m.getType(), m.content, m.response_metadata]).replace(/scripted-[0-9a-f]{8}/g, "scripted"),
   );
-  return { quiet: stack.quietSteps, signals: signals.map((s) => `${s.guard} ${s.action} ${s.code}`), transcript };
+  return {
+    quiet: stack.quietSteps,
+    signals: signals.map((s) => `${s.guard} ${s.action} ${s.code}`),
+    reports: reports.map((r) => JSON.stringify(r).replace(/scripted-[0-9a-f]{8}/g, "scripted")),
+    transcript,
+  };
 }
 
 describe("the quiet path", () => {
-  it("takes every step of a run of new calls, but for the model's last answer, which the runaway guard reports", async () => {
+  it("takes every step of a run of new calls, the answer that ends it included, whose report is the same", async () => {
     const quiet = await run(["a", "b", "c", "d"]);
-    expect(quiet.quiet).toEqual({ tool: 4, model: 4 });
+    expect(quiet.quiet).toEqual({ tool: 4, model: 5 });
     const full = await run(["a", "b", "c", "d"], {}, false);
     expect(full.quiet).toEqual({ tool: 0, model: 0 });
     expect(quiet.transcript).toEqual(full.transcript);
+    expect(quiet.reports).toHaveLength(1);
+    expect(quiet.reports).toEqual(full.reports);
   });
 
   it("leaves a repeat to the guards, which warn as they do without it", async () => {

@@ -115,6 +115,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
       }
       await emitEvent(REPORT_EVENT, payload, onReport);
     };
+    this.reportRun = report;
 
     this.wrapToolCall = (request, handler) =>
       batch.wrapToolCall(request, handler).catch(async (error: unknown) => {
@@ -166,14 +167,18 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
   /**
    * Where `decideRunaway` and `decideTurn` can only allow (decide.ts `idle`): with no token cap, a
    * model call that began its run or read something new leaves the stall empty; with a cap, the
-   * ledger tells. A response without tool calls ends the run, which this guard reports.
+   * ledger tells. A response without tool calls ends the run: the guard reports it, as its hook would.
    */
   readonly quiet: QuietJudge = {
     readsThread: true,
     passesCall: (_call, _asking, batch) => this.idleAfter(batch),
     passesRequest: (request, batch) => (this.idleAfter(batch) ? request : undefined),
-    keepsResponse: (response) => (response.tool_calls?.length ?? 0) > 0,
+    settle: (response, history) =>
+      (response.tool_calls?.length ?? 0) === 0 ? this.reportRun([...history, response], response) : undefined,
   };
+
+  /** Reports the run `messages` end with, once per `endedBy` (built with the hooks, which report through it too). */
+  private readonly reportRun!: (messages: readonly BaseMessage[], endedBy: object) => Promise<void>;
 
   private idleAfter(batch: BatchFacts): boolean {
     const { maxRunTokens, maxThreadTokens, blockAt, stopAt } = this.settings;
