@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, type AgentMiddleware } from "langchain";
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { Signal } from "../../src/core/signals.js";
@@ -20,13 +20,18 @@ const lookup = tool(async ({ key }: { key: string }) => `value of ${key}`, {
   schema: z.object({ key: z.string() }),
 });
 
-const turns = (keys: string[]): ScriptedTurn[] => [
-  ...keys.map((key) => ({ toolCalls: [{ name: "lookup", args: { key } }] })),
+const turns = (keys: string[], reusedIds = false): ScriptedTurn[] => [
+  ...keys.map((key, i) =>
+    reusedIds
+      ? // Some OpenAI-compatible servers number calls per turn: \`call_0\` comes back every turn.
+        new AIMessage({ id: `m${i}`, content: "", tool_calls: [{ id: "call_0", name: "lookup", args: { key } }] })
+      : { toolCalls: [{ name: "lookup", args: { key } }] },
+  ),
   { text: "done" },
 ];
 
 /** One run of `keys` through the stack `options` builds, with the quiet path or without. */
-async function run(keys: string[], options: RecommendedGuardsOptions = {}, quietPath = true) {
+async function run(keys: string[], options: RecommendedGuardsOptions = {}, quietPath = true, reusedIds = false) {
   await loadHasher();
   const signals: Signal[] = [];
   const reports: unknown[] = [];
@@ -37,7 +42,7 @@ async function run(keys: string[], options: RecommendedGuardsOptions = {}, quiet
   }).agent as [ComposedGuards, AgentMiddleware];
   const stack = quietPath ? composed : new ComposedGuards(composed.name, composed.members, { quietPath: false });
   const agent = createAgent({
-    model: new ScriptedChatModel({ turns: turns(keys) }),
+    model: new ScriptedChatModel({ turns: turns(keys, reusedIds) }),
     tools: [lookup],
     middleware: [stack as unknown as AgentMiddleware, carry],
   });
@@ -75,6 +80,18 @@ describe("the quiet path", () => {
     expect(quiet.transcript).toEqual(full.transcript);
     // The first call and the model turns before the repeats are quiet; the repeats are not.
     expect(quiet.quiet.tool).toBe(1);
+  });
+
+  it("judges as the full stack does when the model reuses its tool-call ids every turn", async () => {
+    const keys = ["a", "b", "a", "a", "c", "a"];
+    const options = { loopGuard: { warnAt: 2, stopAt: 9 } };
+    const quiet = await run(keys, options, true, true);
+    const full = await run(keys, options, false, true);
+    expect(quiet.quiet.tool).toBeGreaterThan(0);
+    expect(quiet.signals.length).toBeGreaterThan(0);
+    expect(quiet.signals).toEqual(full.signals);
+    expect(quiet.transcript).toEqual(full.transcript);
+    expect(quiet.reports).toEqual(full.reports);
   });
 
   it("is taken under a token cap while the ledger says it is far, and the cap stops the run where it does without", async () => {
