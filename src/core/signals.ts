@@ -1,4 +1,5 @@
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { SignalCode } from "./signalCodes.js";
 
 export { SIGNAL_CODES, isSignalCode, type SignalCode } from "./signalCodes.js";
@@ -45,6 +46,26 @@ export async function emitEvent<T>(
   } catch {
     // no parent run: nobody is listening
   }
+}
+
+/**
+ * Whether anything would receive an event: the user's handler, or a LangChain callback of the
+ * current run that takes custom events (`streamEvents`, a handler passed in `callbacks`). An
+ * event nobody receives need not be built (the runaway guard's report reads the whole run).
+ */
+export function heard(handler: unknown): boolean {
+  if (handler !== undefined) return true;
+  const callbacks: unknown = AsyncLocalStorageProviderSingleton.getRunnableConfig()?.callbacks;
+  const handlers = Array.isArray(callbacks) ? callbacks : (callbacks as { handlers?: unknown[] } | undefined)?.handlers;
+  return handlers?.some(takesCustomEvents) === true;
+}
+
+function takesCustomEvents(handler: unknown): boolean {
+  const { handleCustomEvent, ignoreCustomEvent } = handler as {
+    handleCustomEvent?: unknown;
+    ignoreCustomEvent?: unknown;
+  };
+  return typeof handleCustomEvent === "function" && ignoreCustomEvent !== true;
 }
 
 /** A signal's `detail`, saying so when the guard only observed (it changed nothing). */

@@ -15,7 +15,7 @@ import { COUNTED_CALLS } from "./nearRepeats.js";
 
 interface Turn {
   /** Ids of its calls whose tool + normalised arguments no earlier turn asked for. */
-  readonly firstAsks: Set<string>;
+  readonly firstAsks: string[];
   /**
    * Every call asked for the first time, no two alike, each with a value (an `ArgsShape` leaf)
    * and none its tool's recent answered calls had: the observation store holds no occurrence and
@@ -24,6 +24,10 @@ interface Turn {
   fresh: boolean;
   /** One of its first asks ran and answered with text: it brought something new. */
   brought: boolean;
+  /** The model call that wrote it began its run or read something new (see `learned`). */
+  readonly learned: boolean;
+  /** A guard wrote it (a stop notice in the model's place). */
+  readonly marked: boolean;
 }
 
 interface PendingCall {
@@ -39,6 +43,8 @@ export class FreshCalls {
   private pending = new Map<string, PendingCall>();
   /** The values of each tool's last COUNTED_CALLS answered calls, in the order their answers came. */
   private recent = new Map<string, ReadonlySet<string>[]>();
+  /** The latest model turn since the run began (a user's message). */
+  private previous: Turn | undefined;
   private storedAny = false;
 
   constructor(private readonly hash: Hasher) {}
@@ -65,18 +71,11 @@ export class FreshCalls {
   }
 
   /**
-   * Whether the model call that wrote `messages[at]` began its run or read something new: then
-   * the runaway guard's stall is empty after it (its ledger's `idleBelow`, caps aside).
+   * Whether the model call that wrote the turn `aiMessage` began its run or read something new:
+   * then the runaway guard's stall is empty after it (its ledger's `idleBelow`, caps aside).
    */
-  learnedBefore(messages: readonly unknown[], at: number): boolean {
-    let i = at - 1;
-    for (; i >= 0; i--) {
-      const kind = messageKind(messages[i]);
-      if (kind === "human" && !isSummary(messages[i])) return true;
-      if (kind === "ai") break;
-    }
-    if (i < 0) return true;
-    return markOf(messages[i]) === undefined && this.turns.get(messages[i] as object)?.brought === true;
+  learned(aiMessage: unknown): boolean {
+    return this.turns.get(aiMessage as object)?.learned === true;
   }
 
   private reset(): void {
@@ -85,6 +84,7 @@ export class FreshCalls {
     this.turns = new WeakMap();
     this.pending = new Map();
     this.recent = new Map();
+    this.previous = undefined;
     this.storedAny = false;
   }
 
@@ -97,12 +97,18 @@ export class FreshCalls {
     const kind = messageKind(message);
     if (kind === "ai") this.addTurn(message as object);
     else if (kind === "tool") this.addAnswer(message);
+    else if (kind === "human" && !isSummary(message)) this.previous = undefined;
   }
 
   private addTurn(message: object): void {
     const calls = toolCallsOf(message);
-    const turn: Turn = { firstAsks: new Set(), fresh: calls.length > 0, brought: false };
-    const keys = new Set<string>();
+    // Told when the turn is added: the answers that decide it came before it.
+    const { previous } = this;
+    const learned = previous === undefined || (!previous.marked && previous.brought);
+    const marked = markOf(message) !== undefined;
+    const turn: Turn = { firstAsks: [], fresh: calls.length > 0, brought: false, learned, marked };
+    // Arrays, not sets: a step's allocations cost inside the graph, and a batch is short.
+    const keys: string[] = [];
     for (const call of calls) {
       // An id asked for again while pending is not a new call to the store either.
       if (this.pending.has(call.id)) {
@@ -111,14 +117,15 @@ export class FreshCalls {
       }
       const key = argsKeyOf(call.name, call.args, this.hash);
       const first = !this.asked.has(key);
-      if (first) turn.firstAsks.add(call.id);
+      if (first) turn.firstAsks.push(call.id);
       const leaves = argsShapeOf(call.args).leaves;
-      if (!first || keys.has(key) || leaves.size === 0 || this.sharesValue(call.name, leaves)) turn.fresh = false;
-      keys.add(key);
+      if (!first || keys.includes(key) || leaves.size === 0 || this.sharesValue(call.name, leaves)) turn.fresh = false;
+      keys.push(key);
       this.pending.set(call.id, { tool: call.name, leaves, turn });
     }
     for (const key of keys) this.asked.add(key);
     this.turns.set(message, turn);
+    this.previous = turn;
   }
 
   private addAnswer(message: unknown): void {
@@ -131,7 +138,7 @@ export class FreshCalls {
     recent.push(call.leaves);
     if (recent.length > COUNTED_CALLS) recent.shift();
     const content = contentOf(message);
-    if (call.turn.firstAsks.has(id) && ranUnmarked(message) && typeof content === "string" && content.length > 0)
+    if (call.turn.firstAsks.includes(id) && ranUnmarked(message) && typeof content === "string" && content.length > 0)
       call.turn.brought = true;
   }
 

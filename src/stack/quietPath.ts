@@ -135,7 +135,7 @@ export class QuietPath {
     if (index.stored) return undefined;
     return at < 0
       ? { history, fresh: false, learned: true }
-      : { history, fresh: index.fresh(messages[at]), learned: index.learnedBefore(messages, at) };
+      : { history, fresh: index.fresh(messages[at]), learned: index.learned(messages[at]) };
   }
 }
 

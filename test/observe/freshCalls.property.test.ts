@@ -95,7 +95,7 @@ describe("FreshCalls", () => {
           // Built in one go or step by step, the facts are the same.
           const whole = new FreshCalls(hash).update(history);
           expect(whole.fresh(history[at])).toBe(index.fresh(history[at]));
-          expect(whole.learnedBefore(history, at)).toBe(index.learnedBefore(history, at));
+          expect(whole.learned(history[at])).toBe(index.learned(history[at]));
           const store = new ObservationStore(hash);
           store.update(history);
           if (index.fresh(history[at])) {
@@ -107,7 +107,7 @@ describe("FreshCalls", () => {
               expect(store.near.mayRepeat(call.name, store.near.shapeOf(call.args), end)).toBe(false);
             }
           }
-          if (index.learnedBefore(history, at)) expect(ledgerFor(history).idleBelow(Infinity)).toBe(true);
+          if (index.learned(history[at])) expect(ledgerFor(history).idleBelow(Infinity)).toBe(true);
         }
       }),
       { numRuns: 300 },
@@ -123,7 +123,7 @@ describe("FreshCalls", () => {
     const index = freshCallsFor(messages, hash);
     const turns = messages.flatMap((m, i) => (AIMessage.isInstance(m) ? [i] : []));
     expect(turns.map((at) => index.fresh(messages[at]))).toEqual([true, true, false]);
-    expect(turns.map((at) => index.learnedBefore(messages, at))).toEqual([true, true, true]);
+    expect(turns.map((at) => index.learned(messages[at]))).toEqual([true, true, true]);
     expect(index.stored).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import type { CallDecision, Decision } from "../../core/decision.js";
 import { andThen, type MaybePromise } from "../../core/maybePromise.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { latestTurnIndex, toolCallsOf, type ToolCallView } from "../../core/messages.js";
-import { emitEvent, emitSignal, observedDetail, type SignalHandler } from "../../core/signals.js";
+import { emitEvent, emitSignal, heard, observedDetail, type SignalHandler } from "../../core/signals.js";
 import { decideRunaway, decideTurn, type RunawaySettings } from "./decide.js";
 import { ledgerFor } from "./ledger.js";
 import { runawayReport, type RunawayReport } from "./report.js";
@@ -95,7 +95,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     const reported = new WeakSet<object>();
     /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
     const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
-      if (reported.has(endedBy)) return;
+      if (reported.has(endedBy) || !heard(onReport)) return;
       reported.add(endedBy);
       let payload: RunawayReport;
       try {

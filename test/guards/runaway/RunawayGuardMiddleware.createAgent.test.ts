@@ -251,3 +251,39 @@ describe("token caps, composed with LangChain's call limits", () => {
     expect(lastText(tools.messages)).toMatch(/^Tool call limit reached: run limit exceeded/);
   });
 });
+
+describe("the run report, built only for someone who reads it", () => {
+  const agentWith = (guard: RunawayGuardMiddleware) =>
+    createAgent({
+      model: new ScriptedChatModel({ turns: [flat("search"), flat("search"), { text: "done" }] }),
+      tools: [sameSearch().tool],
+      middleware: [guard],
+    });
+  const input = { messages: [new HumanMessage("go")] };
+
+  it("reaches streamEvents and a callback that takes custom events without onReport, and is built for nobody else", async () => {
+    const guard = new RunawayGuardMiddleware();
+    let built = 0;
+    const report = guard.report;
+    Object.defineProperty(guard, "report", { value: (messages: BaseMessage[]) => (built++, report(messages)) });
+
+    const streamed: unknown[] = [];
+    for await (const event of agentWith(guard).streamEvents(input, { version: "v2" }))
+      if (event.event === "on_custom_event" && event.name === "harness_kit_report") streamed.push(event.data);
+    expect(streamed).toEqual([expect.objectContaining({ modelCalls: 3, toolCalls: 2 })]);
+
+    const heard: unknown[] = [];
+    const handler = {
+      handleCustomEvent: (name: string, data: unknown) => void (name === "harness_kit_report" && heard.push(data)),
+    };
+    await agentWith(guard).invoke(input, { callbacks: [handler] });
+    expect(heard).toEqual(streamed);
+    expect(built).toBe(2);
+
+    // A handler that ignores custom events, or none at all: nothing would receive the report.
+    await agentWith(guard).invoke(input, { callbacks: [{ ...handler, ignoreCustomEvent: true }] });
+    await agentWith(guard).invoke(input);
+    expect(built).toBe(2);
+    expect(heard).toHaveLength(1);
+  });
+});
