@@ -2,7 +2,8 @@ import { isSummary, messageKind, toolCallIdOf, toolCallsOf, contentOf } from "..
 import { fields } from "../core/fields.js";
 import { MARK_KEY, markOf, ranUnmarked } from "../core/marks.js";
 import { HistoryPrefix } from "../core/historyPrefix.js";
-import { argsKeyOf, argsShapeOf } from "./argsIdentity.js";
+import { argsShapeOf, normaliseArgs } from "./argsIdentity.js";
+import { canonicalJson } from "./canonical.js";
 import type { Hasher } from "./hash.js";
 import { COUNTED_CALLS } from "./nearRepeats.js";
 
@@ -41,8 +42,8 @@ export class FreshCalls {
   private asked = new Set<string>();
   private turns = new WeakMap<object, Turn>();
   private pending = new Map<string, PendingCall>();
-  /** The values of each tool's last COUNTED_CALLS answered calls, in the order their answers came. */
-  private recent = new Map<string, ReadonlySet<string>[]>();
+  /** The values of each tool's last COUNTED_CALLS answered calls. */
+  private recent = new Map<string, RecentValues>();
   /** The latest model turn since the run began (a user's message). */
   private previous: Turn | undefined;
   private storedAny = false;
@@ -115,11 +116,12 @@ export class FreshCalls {
         turn.fresh = false;
         continue;
       }
-      const key = argsKeyOf(call.name, call.args, this.hash);
+      const key = askKeyOf(call.name, call.args, this.hash);
       const first = !this.asked.has(key);
       if (first) turn.firstAsks.push(call.id);
       const leaves = argsShapeOf(call.args).leaves;
-      if (!first || keys.includes(key) || leaves.size === 0 || this.sharesValue(call.name, leaves)) turn.fresh = false;
+      if (!first || keys.includes(key) || leaves.size === 0 || this.recent.get(call.name)?.hasAny(leaves))
+        turn.fresh = false;
       keys.push(key);
       this.pending.set(call.id, { tool: call.name, leaves, turn });
     }
@@ -134,18 +136,45 @@ export class FreshCalls {
     if (id === undefined || !call) return;
     this.pending.delete(id);
     let recent = this.recent.get(call.tool);
-    if (!recent) this.recent.set(call.tool, (recent = []));
-    recent.push(call.leaves);
-    if (recent.length > COUNTED_CALLS) recent.shift();
+    if (!recent) this.recent.set(call.tool, (recent = new RecentValues()));
+    recent.add(call.leaves);
     const content = contentOf(message);
     if (call.turn.firstAsks.includes(id) && ranUnmarked(message) && typeof content === "string" && content.length > 0)
       call.turn.brought = true;
   }
+}
 
-  private sharesValue(tool: string, leaves: ReadonlySet<string>): boolean {
-    const recent = this.recent.get(tool);
-    if (!recent) return false;
-    for (const earlier of recent) for (const leaf of leaves) if (earlier.has(leaf)) return true;
+/**
+ * A call's identity as the observation store counts calls (`argsKeyOf`: the same normalised
+ * arguments), with short arguments' text kept as it is rather than hashed: a short text costs
+ * less to keep than to hash. Calls alike by this key are alike to the store; the store could
+ * only count two calls as one that this key tells apart if their texts' 64-bit hashes collided.
+ */
+function askKeyOf(name: string, args: unknown, hash: Hasher): string {
+  const text = canonicalJson(normaliseArgs(args ?? {}));
+  return text.length <= UNHASHED_CHARS ? `${name}\u0000${text}` : `${name}#${hash(text)}`;
+}
+
+const UNHASHED_CHARS = 256;
+
+/** The values (`ArgsShape` leaves) of one tool's last COUNTED_CALLS answered calls, counted: one lookup per value. */
+class RecentValues {
+  private readonly calls: ReadonlySet<string>[] = [];
+  private readonly counts = new Map<string, number>();
+
+  add(leaves: ReadonlySet<string>): void {
+    this.calls.push(leaves);
+    for (const leaf of leaves) this.counts.set(leaf, (this.counts.get(leaf) ?? 0) + 1);
+    if (this.calls.length <= COUNTED_CALLS) return;
+    for (const leaf of this.calls.shift()!) {
+      const left = this.counts.get(leaf)! - 1;
+      if (left === 0) this.counts.delete(leaf);
+      else this.counts.set(leaf, left);
+    }
+  }
+
+  hasAny(leaves: ReadonlySet<string>): boolean {
+    for (const leaf of leaves) if (this.counts.has(leaf)) return true;
     return false;
   }
 }

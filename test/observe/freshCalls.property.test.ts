@@ -25,6 +25,14 @@ const callArb = fc.oneof(
   }),
   fc.record({ name: fc.constant("get"), args: fc.record({ id: fc.integer({ min: 1, max: 40 }) }) }),
   fc.record({ name: fc.constant("noop"), args: fc.constant({}) }),
+  // Arguments past 256 characters of canonical text: the index keys them by hash, not by text.
+  fc.record({
+    name: fc.constant("write"),
+    args: fc.record({
+      path: fc.constantFrom("/a", "/b"),
+      body: fc.constantFrom("x".repeat(300), "X".repeat(300), `${"x".repeat(150)}  ${"x".repeat(150)}`),
+    }),
+  }),
 );
 
 /** How a call was answered: ran with text or empty, answered without running, or refused with a guard's mark. */
