@@ -28,9 +28,19 @@ export class QuietPath {
 
   /** Whether any judge reads the thread's facts (a stack of result guards alone needs none). */
   private readonly readsThread: boolean;
+  // Each question asked only of the judges that answer it, in the stack's order: a step asks them all.
+  private readonly callJudges: readonly QuietJudge[];
+  private readonly answerJudges: readonly QuietJudge[];
+  private readonly responseJudges: readonly QuietJudge[];
+  /** Innermost first, as the hooks would settle on a response's way out. */
+  private readonly settlers: readonly QuietJudge[];
 
   constructor(private readonly judges: readonly QuietJudge[]) {
     this.readsThread = judges.some((judge) => judge.readsThread === true);
+    this.callJudges = judges.filter((judge) => judge.passesCall);
+    this.answerJudges = judges.filter((judge) => judge.keepsAnswer);
+    this.responseJudges = judges.filter((judge) => judge.keepsResponse);
+    this.settlers = judges.filter((judge) => judge.settle).reverse();
   }
 
   toolCall(request: ToolRequestLike, handler: Handler, full: Full): Promise<unknown> {
@@ -43,8 +53,9 @@ export class QuietPath {
     if (!facts) return full(request, handler);
     const call: ToolCallView = { id: id!, name: request.toolCall.name, args: request.toolCall.args };
     const asking = messages![at] as AIMessage;
-    for (const judge of this.judges)
-      if (judge.passesCall && !judge.passesCall(call, asking, facts)) return full(request, handler);
+    const judges = this.callJudges;
+    for (let i = 0; i < judges.length; i++)
+      if (!judges[i]!.passesCall!(call, asking, facts)) return full(request, handler);
     const history = messages as readonly BaseMessage[];
     noteSeen(history);
     const { request: probed, probe } = probedRequest(request);
@@ -63,12 +74,14 @@ export class QuietPath {
     const messages: unknown = request.state?.messages;
     const facts = Array.isArray(messages) ? this.turnFacts(messages) : undefined;
     if (!facts) return full(request, handler);
-    // What each guard receives: the request the guard before it hands on.
+    // What each judge of the response receives: the request the guard before it hands on.
     const received: QuietModelRequest[] = [];
     let passed: QuietModelRequest | undefined = request;
-    for (const judge of this.judges) {
-      received.push(passed);
-      passed = judge.passesRequest ? judge.passesRequest(passed, facts) : passed;
+    const judges = this.judges;
+    for (let i = 0; i < judges.length; i++) {
+      const judge = judges[i]!;
+      if (judge.keepsResponse) received.push(passed);
+      if (judge.passesRequest) passed = judge.passesRequest(passed, facts);
       if (!passed) return full(request, handler);
     }
     noteSeen(messages as readonly BaseMessage[]);
@@ -88,24 +101,23 @@ export class QuietPath {
   /** What the judges do besides on a response they keep, innermost first, as their hooks would on its way out. */
   private settle(response: AIMessage, history: readonly BaseMessage[]): Promise<void> | undefined {
     let settled: Promise<void> | undefined;
-    for (let i = this.judges.length - 1; i >= 0; i--) {
-      const judge = this.judges[i]!;
-      if (!judge.settle) continue;
-      settled = settled ? settled.then(() => judge.settle!(response, history)) : judge.settle(response, history);
+    const settlers = this.settlers;
+    for (let i = 0; i < settlers.length; i++) {
+      const judge = settlers[i]!;
+      settled = settled ? settled.then(() => judge.settle!(response, history)) : judge.settle!(response, history);
     }
     return settled;
   }
 
   private keepAnswer(answer: ToolMessage, call: ToolCallView): boolean {
-    for (const judge of this.judges) if (judge.keepsAnswer && !judge.keepsAnswer(answer, call)) return false;
+    const judges = this.answerJudges;
+    for (let i = 0; i < judges.length; i++) if (!judges[i]!.keepsAnswer!(answer, call)) return false;
     return true;
   }
 
   private keepResponse(response: AIMessage, received: readonly QuietModelRequest[]): boolean {
-    for (let i = 0; i < this.judges.length; i++) {
-      const judge = this.judges[i]!;
-      if (judge.keepsResponse && !judge.keepsResponse(response, received[i]!)) return false;
-    }
+    const judges = this.responseJudges;
+    for (let i = 0; i < judges.length; i++) if (!judges[i]!.keepsResponse!(response, received[i]!)) return false;
     return true;
   }
 

@@ -186,18 +186,33 @@ function withText(block: unknown, text: string, isFileBlock: boolean): unknown {
   return { ...(block as Record<string, unknown>), text };
 }
 
-const DECLARED_KEYS = ["mimeType", "mime_type", "mediaType", "media_type", "contentType", "content_type"];
-
 /** The media type the metadata declares, read from `response_metadata` before `additional_kwargs`. */
 function declaredMediaType(result: ToolResultView): string | undefined {
-  for (const source of [result.response_metadata, result.additional_kwargs]) {
-    if (source === null || typeof source !== "object") continue;
-    for (const key of DECLARED_KEYS) {
-      const value = (source as Record<string, unknown>)[key];
-      // Only a string can name a media type (normaliseMediaType): nearly every key is absent.
-      const type = typeof value === "string" ? normaliseMediaType(value) : undefined;
-      if (type) return type;
-    }
-  }
-  return undefined;
+  return declaredIn(result.response_metadata) ?? declaredIn(result.additional_kwargs);
+}
+
+interface DeclaringFields {
+  mimeType?: unknown;
+  mime_type?: unknown;
+  mediaType?: unknown;
+  media_type?: unknown;
+  contentType?: unknown;
+  content_type?: unknown;
+}
+
+/**
+ * The first of the fields that names a media type: read one by one, not by a loop over their
+ * names, since every result is read and nearly none declares one.
+ */
+function declaredIn(source: unknown): string | undefined {
+  if (source === null || typeof source !== "object") return undefined;
+  const s = source as DeclaringFields;
+  return (
+    normaliseMediaType(s.mimeType) ??
+    normaliseMediaType(s.mime_type) ??
+    normaliseMediaType(s.mediaType) ??
+    normaliseMediaType(s.media_type) ??
+    normaliseMediaType(s.contentType) ??
+    normaliseMediaType(s.content_type)
+  );
 }
