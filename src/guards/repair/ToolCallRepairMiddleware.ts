@@ -7,6 +7,7 @@ import type { RepairGuard } from "./repairGuard.js";
 import { plainResponses, responseReviewer, type ReviewedRequest } from "./reviewResponse.js";
 import { reviewsOf } from "./reviewTurn.js";
 import { degradedResult } from "./degradedResult.js";
+import { toolSpecsCache } from "./toolSpecs.js";
 import { MiddlewareBase } from "../../hooks/middlewareBase.js";
 import { parseOptions } from "../../core/baseOptions.js";
 import { batchGuard, type BatchGuardHooks, type ModelHandler, type ModelRequestLike } from "../../hooks/batchGuard.js";
@@ -74,6 +75,8 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       options,
     );
     const guard: RepairGuard = { guard: this.name, observeOnly, onSignal };
+    // One cache of the offered tools' specs for the review and for the quiet path's look at a response.
+    const specsOf = toolSpecsCache();
     this.batch = batchGuard({
       guard: this.name,
       exitBehavior,
@@ -81,14 +84,14 @@ export class ToolCallRepairMiddleware extends MiddlewareBase {
       onSignal,
       judgesUnusableCalls: true,
       decide: reviewedCallsDecider({ stopAt }),
-      review: responseReviewer<ReviewRequest>(guard),
+      review: responseReviewer<ReviewRequest>(guard, specsOf),
       // Next to the tool, the calls it lets through run in its readable wrapper, which contains
       // and stamps them as runToolSafely would (the same probe) and makes their answers readable.
       run: readableToolCall(guard, formatToolError),
     });
     // The batch guard's hooks themselves: the review and the readable wrapper are its settings.
     ({ wrapToolCall: this.wrapToolCall, wrapModelCall: this.wrapModelCall } = this.batch);
-    const plain = plainResponses();
+    const plain = plainResponses(specsOf);
     this.quiet = {
       passesCall: (_call, asking) => reviewsOf(asking).length === 0,
       keepsAnswer: (answer) => answer.status === "error" || degradedResult(answer.content) === undefined,

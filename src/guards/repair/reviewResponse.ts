@@ -4,7 +4,7 @@ import { signalRepair, type RepairGuard } from "./repairGuard.js";
 import { isPlainTurn } from "./plainTurn.js";
 import { REVIEW_KEY, reviewTurn, type CallReview, type TurnReview } from "./reviewTurn.js";
 import { structuredOutputTools, type StructuredOutputTools } from "./structuredOutput.js";
-import { toolSpecsCache } from "./toolSpecs.js";
+import type { ToolSpecs } from "./toolSpecs.js";
 import type { MaybePromise } from "../../core/maybePromise.js";
 import type { Signal } from "../../core/signals.js";
 
@@ -24,9 +24,9 @@ export interface ReviewedRequest {
  */
 export function responseReviewer<Q extends ReviewedRequest>(
   guard: RepairGuard,
+  specsOf: SpecsOf,
 ): <T>(response: T, request: Q) => MaybePromise<T | AIMessage> {
   // Caches, not state: keyed by the request's tool list and response format (toolSpecs.ts).
-  const specsOf = toolSpecsCache();
   const structuredOf = cachedBy((format: object) => structuredOutputTools(format));
   const structuredOutput = (format: unknown): StructuredOutputTools =>
     format !== null && typeof format === "object" ? structuredOf(format) : structuredOutputTools(format);
@@ -39,7 +39,7 @@ export function responseReviewer<Q extends ReviewedRequest>(
     try {
       const specs = specsOf(request.tools ?? []);
       // Nearly every turn: known to need nothing without the review (plainTurn.ts).
-      if (invalid.length === 0 && isPlainTurn(calls, specs, response)) return response;
+      if (isPlainResponse(response, specs)) return response;
       const reviewing = reviewTurn(
         calls,
         invalid,
@@ -65,18 +65,22 @@ export function responseReviewer<Q extends ReviewedRequest>(
  * call, and every parsed call plain for the tools of the request that asked for it (plainTurn.ts).
  * Any doubt says no.
  */
-export function plainResponses(): (response: AIMessage, request: ReviewedRequest) => boolean {
-  const specsOf = toolSpecsCache();
+export function plainResponses(specsOf: SpecsOf): (response: AIMessage, request: ReviewedRequest) => boolean {
   return (response, request) => {
     try {
-      return (
-        (response.invalid_tool_calls?.length ?? 0) === 0 &&
-        isPlainTurn(response.tool_calls ?? [], specsOf(request.tools ?? []), response)
-      );
+      return isPlainResponse(response, specsOf(request.tools ?? []));
     } catch {
       return false;
     }
   };
+}
+
+/** The tool specs of a request's tool list, cached per list (`toolSpecsCache`): the review and the quiet path share one. */
+type SpecsOf = (tools: readonly unknown[]) => ToolSpecs;
+
+/** No invalid call, and every parsed call plain for `specs` (plainTurn.ts). */
+function isPlainResponse(response: AIMessage, specs: ToolSpecs): boolean {
+  return (response.invalid_tool_calls?.length ?? 0) === 0 && isPlainTurn(response.tool_calls ?? [], specs, response);
 }
 
 /** The model's turn as the review left it: as it is, or a copy with the repaired calls and the verdicts. */
