@@ -5,6 +5,7 @@ import { HistoryPrefix } from "../core/historyPrefix.js";
 import { argsShapeOf, normaliseArgs } from "./argsIdentity.js";
 import { canonicalJson } from "./canonical.js";
 import type { Hasher } from "./hash.js";
+import { countLeaves, uncountLeaves, type LeafCounts } from "./leafCounts.js";
 import { COUNTED_CALLS } from "./nearRepeats.js";
 
 /**
@@ -160,17 +161,12 @@ const UNHASHED_CHARS = 256;
 /** The values (`ArgsShape` leaves) of one tool's last COUNTED_CALLS answered calls, counted: one lookup per value. */
 class RecentValues {
   private readonly calls: ReadonlySet<string>[] = [];
-  private readonly counts = new Map<string, number>();
+  private readonly counts: LeafCounts = new Map();
 
   add(leaves: ReadonlySet<string>): void {
     this.calls.push(leaves);
-    for (const leaf of leaves) this.counts.set(leaf, (this.counts.get(leaf) ?? 0) + 1);
-    if (this.calls.length <= COUNTED_CALLS) return;
-    for (const leaf of this.calls.shift()!) {
-      const left = this.counts.get(leaf)! - 1;
-      if (left === 0) this.counts.delete(leaf);
-      else this.counts.set(leaf, left);
-    }
+    countLeaves(this.counts, leaves);
+    if (this.calls.length > COUNTED_CALLS) uncountLeaves(this.counts, this.calls.shift()!);
   }
 
   hasAny(leaves: ReadonlySet<string>): boolean {

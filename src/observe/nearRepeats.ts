@@ -1,4 +1,5 @@
 import { argsShapeOf, mostlyLetters, nearSameArgs, type ArgsShape } from "./argsIdentity.js";
+import { countLeaves, uncountLeaves, type LeafCounts } from "./leafCounts.js";
 import { addLines, proseNovelty } from "./novelty.js";
 import type { StoredObservation } from "./store.js";
 
@@ -40,7 +41,7 @@ interface RecentLeaves {
   /** The tool's positions counted, as a range of its list in `byTool`. */
   from: number;
   to: number;
-  counts: Map<string, number>;
+  counts: LeafCounts;
 }
 
 /** An error names an argument's value within its first characters, if at all. */
@@ -125,7 +126,7 @@ export class NearRepeats {
   }
 
   /** The leaf counts of the last COUNTED_CALLS calls of `tool` (its `positions`), brought up to date. */
-  private recentLeaves(tool: string, positions: readonly number[]): Map<string, number> {
+  private recentLeaves(tool: string, positions: readonly number[]): LeafCounts {
     let recent = this.leavesByTool.get(tool);
     if (!recent) this.leavesByTool.set(tool, (recent = { from: 0, to: 0, counts: new Map() }));
     const { counts } = recent;
@@ -136,15 +137,8 @@ export class NearRepeats {
       counts.clear();
       recent.from = recent.to = from;
     }
-    for (; recent.to < to; recent.to++)
-      for (const leaf of this.shapeAt(positions[recent.to]!).leaves) counts.set(leaf, (counts.get(leaf) ?? 0) + 1);
-    for (; recent.from < from; recent.from++) {
-      for (const leaf of this.shapeAt(positions[recent.from]!).leaves) {
-        const n = counts.get(leaf)! - 1;
-        if (n === 0) counts.delete(leaf);
-        else counts.set(leaf, n);
-      }
-    }
+    for (; recent.to < to; recent.to++) countLeaves(counts, this.shapeAt(positions[recent.to]!).leaves);
+    for (; recent.from < from; recent.from++) uncountLeaves(counts, this.shapeAt(positions[recent.from]!).leaves);
     return counts;
   }
 
