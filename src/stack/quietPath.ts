@@ -51,7 +51,8 @@ export class QuietPath {
     const facts =
       id !== undefined && at >= 0 && messageKind(messages![at]) === "ai" ? this.facts(messages!, at) : undefined;
     if (!facts) return full(request, handler);
-    const call: ToolCallView = { id: id!, name: request.toolCall.name, args: request.toolCall.args };
+    // LangChain's call itself, its id known: the judges only read it.
+    const call = request.toolCall as ToolCallView;
     const asking = messages![at] as AIMessage;
     const judges = this.callJudges;
     for (let i = 0; i < judges.length; i++)

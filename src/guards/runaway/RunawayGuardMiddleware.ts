@@ -93,13 +93,17 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     // Its own hooks wrap the batch guard's, to report each run as it ends.
     const batch = this.attach({ observeOnly, onSignal }, "end", this.decideNow);
     const reported = new WeakSet<object>();
-    /** One report per run end; `endedBy` is the message the run ended with (several parallel calls may throw). */
-    const report = async (messages: readonly BaseMessage[], endedBy: object): Promise<void> => {
+    /**
+     * One report per run end; `endedBy` is the message the run ended with (several parallel calls
+     * may throw). The run is `history`, then `answer` if the model's answer ended it: joined only
+     * for a report someone receives.
+     */
+    const report = async (history: readonly BaseMessage[], endedBy: object, answer?: AIMessage): Promise<void> => {
       if (reported.has(endedBy) || !heard(onReport)) return;
       reported.add(endedBy);
       let payload: RunawayReport;
       try {
-        payload = this.report(messages);
+        payload = this.report(answer ? [...history, answer] : history);
       } catch (error) {
         await emitSignal(
           {
@@ -152,7 +156,7 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
           // An answer without tool calls ends the run: the model's, or a stop notice of any guard inside this one.
           (response) =>
             AIMessage.isInstance(response) && (response.tool_calls?.length ?? 0) === 0
-              ? report([...messages, response], response).then(() => response)
+              ? report(messages, response, response).then(() => response)
               : response,
           async (error: unknown) => {
             if (!isGraphBubbleUp(error)) await report(messages, messages[messages.length - 1] ?? request);
@@ -174,11 +178,11 @@ export class RunawayGuardMiddleware extends BatchGuardMiddleware {
     passesCall: (_call, _asking, batch) => this.idleAfter(batch),
     passesRequest: (request, batch) => (this.idleAfter(batch) ? request : undefined),
     settle: (response, history) =>
-      (response.tool_calls?.length ?? 0) === 0 ? this.reportRun([...history, response], response) : undefined,
+      (response.tool_calls?.length ?? 0) === 0 ? this.reportRun(history, response, response) : undefined,
   };
 
-  /** Reports the run `messages` end with, once per `endedBy` (built with the hooks, which report through it too). */
-  private readonly reportRun!: (messages: readonly BaseMessage[], endedBy: object) => Promise<void>;
+  /** Reports the run that `history` (and `answer`) end with, once per `endedBy` (built with the hooks, which report through it too). */
+  private readonly reportRun!: (history: readonly BaseMessage[], endedBy: object, answer?: AIMessage) => Promise<void>;
 
   private idleAfter(batch: BatchFacts): boolean {
     const { maxRunTokens, maxThreadTokens, blockAt, stopAt } = this.settings;
