@@ -9,6 +9,8 @@ import {
 } from "../../../src/guards/runaway/RunawayGuardMiddleware.js";
 import type { RunawayReport } from "../../../src/guards/runaway/report.js";
 import { SIGNAL_EVENT, type Signal } from "../../../src/core/signals.js";
+import { recommendedGuards } from "../../../src/stack/recommendedGuards.js";
+import type { ComposedGuards } from "../../../src/stack/composeGuards.js";
 import { assertToolCallPairing, ScriptedChatModel, type ScriptedTurn } from "../../../src/testing/index.js";
 
 function countingTool(name: string, answer: (n: number) => string = (n) => `${name} result ${n}`) {
@@ -285,5 +287,19 @@ describe("the run report, built only for someone who reads it", () => {
     await agentWith(guard).invoke(input);
     expect(built).toBe(2);
     expect(heard).toHaveLength(1);
+  });
+
+  it("reaches streamEvents from recommendedGuards, whose run ends on the quiet path", async () => {
+    const [stack, ...declarations] = recommendedGuards().agent;
+    const agent = createAgent({
+      model: new ScriptedChatModel({ turns: [flat("search"), flat("search"), { text: "done" }] }),
+      tools: [sameSearch().tool],
+      middleware: [stack!, ...declarations],
+    });
+    const streamed: unknown[] = [];
+    for await (const event of agent.streamEvents(input, { version: "v2" }))
+      if (event.event === "on_custom_event" && event.name === "harness_kit_report") streamed.push(event.data);
+    expect(streamed).toEqual([expect.objectContaining({ modelCalls: 3, toolCalls: 2 })]);
+    expect((stack as unknown as ComposedGuards).quietSteps.model).toBe(3);
   });
 });
