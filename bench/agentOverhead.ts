@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ScriptedChatModel } from "../src/testing/index.js";
 import { mirrorHooks } from "./passThrough.js";
 import { TakeTurns } from "./takeTurns.js";
-import { fmt, verdict } from "./timing.js";
+import { fmt, medianInterval, verdict } from "./timing.js";
 
 export const STEPS = 200;
 
@@ -79,19 +79,27 @@ const ROUNDS = 11;
  */
 const MEASURED_STEPS = ROUNDS * STEPS;
 
-/** How many rounds a run of `steps` steps is measured over. */
-const roundsFor = (steps: number) => Math.max(ROUNDS, Math.ceil(MEASURED_STEPS / steps) | 1);
+/**
+ * Steps each config runs in the rows a target is judged on. The median of 111 rounds of 20 steps
+ * could move by ±0.05× by chance (its 95% bootstrap interval, which every row reports), as wide
+ * as the margin it is judged on; over 1,001 such rounds by ±0.01×.
+ */
+export const VERDICT_STEPS = 20_000;
 
-/** A warm-up round, then `roundsFor(steps)` rounds of `configs` side by side, the order rotated each round. */
+/** How many rounds a run of `steps` steps is measured over, for `measuredSteps` steps in all. */
+const roundsFor = (steps: number, measuredSteps: number) => Math.max(ROUNDS, Math.ceil(measuredSteps / steps) | 1);
+
+/** A warm-up round, then `roundsFor(steps, measuredSteps)` rounds of `configs` side by side, the order rotated each round. */
 async function rounds<C extends string>(
   kind: AgentKind,
   configs: Record<C, () => AgentMiddleware[]>,
   steps = STEPS,
+  measuredSteps = MEASURED_STEPS,
 ): Promise<Record<C, number>[]> {
   const names = Object.keys(configs) as C[];
   await timeSideBySide(kind, configs, names, steps);
   const measured: Record<C, number>[] = [];
-  for (let round = 0; round < roundsFor(steps); round++) {
+  for (let round = 0; round < roundsFor(steps, measuredSteps); round++) {
     measured.push(
       await timeSideBySide(
         kind,
@@ -104,7 +112,7 @@ async function rounds<C extends string>(
   return measured;
 }
 
-const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+export const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 /**
  * What a user pays for `guards`: a 200-step run with them against the same agent without any
@@ -122,13 +130,16 @@ export async function againstBareRows(
   rows: string[],
   steps = STEPS,
   beside: Record<string, () => AgentMiddleware[]> = {},
+  measuredSteps = MEASURED_STEPS,
 ): Promise<AgainstBare> {
   const configs: Record<string, () => AgentMiddleware[]> = { bare: () => [], guarded: guards, ...beside };
-  const measured = await rounds(kind, configs, steps);
-  const ratios = measured.map((r) => r.guarded! / r.bare!).sort((a, b) => a - b);
+  const measured = await rounds(kind, configs, steps, measuredSteps);
+  const inOrder = measured.map((r) => r.guarded! / r.bare!);
+  const ratios = [...inOrder].sort((a, b) => a - b);
   const ratio = medianOf(ratios);
   const [bare, guarded] = [medianOf(measured.map((r) => r.bare!)), medianOf(measured.map((r) => r.guarded!))];
-  const spread = `rounds from ${ratios[0]!.toFixed(3)}× to ${ratios.at(-1)!.toFixed(3)}× over ${ratios.length} rounds`;
+  const [low, high] = medianInterval(ratios);
+  const spread = `95% interval of the median ${low.toFixed(3)}–${high.toFixed(3)}×; rounds from ${ratios[0]!.toFixed(3)}× to ${ratios.at(-1)!.toFixed(3)}× over ${ratios.length} rounds`;
   rows.push(
     `| ${steps}-step ${kind}: bare / with ${label} | ${fmt(bare / steps)} / ${fmt(guarded / steps)} per step | | |`,
   );
@@ -141,13 +152,15 @@ export async function againstBareRows(
       `| … in the same rounds, ${other} ÷ bare | ${ratio.toFixed(3)}× (${fmt(((ratio - 1) * bare) / steps)} per step) | | |`,
     );
   }
-  return { ratio, addedPerStep: ((ratio - 1) * bare) / steps };
+  return { ratio, addedPerStep: ((ratio - 1) * bare) / steps, inOrder };
 }
 
 /** The median ratio of a side-by-side run, and what the guards add per step (µs) at that ratio. */
 export interface AgainstBare {
   ratio: number;
   addedPerStep: number;
+  /** Each round's ratio, in the order the rounds ran. */
+  inOrder: number[];
 }
 
 /**

@@ -21,14 +21,10 @@ import {
  * Where neither has it (no checkpointer, and another process), the guards judge what the state holds.
  */
 
-/** A message this process saw, and where: `log` lists a thread's history as the guards judged it. */
-interface Seen {
-  log: BaseMessage[];
-  index: number;
-}
-
-// Keyed by message instance: a log holds no copies, and goes when the messages do.
-const seenAt = new WeakMap<object, Seen>();
+// Each message this process saw, and its log: a thread's history as the guards judged it. Keyed by
+// message instance: a log holds no copies, and goes when the messages do. Where in its log a
+// message is, is looked up only when a summary needs it.
+const seenIn = new WeakMap<object, BaseMessage[]>();
 
 /**
  * The history to judge for `state`, with what a new summary removed found first. Also notes the
@@ -91,18 +87,19 @@ function seenHistory(state: GuardState): readonly BaseMessage[] {
 /** Appends what `history` holds beyond what was seen, to the log its seen part belongs to. */
 export function noteSeen(history: readonly BaseMessage[]): void {
   let i = history.length - 1;
-  while (i >= 0 && !seenAt.has(history[i]!)) i--;
+  let known: BaseMessage[] | undefined;
+  while (i >= 0 && (known = seenIn.get(history[i]!)) === undefined) i--;
   if (i === history.length - 1) return;
   let log: BaseMessage[] = [];
-  if (i >= 0) {
-    const at = seenAt.get(history[i]!)!;
+  if (known) {
+    const last = history[i]!;
     // A history that branched off (time travel, a fork) starts its own log.
-    log = at.index === at.log.length - 1 ? at.log : at.log.slice(0, at.index + 1);
+    log = known[known.length - 1] === last ? known : known.slice(0, known.lastIndexOf(last) + 1);
   }
   for (let j = i + 1; j < history.length; j++) {
     const message = history[j]!;
     if (typeof message !== "object" || message === null) continue;
-    seenAt.set(message, { log, index: log.length });
+    seenIn.set(message, log);
     log.push(message);
   }
 }
@@ -110,8 +107,8 @@ export function noteSeen(history: readonly BaseMessage[]): void {
 /** What the summary at `summaryAt` removed, from the log of the first kept message this process saw. */
 function removedBySeen(messages: readonly BaseMessage[], summaryAt: number): BaseMessage[] | undefined {
   for (let i = summaryAt + 1; i < messages.length; i++) {
-    const at = seenAt.get(messages[i]!);
-    if (at) return before(at.log.slice(0, at.index), messages);
+    const log = seenIn.get(messages[i]!);
+    if (log) return before(log.slice(0, log.lastIndexOf(messages[i]!)), messages);
   }
   return undefined;
 }
