@@ -80,11 +80,11 @@ const ROUNDS = 11;
 const MEASURED_STEPS = ROUNDS * STEPS;
 
 /**
- * Steps each config runs in the rows a target is judged on. The median of 111 rounds of 20 steps
- * could move by ±0.05× by chance (its 95% bootstrap interval, which every row reports), as wide
- * as the margin it is judged on; over 1,001 such rounds by ±0.01×.
+ * Steps each config runs in a row against a bare agent, where the stack's target is judged. The
+ * median of 111 rounds of 20 steps could move by ±0.05× by chance (its 95% bootstrap interval,
+ * which every such row reports), as wide as the margin it is judged on; over 1,001 rounds by ±0.01×.
  */
-export const VERDICT_STEPS = 20_000;
+const VERDICT_STEPS = 20_000;
 
 /** How many rounds a run of `steps` steps is measured over, for `measuredSteps` steps in all. */
 const roundsFor = (steps: number, measuredSteps: number) => Math.max(ROUNDS, Math.ceil(measuredSteps / steps) | 1);
@@ -116,7 +116,8 @@ export const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[
 
 /**
  * What a user pays for `guards`: a 200-step run with them against the same agent without any
- * middleware, side by side, a step each in turn; the median of the rounds' ratios. Appends two
+ * middleware, side by side, a step each in turn, over VERDICT_STEPS steps; the median of the
+ * rounds' ratios. Appends two
  * table rows; `target` is the largest acceptable ratio. Each of `beside` (a row label and its
  * middleware) takes the same turns as a further agent, with a row of its own ÷ bare: rows to
  * compare must share rounds, since measured in rounds of their own such rows moved by 0.1× with
@@ -130,10 +131,9 @@ export async function againstBareRows(
   rows: string[],
   steps = STEPS,
   beside: Record<string, () => AgentMiddleware[]> = {},
-  measuredSteps = MEASURED_STEPS,
 ): Promise<AgainstBare> {
   const configs: Record<string, () => AgentMiddleware[]> = { bare: () => [], guarded: guards, ...beside };
-  const measured = await rounds(kind, configs, steps, measuredSteps);
+  const measured = await rounds(kind, configs, steps, VERDICT_STEPS);
   const inOrder = measured.map((r) => r.guarded! / r.bare!);
   const ratios = [...inOrder].sort((a, b) => a - b);
   const ratio = medianOf(ratios);

@@ -1,5 +1,5 @@
 import { recommendedGuards } from "../src/index.js";
-import { againstBareRows, STEPS, VERDICT_STEPS } from "./agentOverhead.js";
+import { againstBareRows } from "./agentOverhead.js";
 
 /** Issue 11: what a step costs with the recommended stack against the same agent without middleware. */
 export default async function stackBench(): Promise<string> {
@@ -8,25 +8,7 @@ export default async function stackBench(): Promise<string> {
   // out of reach it still does all its accounting every step, like every other guard here on a
   // loop that never repeats a call. A run that ends before its 200 steps fails the bench.
   const guards = () => recommendedGuards({ runaway: { warnAt: 1e4, blockAt: 1e4, stopAt: 1e4 } });
-  await againstBareRows(
-    "the recommended stack",
-    "createAgent",
-    () => guards().agent,
-    1.1,
-    rows,
-    STEPS,
-    {},
-    VERDICT_STEPS,
-  );
-  await againstBareRows(
-    "the recommended stack",
-    "createDeepAgent",
-    () => guards().deepAgent,
-    1.1,
-    rows,
-    STEPS,
-    {},
-    VERDICT_STEPS,
-  );
+  await againstBareRows("the recommended stack", "createAgent", () => guards().agent, 1.1, rows);
+  await againstBareRows("the recommended stack", "createDeepAgent", () => guards().deepAgent, 1.1, rows);
   return `## The recommended stack against a bare agent\n\n${rows.join("\n")}`;
 }

@@ -5,7 +5,7 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import { HumanMessage } from "@langchain/core/messages";
 import { recommendedGuards } from "../src/index.js";
 import { ComposedGuards } from "../src/stack/composeGuards.js";
-import { againstBareRows, lookupScript, medianOf, VERDICT_STEPS, type AgainstBare } from "./agentOverhead.js";
+import { againstBareRows, lookupScript, medianOf, type AgainstBare } from "./agentOverhead.js";
 import { hooksAlonePerStep } from "./hooksAlone.js";
 import { mirrorHooks } from "./passThrough.js";
 import { fmt, verdict } from "./timing.js";
@@ -34,9 +34,7 @@ export default async function turnsBench(): Promise<string> {
   };
   const measured: AgainstBare[] = [];
   for (const turns of TURNS)
-    measured.push(
-      await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, beside, VERDICT_STEPS),
-    );
+    measured.push(await againstBareRows("the recommended stack", "createAgent", guards, 1.1, rows, turns, beside));
   // How many of a run's steps every guard vouched for (src/stack/quietPath.ts).
   const quiet = guards();
   const { model, tools } = lookupScript(TURNS[0]!, async () => {});

@@ -57,7 +57,12 @@ const NEEDS_NORMALISING = /[A-Z\t\n\r\f\v]|\s\s|^\s|\s$/;
 
 /** `name#hash` of the normalised arguments: what counts as "the same call" for the loop guards. */
 export function argsKeyOf(name: string, args: unknown, hash: Hasher): string {
-  return `${name}#${hash(canonicalJson(normaliseArgs(args ?? {})))}`;
+  return `${name}#${hash(normalisedArgsText(args))}`;
+}
+
+/** The text a call's identity is the hash of: its normalised arguments as canonical JSON. */
+export function normalisedArgsText(args: unknown): string {
+  return canonicalJson(normaliseArgs(args ?? {}));
 }
 
 /**

@@ -2,8 +2,7 @@ import { isSummary, messageKind, toolCallIdOf, toolCallsOf, contentOf } from "..
 import { fields } from "../core/fields.js";
 import { MARK_KEY, markOf, ranUnmarked } from "../core/marks.js";
 import { HistoryPrefix } from "../core/historyPrefix.js";
-import { argsShapeOf, normaliseArgs } from "./argsIdentity.js";
-import { canonicalJson } from "./canonical.js";
+import { argsShapeOf, normalisedArgsText } from "./argsIdentity.js";
 import type { Hasher } from "./hash.js";
 import { countLeaves, uncountLeaves, type LeafCounts } from "./leafCounts.js";
 import { COUNTED_CALLS } from "./nearRepeats.js";
@@ -152,7 +151,7 @@ export class FreshCalls {
  * only count two calls as one that this key tells apart if their texts' 64-bit hashes collided.
  */
 function askKeyOf(name: string, args: unknown, hash: Hasher): string {
-  const text = canonicalJson(normaliseArgs(args ?? {}));
+  const text = normalisedArgsText(args);
   return text.length <= UNHASHED_CHARS ? `${name}\u0000${text}` : `${name}#${hash(text)}`;
 }
 
